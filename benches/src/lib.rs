@@ -1,0 +1,1 @@
+//! Deterministic Kubernetes-shaped inputs for the criterion benches.

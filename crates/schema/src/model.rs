@@ -1,0 +1,451 @@
+//! The compiled schema model and the cursor the merge algorithms walk with.
+
+use std::collections::HashMap;
+
+/// Index of a node in a compiled [`Schema`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub(crate) u32);
+
+/// The patch strategy of a field (spec §2.3), after `retainKeys` is split off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// No strategy: objects merge recursively, lists are atomic.
+    #[default]
+    None,
+    /// `merge`: lists merge (keyed or as sets).
+    Merge,
+    /// `replace`: the patch value replaces the live value wholesale.
+    Replace,
+}
+
+/// `x-kubernetes-list-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListType {
+    /// The list is replaced as a whole.
+    Atomic,
+    /// The list is a set of scalars.
+    Set,
+    /// The list is a map keyed by `x-kubernetes-list-map-keys`.
+    Map,
+}
+
+/// `x-kubernetes-map-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapType {
+    /// The object is replaced as a whole.
+    Atomic,
+    /// The object's fields are managed one by one.
+    Granular,
+}
+
+/// Patch metadata of one field, read from the property schema itself (never
+/// from the definition a `$ref` points to).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchMeta {
+    /// Effective strategy (`merge`, `replace` or none).
+    pub strategy: Strategy,
+    /// True when the strategy list contains `retainKeys`.
+    pub retain_keys: bool,
+    /// `x-kubernetes-patch-merge-key`.
+    pub merge_key: Option<Box<str>>,
+    /// `x-kubernetes-list-type`.
+    pub list_type: Option<ListType>,
+    /// `x-kubernetes-list-map-keys`.
+    pub list_map_keys: Box<[Box<str>]>,
+    /// `x-kubernetes-map-type`.
+    pub map_type: Option<MapType>,
+}
+
+impl PatchMeta {
+    /// Metadata of a field the schema says nothing about.
+    pub const EMPTY: PatchMeta = PatchMeta {
+        strategy: Strategy::None,
+        retain_keys: false,
+        merge_key: None,
+        list_type: None,
+        list_map_keys: Box::new([]),
+        map_type: None,
+    };
+
+    /// The merge key as `&str`.
+    pub fn merge_key(&self) -> Option<&str> {
+        self.merge_key.as_deref()
+    }
+}
+
+/// One member of a union (spec §5.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnionMember {
+    /// The member's JSON field name.
+    pub field: Box<str>,
+    /// The discriminator value that selects it.
+    pub value: Box<str>,
+    /// Whether the member may be absent when selected.
+    pub optional: bool,
+}
+
+/// A union declared on a struct (`x-kubernetes-unions`, either format of §2.7).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Union {
+    /// The discriminator field, if any.
+    pub discriminator: Option<Box<str>>,
+    /// The members.
+    pub members: Vec<UnionMember>,
+    /// Discriminator values that select no member.
+    pub empty_values: Vec<Box<str>>,
+    /// True when read from the struct-level list (format A, historical).
+    pub deduce_discriminator: bool,
+}
+
+/// A field of a struct: the node of its value and its patch metadata.
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    /// The node describing the field's value.
+    pub node: NodeId,
+    /// Patch metadata from the property schema.
+    pub meta: PatchMeta,
+}
+
+/// What a node describes.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// An object with named properties.
+    Struct {
+        /// Properties by JSON name.
+        fields: HashMap<Box<str>, FieldDef>,
+        /// Unions declared on this struct.
+        unions: Vec<Union>,
+    },
+    /// An object with `additionalProperties`: every value has the same schema.
+    Map {
+        /// Schema of the values.
+        value: NodeId,
+    },
+    /// A list.
+    List {
+        /// Schema of the elements.
+        items: NodeId,
+    },
+    /// A string, number, boolean or int-or-string.
+    Scalar {
+        /// `enum` values, if declared (as JSON strings of string enums).
+        enum_values: Option<Vec<Box<str>>>,
+    },
+    /// Untyped, `x-kubernetes-preserve-unknown-fields`, or anything without a
+    /// usable type: every lookup below it succeeds with empty metadata.
+    Unknown,
+}
+
+/// One node of a compiled schema.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The definition name when the node is a named definition.
+    pub name: Option<Box<str>>,
+    /// What it describes.
+    pub kind: NodeKind,
+}
+
+/// A group/version/kind, with `""` as the core group.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    /// API group (`""` for core).
+    pub group: Box<str>,
+    /// Version.
+    pub version: Box<str>,
+    /// Kind.
+    pub kind: Box<str>,
+}
+
+impl Gvk {
+    /// Splits an `apiVersion` (`apps/v1` or `v1`) and a kind.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", api_version),
+        };
+        Gvk {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+        }
+    }
+
+    /// The `apiVersion` text (`apps/v1`, or `v1` for the core group).
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+impl std::fmt::Display for Gvk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.api_version(), self.kind)
+    }
+}
+
+/// A compiled schema: immutable, `Send + Sync`, shared by every call.
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) by_name: HashMap<Box<str>, NodeId>,
+    pub(crate) by_gvk: HashMap<Gvk, NodeId>,
+}
+
+/// Why a field lookup failed (spec §2.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LookupError {
+    /// The struct has no property of that name.
+    NoSuchField {
+        /// The field looked up.
+        field: String,
+        /// The struct's definition name, if known.
+        type_name: Option<String>,
+    },
+    /// The cursor is a map (`additionalProperties`); the reference cannot look
+    /// up fields below maps. [`Cursor::map_value`] gives the value schema.
+    InMap {
+        /// The field looked up.
+        field: String,
+    },
+    /// The cursor is a scalar (or a list where an object was expected).
+    NotAnObject {
+        /// The field looked up.
+        field: String,
+        /// What the cursor is (`primitive`, `list`).
+        found: &'static str,
+    },
+}
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LookupError::NoSuchField { field, type_name } => match type_name {
+                Some(t) => write!(f, "unable to find api field \"{field}\" in {t}"),
+                None => write!(f, "unable to find api field \"{field}\""),
+            },
+            LookupError::InMap { field } => write!(
+                f,
+                "unable to find api field \"{field}\": the enclosing object is a map (additionalProperties)"
+            ),
+            LookupError::NotAnObject { field, found } => {
+                write!(f, "unable to find api field \"{field}\": expected an object schema, but got {found}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+/// A position in a schema. `Copy`; cheap to pass down a recursion.
+///
+/// The unknown cursor answers every lookup with empty metadata and another
+/// unknown cursor: that is the schema-less mode (objects merge, lists are
+/// atomic, nothing errors).
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor<'s> {
+    schema: Option<&'s Schema>,
+    node: Option<NodeId>,
+}
+
+/// The answer to a lookup: where the value's schema is and the field's
+/// patch metadata.
+#[derive(Clone, Copy, Debug)]
+pub struct Field<'s> {
+    /// For an object lookup: the value's schema. For a list lookup: the
+    /// ELEMENT schema.
+    pub cursor: Cursor<'s>,
+    /// The field's patch metadata.
+    pub meta: &'s PatchMeta,
+}
+
+static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
+
+impl<'s> Cursor<'s> {
+    /// The schema-less cursor.
+    pub const UNKNOWN: Cursor<'static> = Cursor {
+        schema: None,
+        node: None,
+    };
+
+    pub(crate) fn new(schema: &'s Schema, node: NodeId) -> Self {
+        Cursor {
+            schema: Some(schema),
+            node: Some(node),
+        }
+    }
+
+    fn node(&self) -> Option<&'s Node> {
+        let schema = self.schema?;
+        schema.nodes.get(self.node?.0 as usize)
+    }
+
+    /// True for the schema-less / untyped cursor.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.node().map(|n| &n.kind), None | Some(NodeKind::Unknown))
+    }
+
+    /// What the cursor points at (`None` for the schema-less cursor).
+    pub fn kind(&self) -> Option<&'s NodeKind> {
+        self.node().map(|n| &n.kind)
+    }
+
+    /// The definition name of the node, when it is a named definition.
+    pub fn type_name(&self) -> Option<&'s str> {
+        self.node().and_then(|n| n.name.as_deref())
+    }
+
+    /// Unions declared on the struct at the cursor.
+    pub fn unions(&self) -> &'s [Union] {
+        match self.kind() {
+            Some(NodeKind::Struct { unions, .. }) => unions,
+            _ => &[],
+        }
+    }
+
+    /// For a map cursor: the schema of its values.
+    pub fn map_value(&self) -> Option<Cursor<'s>> {
+        match self.kind() {
+            Some(NodeKind::Map { value }) => Some(Cursor {
+                schema: self.schema,
+                node: Some(*value),
+            }),
+            _ => None,
+        }
+    }
+
+    fn unknown_field(&self) -> Field<'s> {
+        Field {
+            cursor: Cursor {
+                schema: self.schema,
+                node: None,
+            },
+            meta: &EMPTY_META,
+        }
+    }
+
+    fn struct_field(&self, key: &str) -> Result<Option<&'s FieldDef>, LookupError> {
+        match self.kind() {
+            None | Some(NodeKind::Unknown) => Ok(None),
+            Some(NodeKind::Struct { fields, .. }) => match fields.get(key) {
+                Some(f) => Ok(Some(f)),
+                None => Err(LookupError::NoSuchField {
+                    field: key.to_owned(),
+                    type_name: self.type_name().map(str::to_owned),
+                }),
+            },
+            Some(NodeKind::Map { .. }) => Err(LookupError::InMap {
+                field: key.to_owned(),
+            }),
+            Some(NodeKind::List { .. }) => Err(LookupError::NotAnObject {
+                field: key.to_owned(),
+                found: "list",
+            }),
+            Some(NodeKind::Scalar { .. }) => Err(LookupError::NotAnObject {
+                field: key.to_owned(),
+                found: "primitive",
+            }),
+        }
+    }
+
+    /// Lookup for a field whose value is an object (spec §2.1).
+    pub fn lookup_object(&self, key: &str) -> Result<Field<'s>, LookupError> {
+        Ok(match self.struct_field(key)? {
+            None => self.unknown_field(),
+            Some(def) => Field {
+                cursor: Cursor {
+                    schema: self.schema,
+                    node: Some(def.node),
+                },
+                meta: &def.meta,
+            },
+        })
+    }
+
+    /// Lookup for a field whose value is a list: the returned cursor is the
+    /// ELEMENT schema (spec §2.1). A property that is a struct rather than an
+    /// array yields the struct itself as the element schema (§2.4).
+    pub fn lookup_list(&self, key: &str) -> Result<Field<'s>, LookupError> {
+        let Some(def) = self.struct_field(key)? else {
+            return Ok(self.unknown_field());
+        };
+        let elem = match self
+            .schema
+            .and_then(|s| s.nodes.get(def.node.0 as usize))
+            .map(|n| &n.kind)
+        {
+            Some(NodeKind::List { items }) => Some(*items),
+            Some(NodeKind::Unknown) | None => None,
+            Some(_) => Some(def.node),
+        };
+        Ok(Field {
+            cursor: Cursor {
+                schema: self.schema,
+                node: elem,
+            },
+            meta: &def.meta,
+        })
+    }
+}
+
+impl Schema {
+    /// The cursor of a definition, by definition name
+    /// (`io.k8s.api.apps.v1.Deployment`) or by GVK text (`apps/v1/Deployment`,
+    /// `v1/Pod`).
+    pub fn cursor(&self, name: &str) -> Option<Cursor<'_>> {
+        if let Some(id) = self.by_name.get(name) {
+            return Some(Cursor::new(self, *id));
+        }
+        let (api_version, kind) = name.rsplit_once('/')?;
+        self.cursor_for_gvk(&Gvk::from_api_version(api_version, kind))
+    }
+
+    /// The cursor of the definition registered for a GVK.
+    pub fn cursor_for_gvk(&self, gvk: &Gvk) -> Option<Cursor<'_>> {
+        self.by_gvk.get(gvk).map(|id| Cursor::new(self, *id))
+    }
+
+    /// The cursor for a document's `apiVersion` and `kind`.
+    pub fn cursor_for(&self, api_version: &str, kind: &str) -> Option<Cursor<'_>> {
+        self.cursor_for_gvk(&Gvk::from_api_version(api_version, kind))
+    }
+
+    /// Definition names, in no particular order.
+    pub fn definition_names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(|k| &**k)
+    }
+
+    /// Every GVK the schema knows.
+    pub fn gvks(&self) -> impl Iterator<Item = &Gvk> {
+        self.by_gvk.keys()
+    }
+
+    /// Number of nodes (a size measure for tests and benches).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_is_send_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Schema>();
+        assert_send_sync::<Cursor<'static>>();
+    }
+
+    #[test]
+    fn unknown_cursor_answers_everything() {
+        let c = Cursor::UNKNOWN;
+        let f = c.lookup_object("a").unwrap();
+        assert!(f.cursor.is_unknown());
+        assert_eq!(f.meta, &PatchMeta::EMPTY);
+        let f = f.cursor.lookup_list("b").unwrap();
+        assert!(f.cursor.is_unknown());
+    }
+}

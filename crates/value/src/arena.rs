@@ -1,0 +1,87 @@
+//! The arena that owns every node of a [`Value`](crate::Value) tree.
+
+use bumpalo::Bump;
+
+/// Owns the memory of value trees.
+///
+/// Every [`Value<'a>`](crate::Value) borrows from one `Arena`. Nodes are plain
+/// `Copy` data (slices, string slices, numbers): nothing inside the arena has a
+/// destructor, so dropping or [`reset`](Arena::reset)ting the arena frees a whole
+/// tree at once, whatever its depth.
+///
+/// Callers own the arena and may reuse it between documents:
+///
+/// ```
+/// use smpatch_value::{Arena, Value};
+/// let mut arena = Arena::new();
+/// for _ in 0..3 {
+///     let s = arena.alloc_str("hello");
+///     assert_eq!(Value::String(s).as_str(), Some("hello"));
+///     arena.reset();
+/// }
+/// ```
+#[derive(Default)]
+pub struct Arena {
+    bump: Bump,
+}
+
+impl Arena {
+    /// An empty arena.
+    pub fn new() -> Self {
+        Self { bump: Bump::new() }
+    }
+
+    /// An arena with room for `bytes` bytes before it asks the allocator again.
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self {
+            bump: Bump::with_capacity(bytes),
+        }
+    }
+
+    /// Frees every tree allocated so far, keeping the largest chunk for reuse.
+    pub fn reset(&mut self) {
+        self.bump.reset();
+    }
+
+    /// Bytes currently allocated from the system by this arena.
+    pub fn allocated_bytes(&self) -> usize {
+        self.bump.allocated_bytes()
+    }
+
+    /// Copies a string into the arena.
+    pub fn alloc_str(&self, s: &str) -> &str {
+        self.bump.alloc_str(s)
+    }
+
+    /// Moves one `Copy` value into the arena.
+    pub fn alloc<T: Copy>(&self, value: T) -> &T {
+        self.bump.alloc(value)
+    }
+
+    /// Copies a slice of `Copy` values into the arena.
+    pub fn alloc_slice_copy<T: Copy>(&self, items: &[T]) -> &[T] {
+        self.bump.alloc_slice_copy(items)
+    }
+
+    /// Fills a new arena slice from an iterator of known length.
+    pub fn alloc_slice_fill_iter<T: Copy, I>(&self, iter: I) -> &[T]
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        self.bump.alloc_slice_fill_iter(iter)
+    }
+
+    /// The underlying bumpalo allocator, for crates that build arena collections.
+    pub fn bump(&self) -> &Bump {
+        &self.bump
+    }
+}
+
+impl std::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arena")
+            .field("allocated_bytes", &self.allocated_bytes())
+            .finish()
+    }
+}

@@ -1,0 +1,213 @@
+//! Conversion between [`Value`] and `serde_json::Value`, the friendly boundary.
+
+use crate::{Arena, Member, Number, NumberKind, Object, Value};
+
+/// Why a conversion from or to `serde_json::Value` failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConvertError {
+    /// RFC 6901 pointer of the offending value.
+    pub path: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+/// Copies a `serde_json::Value` into the arena. Fails when the tree is deeper
+/// than `max_depth` (checked without recursion).
+///
+/// ```
+/// use smpatch_value::{from_serde, Arena};
+/// let arena = Arena::new();
+/// let v = from_serde(&arena, &serde_json::json!({"a": [1, 2.5, "x"]}), 256).unwrap();
+/// assert_eq!(v.get("a").unwrap().as_array().unwrap().len(), 3);
+/// ```
+pub fn from_serde<'a>(
+    arena: &'a Arena,
+    v: &serde_json::Value,
+    max_depth: usize,
+) -> Result<Value<'a>, ConvertError> {
+    // Post-order construction with an explicit stack so depth never recurses.
+    enum Frame<'s> {
+        Enter(&'s serde_json::Value, usize),
+        BuildArray(usize),
+        BuildObject(&'s serde_json::Map<String, serde_json::Value>),
+    }
+    let mut work = vec![Frame::Enter(v, 0)];
+    let mut out: Vec<Value<'a>> = Vec::new();
+    while let Some(frame) = work.pop() {
+        match frame {
+            Frame::Enter(v, depth) => match v {
+                serde_json::Value::Null => out.push(Value::Null),
+                serde_json::Value::Bool(b) => out.push(Value::Bool(*b)),
+                serde_json::Value::Number(n) => {
+                    out.push(Value::Number(number_from_serde(arena, n)))
+                }
+                serde_json::Value::String(s) => out.push(Value::String(arena.alloc_str(s))),
+                serde_json::Value::Array(items) => {
+                    if depth >= max_depth {
+                        return Err(too_deep(max_depth));
+                    }
+                    work.push(Frame::BuildArray(items.len()));
+                    for item in items.iter().rev() {
+                        work.push(Frame::Enter(item, depth + 1));
+                    }
+                }
+                serde_json::Value::Object(map) => {
+                    if depth >= max_depth {
+                        return Err(too_deep(max_depth));
+                    }
+                    work.push(Frame::BuildObject(map));
+                    for item in map.values().rev() {
+                        work.push(Frame::Enter(item, depth + 1));
+                    }
+                }
+            },
+            Frame::BuildArray(n) => {
+                let start = out.len() - n;
+                let items = arena.alloc_slice_copy(&out[start..]);
+                out.truncate(start);
+                out.push(Value::Array(items));
+            }
+            Frame::BuildObject(map) => {
+                let start = out.len() - map.len();
+                let members = arena.alloc_slice_fill_iter(map.keys().zip(out[start..].iter()).map(
+                    |(k, v)| Member {
+                        key: arena.alloc_str(k),
+                        value: *v,
+                    },
+                ));
+                out.truncate(start);
+                out.push(Value::Object(Object::from_members(members)));
+            }
+        }
+    }
+    out.pop().ok_or_else(|| ConvertError {
+        path: String::new(),
+        message: "empty conversion".into(),
+    })
+}
+
+fn too_deep(max_depth: usize) -> ConvertError {
+    ConvertError {
+        path: String::new(),
+        message: format!("document nests deeper than the limit of {max_depth}"),
+    }
+}
+
+fn number_from_serde<'a>(arena: &'a Arena, n: &serde_json::Number) -> Number<'a> {
+    if let Some(i) = n.as_i64() {
+        Number::from_i64(arena, i)
+    } else if let Some(u) = n.as_u64() {
+        Number::from_literal_unchecked(arena.alloc_str(&u.to_string()))
+    } else {
+        // serde_json (without arbitrary_precision) only holds finite f64 here.
+        let f = n.as_f64().unwrap_or(0.0);
+        Number::from_f64(arena, f).unwrap_or_else(|| Number::from_literal_unchecked("0.0"))
+    }
+}
+
+/// Converts to `serde_json::Value`. Integers outside `i64`/`u64` and floats
+/// that overflow `f64` are errors (serde_json cannot hold them without
+/// `arbitrary_precision`). Iterative.
+pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
+    enum Frame<'v, 'a> {
+        Enter(Value<'a>, Vec<PathSeg<'v>>),
+        BuildArray(usize),
+        BuildObject(&'v [Member<'a>]),
+    }
+    #[derive(Clone)]
+    enum PathSeg<'v> {
+        Key(&'v str),
+        Index(usize),
+    }
+    fn pointer(segs: &[PathSeg<'_>]) -> String {
+        let mut out = String::new();
+        for s in segs {
+            out.push('/');
+            match s {
+                PathSeg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                PathSeg::Index(i) => out.push_str(&i.to_string()),
+            }
+        }
+        out
+    }
+    let mut work: Vec<Frame<'_, '_>> = vec![Frame::Enter(*v, Vec::new())];
+    let mut out: Vec<serde_json::Value> = Vec::new();
+    while let Some(frame) = work.pop() {
+        match frame {
+            Frame::Enter(v, path) => match v {
+                Value::Null => out.push(serde_json::Value::Null),
+                Value::Bool(b) => out.push(serde_json::Value::Bool(b)),
+                Value::String(s) => out.push(serde_json::Value::String(s.to_owned())),
+                Value::Number(n) => {
+                    let converted = match n.kind() {
+                        NumberKind::Int => n
+                            .as_i64()
+                            .map(serde_json::Number::from)
+                            .or_else(|| n.as_u64().map(serde_json::Number::from)),
+                        NumberKind::Float => serde_json::Number::from_f64(n.as_f64()),
+                    };
+                    match converted {
+                        Some(num) => out.push(serde_json::Value::Number(num)),
+                        None => {
+                            return Err(ConvertError {
+                                path: pointer(&path),
+                                message: format!(
+                                    "number {} does not fit serde_json's number types",
+                                    n.literal()
+                                ),
+                            })
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    work.push(Frame::BuildArray(items.len()));
+                    for (i, item) in items.iter().enumerate().rev() {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Index(i));
+                        work.push(Frame::Enter(*item, p));
+                    }
+                }
+                Value::Object(o) => {
+                    let members = o.members();
+                    work.push(Frame::BuildObject(members));
+                    for m in members.iter().rev() {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Key(m.key));
+                        work.push(Frame::Enter(m.value, p));
+                    }
+                }
+            },
+            Frame::BuildArray(n) => {
+                let start = out.len() - n;
+                let items: Vec<_> = out.drain(start..).collect();
+                out.push(serde_json::Value::Array(items));
+            }
+            Frame::BuildObject(members) => {
+                let start = out.len() - members.len();
+                let values: Vec<_> = out.drain(start..).collect();
+                let map: serde_json::Map<String, serde_json::Value> = members
+                    .iter()
+                    .map(|m| m.key.to_owned())
+                    .zip(values)
+                    .collect();
+                out.push(serde_json::Value::Object(map));
+            }
+        }
+    }
+    out.pop().ok_or_else(|| ConvertError {
+        path: String::new(),
+        message: "empty conversion".into(),
+    })
+}

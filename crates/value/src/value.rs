@@ -1,0 +1,506 @@
+//! The value tree: [`Value`], [`Number`], [`Object`] and [`Member`].
+
+use crate::Arena;
+
+/// A JSON value whose nodes live in an [`Arena`].
+///
+/// `Value` is `Copy` (24 bytes): containers are arena slices, strings are
+/// arena (or input) string slices and numbers keep their literal text.
+/// Building a changed tree never touches the old one, so every operation on
+/// values is atomic with respect to its inputs.
+///
+/// ```
+/// use smpatch_value::{Arena, Value};
+/// let arena = Arena::new();
+/// let v = Value::object_from(&arena, &[("a", Value::Bool(true))]);
+/// assert_eq!(v.get("a"), Some(Value::Bool(true)));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Value<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, kept as its literal text.
+    Number(Number<'a>),
+    /// A string (unescaped).
+    String(&'a str),
+    /// A list.
+    Array(&'a [Value<'a>]),
+    /// An object; members keep insertion order.
+    Object(Object<'a>),
+}
+
+/// The kind of a value, as the merge rules distinguish them (§1.2 and §3.3 of
+/// the spec): integers and floats are different kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool,
+    /// An integer literal (no fraction, no exponent).
+    Int,
+    /// Any other number literal.
+    Float,
+    /// A string.
+    String,
+    /// A list.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl Kind {
+    /// The name used in error messages (`object`, `list`, `string`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "bool",
+            Kind::Int => "int",
+            Kind::Float => "float",
+            Kind::String => "string",
+            Kind::Array => "list",
+            Kind::Object => "object",
+        }
+    }
+
+    /// True for strings, numbers and booleans.
+    pub fn is_scalar(self) -> bool {
+        matches!(self, Kind::Bool | Kind::Int | Kind::Float | Kind::String)
+    }
+}
+
+/// Whether a number literal is an integer or a float.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NumberKind {
+    /// No fraction and no exponent in the literal (any size).
+    Int,
+    /// A fraction or an exponent in the literal.
+    Float,
+}
+
+/// A JSON number kept as the literal text it was read from, so that output
+/// writes it exactly as it was written (big integers and long decimals
+/// included).
+///
+/// Equality: integers and floats never compare equal (`1` ≠ `1.0`); integers
+/// compare by exact value, floats by their nearest `f64` (`1.0` = `1.00`).
+#[derive(Clone, Copy, Debug)]
+pub struct Number<'a> {
+    text: &'a str,
+    kind: NumberKind,
+}
+
+impl<'a> Number<'a> {
+    /// Wraps a literal that is already known to be valid JSON number syntax.
+    ///
+    /// The kind is derived from the text: a literal with `.`, `e` or `E` is a
+    /// float. Use [`Number::parse_literal`] for text that was not validated.
+    pub fn from_literal_unchecked(text: &'a str) -> Self {
+        let kind = if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+            NumberKind::Float
+        } else {
+            NumberKind::Int
+        };
+        Number { text, kind }
+    }
+
+    /// Validates `text` as a JSON number literal (RFC 8259 grammar).
+    pub fn parse_literal(text: &'a str) -> Option<Self> {
+        if is_json_number(text.as_bytes()) {
+            Some(Self::from_literal_unchecked(text))
+        } else {
+            None
+        }
+    }
+
+    /// A number for an `i64`, written into the arena.
+    pub fn from_i64(arena: &'a Arena, n: i64) -> Self {
+        let text = arena.alloc_str(&n.to_string());
+        Number {
+            text,
+            kind: NumberKind::Int,
+        }
+    }
+
+    /// A float number for a finite `f64`, written into the arena with the
+    /// shortest text that reads back as the same `f64` (always with a `.` or
+    /// an exponent, so it stays a float). `None` for NaN and infinities.
+    pub fn from_f64(arena: &'a Arena, f: f64) -> Option<Self> {
+        if !f.is_finite() {
+            return None;
+        }
+        // `{:?}` gives the shortest round-trip digits and keeps a `.0` or an
+        // exponent, so the literal reads back as a float.
+        let text = arena.alloc_str(&format!("{f:?}"));
+        Some(Number {
+            text,
+            kind: NumberKind::Float,
+        })
+    }
+
+    /// The literal text.
+    pub fn literal(&self) -> &'a str {
+        self.text
+    }
+
+    /// Integer or float.
+    pub fn kind(&self) -> NumberKind {
+        self.kind
+    }
+
+    /// True for integer literals.
+    pub fn is_int(&self) -> bool {
+        self.kind == NumberKind::Int
+    }
+
+    /// The value as `i64` when it is an integer literal in range.
+    pub fn as_i64(&self) -> Option<i64> {
+        if self.is_int() {
+            self.text.parse().ok()
+        } else {
+            None
+        }
+    }
+
+    /// The value as `u64` when it is a non-negative integer literal in range.
+    pub fn as_u64(&self) -> Option<u64> {
+        if self.is_int() {
+            self.text.parse().ok()
+        } else {
+            None
+        }
+    }
+
+    /// The nearest `f64` (may be infinite for huge literals).
+    pub fn as_f64(&self) -> f64 {
+        self.text.parse().unwrap_or(f64::NAN)
+    }
+
+    /// Numeric equality within a kind (see the type's docs).
+    pub fn same_value(&self, other: &Number<'_>) -> bool {
+        match (self.kind, other.kind) {
+            (NumberKind::Int, NumberKind::Int) => {
+                if self.text == other.text {
+                    return true;
+                }
+                canonical_int(self.text) == canonical_int(other.text)
+            }
+            (NumberKind::Float, NumberKind::Float) => {
+                self.text == other.text || self.as_f64() == other.as_f64()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `-0` and `0` are the same integer; JSON forbids other leading zeros.
+fn canonical_int(text: &str) -> &str {
+    if text == "-0" {
+        "0"
+    } else {
+        text
+    }
+}
+
+/// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+pub(crate) fn is_json_number(b: &[u8]) -> bool {
+    let mut i = 0;
+    if b.first() == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while matches!(b.get(i), Some(b'0'..=b'9')) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let start = i;
+        while matches!(b.get(i), Some(b'0'..=b'9')) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// One `key: value` member of an [`Object`].
+#[derive(Clone, Copy, Debug)]
+pub struct Member<'a> {
+    /// The key (unescaped).
+    pub key: &'a str,
+    /// The value.
+    pub value: Value<'a>,
+}
+
+/// An object: members in insertion order. Keys are unique in objects built by
+/// this workspace's parsers and algorithms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Object<'a> {
+    members: &'a [Member<'a>],
+}
+
+impl<'a> Object<'a> {
+    /// The empty object.
+    pub const EMPTY: Object<'static> = Object { members: &[] };
+
+    /// Wraps a member slice. The caller keeps keys unique.
+    pub fn from_members(members: &'a [Member<'a>]) -> Self {
+        Object { members }
+    }
+
+    /// The members in insertion order.
+    pub fn members(&self) -> &'a [Member<'a>] {
+        self.members
+    }
+
+    /// Iterates `(key, value)` pairs in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, Value<'a>)> + 'a {
+        self.members.iter().map(|m| (m.key, m.value))
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// True when there are no members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// The value of `key` (linear scan; the last one if a key repeats).
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.members
+            .iter()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| m.value)
+    }
+
+    /// True when `key` is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.members.iter().any(|m| m.key == key)
+    }
+}
+
+impl<'a> Value<'a> {
+    /// An object from `(key, value)` pairs, copied into the arena.
+    pub fn object_from(arena: &'a Arena, pairs: &[(&'a str, Value<'a>)]) -> Value<'a> {
+        let members =
+            arena.alloc_slice_fill_iter(pairs.iter().map(|&(key, value)| Member { key, value }));
+        Value::Object(Object::from_members(members))
+    }
+
+    /// An object from members, copied into the arena.
+    pub fn object_from_members(arena: &'a Arena, members: &[Member<'a>]) -> Value<'a> {
+        Value::Object(Object::from_members(arena.alloc_slice_copy(members)))
+    }
+
+    /// A list, copied into the arena.
+    pub fn array_from(arena: &'a Arena, items: &[Value<'a>]) -> Value<'a> {
+        Value::Array(arena.alloc_slice_copy(items))
+    }
+
+    /// The empty object.
+    pub fn empty_object() -> Value<'a> {
+        Value::Object(Object::from_members(&[]))
+    }
+
+    /// The kind of this value.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Bool,
+            Value::Number(n) => match n.kind() {
+                NumberKind::Int => Kind::Int,
+                NumberKind::Float => Kind::Float,
+            },
+            Value::String(_) => Kind::String,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+        }
+    }
+
+    /// True for `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// True for objects.
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    /// True for lists.
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    /// The object, if this is one.
+    pub fn as_object(&self) -> Option<Object<'a>> {
+        match self {
+            Value::Object(o) => Some(*o),
+            _ => None,
+        }
+    }
+
+    /// The list, if this is one.
+    pub fn as_array(&self) -> Option<&'a [Value<'a>]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_number(&self) -> Option<Number<'a>> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// `self[key]` when `self` is an object holding `key`.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.as_object().and_then(|o| o.get(key))
+    }
+
+    /// Deep equality of §1.6 of the spec: same kind, integers and floats
+    /// distinct, numbers numerically within a kind, lists in order, objects as
+    /// key sets. Iterative: safe on trees of any depth.
+    pub fn deep_eq(&self, other: &Value<'_>) -> bool {
+        let mut stack: Vec<(Value<'_>, Value<'_>)> = vec![(*self, *other)];
+        while let Some((a, b)) = stack.pop() {
+            match (a, b) {
+                (Value::Null, Value::Null) => {}
+                (Value::Bool(x), Value::Bool(y)) if x == y => {}
+                (Value::Number(x), Value::Number(y)) if x.same_value(&y) => {}
+                (Value::String(x), Value::String(y)) if x == y => {}
+                (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                    stack.extend(x.iter().copied().zip(y.iter().copied()));
+                }
+                (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+                    if x.len() <= 16 {
+                        for m in x.members() {
+                            match y.get(m.key) {
+                                Some(v) => stack.push((m.value, v)),
+                                None => return false,
+                            }
+                        }
+                    } else {
+                        let index: std::collections::HashMap<&str, Value<'_>> = y.iter().collect();
+                        for m in x.members() {
+                            match index.get(m.key) {
+                                Some(v) => stack.push((m.value, *v)),
+                                None => return false,
+                            }
+                        }
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Depth of the tree: 0 for scalars, 1 for a flat container. Iterative.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(*self, 0usize)];
+        while let Some((v, d)) = stack.pop() {
+            match v {
+                Value::Array(items) => {
+                    max = max.max(d + 1);
+                    stack.extend(items.iter().map(|i| (*i, d + 1)));
+                }
+                Value::Object(o) => {
+                    max = max.max(d + 1);
+                    stack.extend(o.members().iter().map(|m| (m.value, d + 1)));
+                }
+                _ => {}
+            }
+        }
+        max
+    }
+}
+
+impl PartialEq for Value<'_> {
+    /// Same as [`Value::deep_eq`].
+    fn eq(&self, other: &Self) -> bool {
+        self.deep_eq(other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_literals() {
+        for ok in [
+            "0",
+            "-0",
+            "1",
+            "12.5",
+            "1e3",
+            "1E+3",
+            "-1.5e-7",
+            "123456789012345678901234567890",
+        ] {
+            assert!(is_json_number(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "", "-", "01", "1.", ".5", "1e", "+1", "NaN", "Infinity", "1.5.5", "0x10",
+        ] {
+            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn number_equality_follows_kinds() {
+        let n = |t| Value::Number(Number::from_literal_unchecked(t));
+        assert!(n("1") != n("1.0"));
+        assert!(n("1.0") == n("1.00"));
+        assert!(n("0") == n("-0"));
+        assert!(n("18446744073709551615") != n("18446744073709551614"));
+        assert!(n("1e2") == n("100.0"));
+    }
+}
