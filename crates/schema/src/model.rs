@@ -51,7 +51,7 @@ pub struct PatchMeta {
     /// `x-kubernetes-list-type`.
     pub list_type: Option<ListType>,
     /// `x-kubernetes-list-map-keys`.
-    pub list_map_keys: Box<[Box<str>]>,
+    pub list_map_keys: Vec<Box<str>>,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<MapType>,
 }
@@ -63,7 +63,7 @@ impl PatchMeta {
         retain_keys: false,
         merge_key: None,
         list_type: None,
-        list_map_keys: Box::new([]),
+        list_map_keys: Vec::new(),
         map_type: None,
     };
 
