@@ -5,3 +5,8 @@
 //!
 //! Must not: parse JSON text or schemas (callers hand it arena values and a
 //! compiled schema cursor); mutate its inputs.
+#![deny(missing_docs)]
+
+mod error;
+
+pub use error::{push_pointer_token, Error, ErrorKind};
