@@ -16,11 +16,19 @@
 #![deny(missing_docs)]
 
 mod arena;
+mod error;
+mod parse_json;
 mod render;
 mod serde_conv;
 mod value;
+mod write_json;
 
 pub use arena::Arena;
+pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+pub use parse_json::parse_json;
 pub use render::{go_format_g, render};
 pub use serde_conv::{from_serde, to_serde, ConvertError};
 pub use value::{Kind, Member, Number, NumberKind, Object, Value};
+pub use write_json::{
+    to_go_json, to_go_json_pretty, to_json_pretty, to_json_string, write_go_json, write_json,
+};

@@ -73,7 +73,7 @@ pub fn go_format_g(f: f64) -> String {
     plain(sign, &digits, exp)
 }
 
-fn plain(sign: &str, digits: &str, exp: i32) -> String {
+pub(crate) fn plain(sign: &str, digits: &str, exp: i32) -> String {
     let mut out = String::from(sign);
     if exp < 0 {
         out.push_str("0.");

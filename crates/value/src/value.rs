@@ -106,6 +106,11 @@ impl<'a> Number<'a> {
         Number { text, kind }
     }
 
+    /// A literal whose grammar and kind the caller has already established.
+    pub(crate) fn with_kind(text: &'a str, kind: NumberKind) -> Self {
+        Number { text, kind }
+    }
+
     /// Validates `text` as a JSON number literal (RFC 8259 grammar).
     pub fn parse_literal(text: &'a str) -> Option<Self> {
         if is_json_number(text.as_bytes()) {

@@ -1,0 +1,654 @@
+//! The JSON reader: bytes straight into the arena, iteratively.
+//!
+//! Architecture Invariant: no recursion. Open containers live on an explicit
+//! frame stack; finished items wait in two scratch vectors (list items and
+//! object members) and are copied into one arena slice when their container
+//! closes. Unescaped strings are borrowed from the input.
+
+use crate::error::{pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg};
+use crate::{Arena, Member, Number, NumberKind, Object, Value};
+use std::collections::HashMap;
+
+/// Reads one JSON document (RFC 8259) into `arena`.
+///
+/// Strings without escapes borrow from `input`; escaped ones are unescaped
+/// into the arena. Numbers keep their literal text. Nesting is bounded by
+/// [`ParseOptions::max_depth`] and never uses the call stack, so any input is
+/// safe. Duplicate keys follow [`ParseOptions::duplicate_keys`].
+///
+/// ```
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{"a": [1, 2.50, "x\n"]}"#, &ParseOptions::default()).unwrap();
+/// assert_eq!(to_json_string(&v), r#"{"a":[1,2.50,"x\n"]}"#);
+/// let err = parse_json(&arena, b"[1,]", &ParseOptions::default()).unwrap_err();
+/// assert_eq!(err.kind_name(), "syntax");
+/// ```
+pub fn parse_json<'a>(
+    arena: &'a Arena,
+    input: &'a [u8],
+    opts: &ParseOptions,
+) -> Result<Value<'a>, ParseError> {
+    if input.len() > opts.max_input_bytes {
+        return Err(ParseError::at(
+            ParseErrorKind::TooLarge,
+            b"",
+            0,
+            String::new(),
+            format!(
+                "input of {} bytes is larger than the limit of {} bytes",
+                input.len(),
+                opts.max_input_bytes
+            ),
+        ));
+    }
+    // Validate UTF-8 once; parse the valid prefix and report the bad byte
+    // (with the path reached so far) when the parser runs into it.
+    let (src, invalid_at) = match std::str::from_utf8(input) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            let n = e.valid_up_to();
+            match std::str::from_utf8(&input[..n]) {
+                Ok(s) => (s, Some(n)),
+                Err(_) => ("", Some(0)),
+            }
+        }
+    };
+    let mut p = Parser {
+        arena,
+        src,
+        b: src.as_bytes(),
+        full: input,
+        invalid_at,
+        pos: 0,
+        opts,
+        values: Vec::with_capacity(64),
+        members: Vec::with_capacity(64),
+        frames: Vec::with_capacity(16),
+        scratch: String::new(),
+    };
+    p.parse()
+}
+
+struct Frame<'a> {
+    is_object: bool,
+    /// Index into `values` (lists) or `members` (objects) of the first item.
+    start: usize,
+    /// The key whose value is being read (objects only).
+    key: Option<&'a str>,
+}
+
+struct Parser<'a, 'o> {
+    arena: &'a Arena,
+    src: &'a str,
+    b: &'a [u8],
+    full: &'a [u8],
+    invalid_at: Option<usize>,
+    pos: usize,
+    opts: &'o ParseOptions,
+    values: Vec<Value<'a>>,
+    members: Vec<Member<'a>>,
+    frames: Vec<Frame<'a>>,
+    scratch: String,
+}
+
+/// Bytes that end the fast string scan: `"`, `\` and control characters.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// True when any byte of `w` is `"`, `\` or below 0x20 (SWAR).
+#[inline(always)]
+fn has_stop_byte(w: u64) -> bool {
+    let quote = w ^ (LO * b'"' as u64);
+    let bslash = w ^ (LO * b'\\' as u64);
+    let zero_q = quote.wrapping_sub(LO) & !quote;
+    let zero_b = bslash.wrapping_sub(LO) & !bslash;
+    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+    (zero_q | zero_b | ctrl) & HI != 0
+}
+
+impl<'a> Parser<'a, '_> {
+    fn parse(&mut self) -> Result<Value<'a>, ParseError> {
+        self.skip_ws();
+        if self.pos >= self.b.len() {
+            if self.invalid_at.is_some() {
+                return Err(self.eof());
+            }
+            return Err(self.err(
+                ParseErrorKind::Empty,
+                self.pos,
+                "the document is empty; expected a JSON value".into(),
+            ));
+        }
+        'value: loop {
+            self.skip_ws();
+            let Some(&c) = self.b.get(self.pos) else {
+                return Err(self.eof());
+            };
+            let mut v = match c {
+                b'{' | b'[' => {
+                    if self.frames.len() >= self.opts.max_depth {
+                        return Err(self.err(
+                            ParseErrorKind::TooDeep,
+                            self.pos,
+                            format!(
+                                "nesting is deeper than the limit of {}",
+                                self.opts.max_depth
+                            ),
+                        ));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    let is_object = c == b'{';
+                    let close = if is_object { b'}' } else { b']' };
+                    if self.b.get(self.pos) == Some(&close) {
+                        self.pos += 1;
+                        if is_object {
+                            Value::Object(Object::EMPTY)
+                        } else {
+                            Value::Array(&[])
+                        }
+                    } else {
+                        let start = if is_object {
+                            self.members.len()
+                        } else {
+                            self.values.len()
+                        };
+                        self.frames.push(Frame {
+                            is_object,
+                            start,
+                            key: None,
+                        });
+                        if is_object {
+                            self.parse_key()?;
+                        }
+                        continue 'value;
+                    }
+                }
+                b'"' => Value::String(self.parse_string()?),
+                b'-' | b'0'..=b'9' => Value::Number(self.parse_number()?),
+                b't' => self.literal(b"true", Value::Bool(true))?,
+                b'f' => self.literal(b"false", Value::Bool(false))?,
+                b'n' => self.literal(b"null", Value::Null)?,
+                b'N' | b'I' => {
+                    return Err(self.err(
+                        ParseErrorKind::InvalidNumber,
+                        self.pos,
+                        "NaN and Infinity are not JSON numbers".into(),
+                    ))
+                }
+                _ => return Err(self.unexpected("a JSON value")),
+            };
+            // A value is complete: hand it to its container, then read what
+            // follows; closing containers completes further values.
+            loop {
+                let Some(frame) = self.frames.last_mut() else {
+                    self.skip_ws();
+                    if self.pos < self.b.len() {
+                        return Err(self.err(
+                            ParseErrorKind::TrailingCharacters,
+                            self.pos,
+                            "unexpected text after the JSON value".into(),
+                        ));
+                    }
+                    if self.invalid_at.is_some() {
+                        return Err(self.eof());
+                    }
+                    return Ok(v);
+                };
+                let (is_object, start) = (frame.is_object, frame.start);
+                if is_object {
+                    let key = frame.key.take().unwrap_or("");
+                    self.members.push(Member { key, value: v });
+                } else {
+                    self.values.push(v);
+                }
+                self.skip_ws();
+                match self.b.get(self.pos) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if is_object {
+                            self.skip_ws();
+                            self.parse_key()?;
+                        }
+                        continue 'value;
+                    }
+                    Some(b']') if !is_object => {
+                        self.pos += 1;
+                        let items = self.arena.alloc_slice_copy(&self.values[start..]);
+                        self.values.truncate(start);
+                        self.frames.pop();
+                        v = Value::Array(items);
+                    }
+                    Some(b'}') if is_object => {
+                        self.pos += 1;
+                        v = self.close_object(start)?;
+                        self.frames.pop();
+                    }
+                    _ => {
+                        return Err(self.unexpected(if is_object {
+                            "`,` or `}`"
+                        } else {
+                            "`,` or `]`"
+                        }))
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn skip_ws(&mut self) {
+        while let Some(&c) = self.b.get(self.pos) {
+            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
+        if self.b[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.unexpected("a JSON value"))
+        }
+    }
+
+    /// Reads `"key"` and the `:` after it; the position is at the `"`.
+    fn parse_key(&mut self) -> Result<(), ParseError> {
+        if self.b.get(self.pos) != Some(&b'"') {
+            return Err(self.unexpected("a string key"));
+        }
+        let key = self.parse_string()?;
+        self.skip_ws();
+        if self.b.get(self.pos) != Some(&b':') {
+            return Err(self.unexpected("`:`"));
+        }
+        self.pos += 1;
+        if let Some(f) = self.frames.last_mut() {
+            f.key = Some(key);
+        }
+        Ok(())
+    }
+
+    /// Reads a string; the position is at the opening quote.
+    #[inline]
+    fn parse_string(&mut self) -> Result<&'a str, ParseError> {
+        let b = self.b;
+        let start = self.pos + 1;
+        let mut i = start;
+        while let Some(chunk) = b.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            if has_stop_byte(u64::from_le_bytes(w)) {
+                break;
+            }
+            i += 8;
+        }
+        while let Some(&c) = b.get(i) {
+            if STOP[c as usize] {
+                break;
+            }
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'"') => {
+                self.check_string_len(i - start, start)?;
+                self.pos = i + 1;
+                Ok(&self.src[start..i])
+            }
+            Some(b'\\') => self.parse_escaped(start, i),
+            Some(_) => Err(self.control(i)),
+            None => Err(self.eof_at(i)),
+        }
+    }
+
+    fn check_string_len(&self, len: usize, start: usize) -> Result<(), ParseError> {
+        if len > self.opts.max_string_bytes {
+            return Err(self.err(
+                ParseErrorKind::StringTooLong,
+                start,
+                format!(
+                    "string is longer than the limit of {} bytes",
+                    self.opts.max_string_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn control(&self, at: usize) -> ParseError {
+        self.err(
+            ParseErrorKind::ControlCharacter,
+            at,
+            "control character in a string; escape it (e.g. \\n, \\u0001)".into(),
+        )
+    }
+
+    /// The slow path: a string with escapes, unescaped into the arena.
+    fn parse_escaped(&mut self, start: usize, first_escape: usize) -> Result<&'a str, ParseError> {
+        let b = self.b;
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        out.push_str(&self.src[start..first_escape]);
+        let mut i = first_escape;
+        loop {
+            match b.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    let esc = i;
+                    let c = match b.get(i + 1) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            let hi = self.hex4(i + 2)?;
+                            i += 6;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                let lo = if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u')
+                                {
+                                    self.hex4(i + 2)?
+                                } else {
+                                    0
+                                };
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.err(
+                                        ParseErrorKind::InvalidEscape,
+                                        esc,
+                                        format!("lone UTF-16 surrogate \\u{hi:04x} (a high surrogate must be followed by a low one)"),
+                                    ));
+                                }
+                                i += 6;
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err(
+                                    ParseErrorKind::InvalidEscape,
+                                    esc,
+                                    format!("lone UTF-16 surrogate \\u{hi:04x}"),
+                                ));
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(code) {
+                                Some(ch) => out.push(ch),
+                                None => {
+                                    return Err(self.err(
+                                        ParseErrorKind::InvalidEscape,
+                                        esc,
+                                        "invalid \\u escape".into(),
+                                    ))
+                                }
+                            }
+                            continue;
+                        }
+                        None => return Err(self.eof_at(i + 1)),
+                        Some(_) => return Err(self.err(
+                            ParseErrorKind::InvalidEscape,
+                            esc,
+                            "invalid escape; JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
+                                .into(),
+                        )),
+                    };
+                    out.push(c);
+                    i += 2;
+                }
+                Some(&c) if c < 0x20 => return Err(self.control(i)),
+                Some(_) => {
+                    let run = i;
+                    while let Some(&c) = b.get(i) {
+                        if STOP[c as usize] {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    out.push_str(&self.src[run..i]);
+                }
+                None => return Err(self.eof_at(i)),
+            }
+            if out.len() > self.opts.max_string_bytes {
+                return Err(self.err(
+                    ParseErrorKind::StringTooLong,
+                    start,
+                    format!(
+                        "string is longer than the limit of {} bytes",
+                        self.opts.max_string_bytes
+                    ),
+                ));
+            }
+        }
+        self.check_string_len(out.len(), start)?;
+        self.pos = i + 1;
+        let s = self.arena.alloc_str(&out);
+        self.scratch = out;
+        Ok(s)
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32, ParseError> {
+        let mut n = 0u32;
+        for k in 0..4 {
+            let d = match self.b.get(at + k) {
+                Some(&c @ b'0'..=b'9') => c - b'0',
+                Some(&c @ b'a'..=b'f') => c - b'a' + 10,
+                Some(&c @ b'A'..=b'F') => c - b'A' + 10,
+                None => return Err(self.eof_at(at + k)),
+                Some(_) => {
+                    return Err(self.err(
+                        ParseErrorKind::InvalidEscape,
+                        at.saturating_sub(2),
+                        "\\u must be followed by four hex digits".into(),
+                    ))
+                }
+            };
+            n = n * 16 + u32::from(d);
+        }
+        Ok(n)
+    }
+
+    /// Reads a number; RFC 8259 grammar, literal text kept.
+    #[inline]
+    fn parse_number(&mut self) -> Result<Number<'a>, ParseError> {
+        let b = self.b;
+        let start = self.pos;
+        let mut i = start;
+        let mut kind = NumberKind::Int;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while matches!(b.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => return Err(self.bad_number(start, "a digit must follow `-`")),
+        }
+        if b.get(i) == Some(&b'.') {
+            kind = NumberKind::Float;
+            i += 1;
+            let d = i;
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            if i == d {
+                return Err(self.bad_number(start, "a digit must follow the decimal point"));
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            kind = NumberKind::Float;
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let d = i;
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            if i == d {
+                return Err(self.bad_number(start, "a digit must follow the exponent"));
+            }
+        }
+        if let Some(&c) = b.get(i) {
+            if c.is_ascii_alphanumeric() || c == b'.' || c == b'+' || c == b'-' {
+                return Err(self.bad_number(
+                    start,
+                    "not a JSON number (no leading zeros, hex, or other suffixes)",
+                ));
+            }
+        }
+        self.pos = i;
+        Ok(Number::with_kind(&self.src[start..i], kind))
+    }
+
+    fn bad_number(&self, at: usize, why: &str) -> ParseError {
+        self.err(
+            ParseErrorKind::InvalidNumber,
+            at,
+            format!("invalid number: {why}"),
+        )
+    }
+
+    /// Builds the object of `members[start..]`, applying the duplicate rule.
+    fn close_object(&mut self, start: usize) -> Result<Value<'a>, ParseError> {
+        let ms = &self.members[start..];
+        let dup = first_duplicate(ms);
+        let members = match dup {
+            None => self.arena.alloc_slice_copy(ms),
+            Some(d) => match self.opts.duplicate_keys {
+                DuplicateKeys::Error => {
+                    let key = ms[d].key;
+                    // Point the path at the repeated key.
+                    let mut path = self.path_segments();
+                    path.push(PathSeg::Key(key));
+                    return Err(ParseError::at(
+                        ParseErrorKind::DuplicateKey,
+                        self.full,
+                        self.pos.saturating_sub(1),
+                        pointer(path),
+                        format!("duplicate key {key:?} in object"),
+                    ));
+                }
+                DuplicateKeys::LastWins => self.arena.alloc_slice_copy(&last_wins(ms)),
+            },
+        };
+        self.members.truncate(start);
+        Ok(Value::Object(Object::from_members(members)))
+    }
+
+    fn path_segments(&self) -> Vec<PathSeg<'a>> {
+        let mut segs = Vec::with_capacity(self.frames.len());
+        for (k, f) in self.frames.iter().enumerate() {
+            if f.is_object {
+                if let Some(key) = f.key {
+                    segs.push(PathSeg::Key(key));
+                }
+            } else {
+                let end = self.frames[k + 1..]
+                    .iter()
+                    .find(|g| !g.is_object)
+                    .map_or(self.values.len(), |g| g.start);
+                segs.push(PathSeg::Index(end - f.start));
+            }
+        }
+        segs
+    }
+
+    fn err(&self, kind: ParseErrorKind, offset: usize, message: String) -> ParseError {
+        ParseError::at(
+            kind,
+            self.full,
+            offset,
+            pointer(self.path_segments()),
+            message,
+        )
+    }
+
+    fn eof(&self) -> ParseError {
+        self.eof_at(self.b.len())
+    }
+
+    /// The end of the valid text: either the true end or an invalid UTF-8 byte.
+    fn eof_at(&self, at: usize) -> ParseError {
+        match self.invalid_at {
+            Some(n) => self.err(
+                ParseErrorKind::InvalidUtf8,
+                n,
+                "invalid UTF-8 in the input".into(),
+            ),
+            None => self.err(ParseErrorKind::Syntax, at, "unexpected end of input".into()),
+        }
+    }
+
+    fn unexpected(&self, wanted: &str) -> ParseError {
+        match self.src[self.pos..].chars().next() {
+            None => self.eof(),
+            Some(c) if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => self.err(
+                ParseErrorKind::Syntax,
+                self.pos,
+                format!(
+                    "unexpected control character U+{:04X}; expected {wanted}",
+                    c as u32
+                ),
+            ),
+            Some(c) => self.err(
+                ParseErrorKind::Syntax,
+                self.pos,
+                format!("unexpected {c:?}; expected {wanted}"),
+            ),
+        }
+    }
+}
+
+/// Index of the first member whose key already appeared, if any. Linear for
+/// small objects, hashed for large ones.
+pub(crate) fn first_duplicate(ms: &[Member<'_>]) -> Option<usize> {
+    if ms.len() <= 16 {
+        for i in 1..ms.len() {
+            let k = ms[i].key;
+            if ms[..i].iter().any(|m| m.key == k) {
+                return Some(i);
+            }
+        }
+        None
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(ms.len());
+        ms.iter().position(|m| !seen.insert(m.key))
+    }
+}
+
+/// Members with repeated keys collapsed: the last value, the first position.
+pub(crate) fn last_wins<'a>(ms: &[Member<'a>]) -> Vec<Member<'a>> {
+    let mut out: Vec<Member<'a>> = Vec::with_capacity(ms.len());
+    let mut index: HashMap<&'a str, usize> = HashMap::with_capacity(ms.len());
+    for m in ms {
+        match index.get(m.key) {
+            Some(&i) => out[i].value = m.value,
+            None => {
+                index.insert(m.key, out.len());
+                out.push(*m);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,341 @@
+//! JSON writers: compact, kubectl-style pretty, and Go-compatible.
+//!
+//! Architecture Invariant: every writer walks the tree with an explicit
+//! stack, so output never recurses whatever the depth.
+
+use crate::render::{plain, shortest_digits};
+use crate::{Member, Number, NumberKind, Value};
+
+#[derive(Clone, Copy)]
+struct Style {
+    /// Go's `encoding/json`: keys sorted by bytes, HTML-safe escaping, Go
+    /// number formatting.
+    go: bool,
+    /// Spaces per level, or `None` for compact output.
+    indent: Option<usize>,
+}
+
+/// Compact JSON: no whitespace, keys in insertion order, numbers exactly as
+/// their literal text, standard escaping.
+///
+/// ```
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{ "b": 1.50, "a": ["<x>"] }"#, &ParseOptions::default()).unwrap();
+/// assert_eq!(to_json_string(&v), r#"{"b":1.50,"a":["<x>"]}"#);
+/// ```
+pub fn to_json_string(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v);
+    out
+}
+
+/// Appends the compact JSON of `v` (as [`to_json_string`]) to `out`.
+pub fn write_json(out: &mut String, v: &Value<'_>) {
+    write(
+        out,
+        v,
+        Style {
+            go: false,
+            indent: None,
+        },
+    );
+}
+
+/// JSON in the layout of `kubectl -o json`: 4-space indent, `"key": value`,
+/// `{}` and `[]` for empty containers, a final newline. Keys keep insertion
+/// order and numbers their literal text (see [`to_go_json_pretty`] for
+/// kubectl's exact bytes).
+pub fn to_json_pretty(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    write(
+        &mut out,
+        v,
+        Style {
+            go: false,
+            indent: Some(4),
+        },
+    );
+    out.push('\n');
+    out
+}
+
+/// Compact JSON as Go's `encoding/json` writes it (spec Appendix A.2): keys
+/// sorted by bytes at every level; `<`, `>`, `&`, U+2028, U+2029 escaped as
+/// `\u003c`…; integers that fit `i64` in decimal, other numbers as Go prints
+/// a `float64` (`1e-7`, `1e+21`, `100000000000000000000`, `1` for `1.0`,
+/// `-0`). A literal too large for `f64` (only possible from our own
+/// parser, never from Go) is written as its literal text.
+///
+/// ```
+/// use smpatch_value::{parse_json, to_go_json, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{"b": 1.0, "a": "<&>", "c": 1e-7}"#, &ParseOptions::default()).unwrap();
+/// assert_eq!(to_go_json(&v), r#"{"a":"\u003c\u0026\u003e","b":1,"c":1e-7}"#);
+/// ```
+pub fn to_go_json(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    write_go_json(&mut out, v);
+    out
+}
+
+/// Appends the Go-compatible JSON of `v` (as [`to_go_json`]) to `out`.
+pub fn write_go_json(out: &mut String, v: &Value<'_>) {
+    write(
+        out,
+        v,
+        Style {
+            go: true,
+            indent: None,
+        },
+    );
+}
+
+/// Go-compatible JSON (as [`to_go_json`]) in the layout of `kubectl -o json`:
+/// byte-for-byte what kubectl prints for the same object.
+pub fn to_go_json_pretty(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    write(
+        &mut out,
+        v,
+        Style {
+            go: true,
+            indent: Some(4),
+        },
+    );
+    out.push('\n');
+    out
+}
+
+enum Frame<'a> {
+    Array(std::slice::Iter<'a, Value<'a>>),
+    Object(std::slice::Iter<'a, Member<'a>>),
+    Sorted(std::vec::IntoIter<&'a Member<'a>>),
+}
+
+fn newline(out: &mut String, style: Style, depth: usize) {
+    if let Some(n) = style.indent {
+        out.push('\n');
+        for _ in 0..n * depth {
+            out.push(' ');
+        }
+    }
+}
+
+fn write(out: &mut String, v: &Value<'_>, style: Style) {
+    let mut stack: Vec<(Frame<'_>, bool)> = Vec::new();
+    let mut next = Some(*v);
+    loop {
+        if let Some(v) = next.take() {
+            match v {
+                Value::Null => out.push_str("null"),
+                Value::Bool(true) => out.push_str("true"),
+                Value::Bool(false) => out.push_str("false"),
+                Value::Number(n) => {
+                    if style.go {
+                        write_go_number(out, &n);
+                    } else {
+                        out.push_str(n.literal());
+                    }
+                }
+                Value::String(s) => write_str(out, s, style.go),
+                Value::Array(items) if items.is_empty() => out.push_str("[]"),
+                Value::Object(o) if o.is_empty() => out.push_str("{}"),
+                Value::Array(items) => {
+                    out.push('[');
+                    stack.push((Frame::Array(items.iter()), true));
+                }
+                Value::Object(o) => {
+                    out.push('{');
+                    let frame = if style.go {
+                        let mut ms: Vec<&Member<'_>> = o.members().iter().collect();
+                        ms.sort_unstable_by(|a, b| a.key.cmp(b.key));
+                        Frame::Sorted(ms.into_iter())
+                    } else {
+                        Frame::Object(o.members().iter())
+                    };
+                    stack.push((frame, true));
+                }
+            }
+        }
+        let depth = stack.len();
+        let Some((frame, first)) = stack.last_mut() else {
+            return;
+        };
+        let item = match frame {
+            Frame::Array(it) => it.next().map(|v| (None, *v)),
+            Frame::Object(it) => it.next().map(|m| (Some(m.key), m.value)),
+            Frame::Sorted(it) => it.next().map(|m| (Some(m.key), m.value)),
+        };
+        match item {
+            Some((key, value)) => {
+                if !*first {
+                    out.push(',');
+                }
+                *first = false;
+                newline(out, style, depth);
+                if let Some(k) = key {
+                    write_str(out, k, style.go);
+                    out.push(':');
+                    if style.indent.is_some() {
+                        out.push(' ');
+                    }
+                }
+                next = Some(value);
+            }
+            None => {
+                let close = if matches!(frame, Frame::Array(_)) {
+                    ']'
+                } else {
+                    '}'
+                };
+                stack.pop();
+                newline(out, style, depth - 1);
+                out.push(close);
+            }
+        }
+    }
+}
+
+/// 0: no escape; 1: `\u00XX`; other: the escape letter.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = 1;
+        i += 1;
+    }
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[0x08] = b'b';
+    t[0x0c] = b'f';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    // Go-only escapes are marked 2 and handled when `go` is set.
+    t[b'<' as usize] = 2;
+    t[b'>' as usize] = 2;
+    t[b'&' as usize] = 2;
+    t[0xE2] = 2;
+    t
+};
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn push_u_escape(out: &mut String, c: u32) {
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((c >> shift) & 0xF) as usize] as char);
+    }
+}
+
+fn write_str(out: &mut String, s: &str, go: bool) {
+    out.push('"');
+    let b = s.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let e = ESCAPE[c as usize];
+        if e == 0 {
+            i += 1;
+            continue;
+        }
+        if e == 2 {
+            if !go {
+                i += 1;
+                continue;
+            }
+            if c == 0xE2 {
+                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9.
+                if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xA8 | 0xA9)) {
+                    out.push_str(&s[run..i]);
+                    push_u_escape(out, if b[i + 2] == 0xA8 { 0x2028 } else { 0x2029 });
+                    i += 3;
+                    run = i;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        out.push_str(&s[run..i]);
+        if e == 1 || e == 2 || (go && (e == b'b' || e == b'f')) {
+            push_u_escape(out, u32::from(c));
+        } else {
+            out.push('\\');
+            out.push(e as char);
+        }
+        i += 1;
+        run = i;
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+fn write_go_number(out: &mut String, n: &Number<'_>) {
+    if n.kind() == NumberKind::Int {
+        if let Some(i) = n.as_i64() {
+            if i == 0 {
+                out.push('0'); // "-0" is the integer 0
+            } else {
+                out.push_str(n.literal());
+            }
+            return;
+        }
+    }
+    let f = n.as_f64();
+    if !f.is_finite() {
+        out.push_str(n.literal());
+        return;
+    }
+    out.push_str(&go_format_float(f));
+}
+
+/// Go's `encoding/json` text for a finite `float64` (spec Appendix A.2).
+pub(crate) fn go_format_float(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let (neg, digits, exp) = shortest_digits(f);
+    let sign = if neg { "-" } else { "" };
+    let abs = f.abs();
+    if abs < 1e-6 || abs >= 1e21 {
+        let mut out = String::from(sign);
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&exp.unsigned_abs().to_string());
+        out
+    } else {
+        plain(sign, &digits, exp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_floats() {
+        for (f, want) in [
+            (1.0, "1"),
+            (-0.0, "-0"),
+            (1e-7, "1e-7"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (0.000001, "0.000001"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (1.5e-7, "1.5e-7"),
+            (-9223372036854775808.0, "-9223372036854776000"),
+            (5e-324, "5e-324"),
+            (0.1, "0.1"),
+        ] {
+            assert_eq!(go_format_float(f), want, "{f}");
+        }
+    }
+}
