@@ -3,8 +3,15 @@
 use std::collections::HashMap;
 
 /// Index of a node in a compiled [`Schema`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub(crate) u32);
+
+impl NodeId {
+    /// The node's index in the schema's node table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// The patch strategy of a field (spec §2.3), after `retainKeys` is split off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -136,6 +143,20 @@ pub enum NodeKind {
     Unknown,
 }
 
+/// Per-node facts that do not change the node's shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeFlags {
+    /// `x-kubernetes-int-or-string: true` (the node is a [`NodeKind::Scalar`]).
+    pub int_or_string: bool,
+    /// `x-kubernetes-embedded-resource: true`.
+    pub embedded_resource: bool,
+    /// `nullable: true`, or `null` listed in a JSON-Schema `type` array.
+    pub nullable: bool,
+    /// `x-kubernetes-preserve-unknown-fields: true`. On a struct, lookups of
+    /// fields it does not declare answer the unknown cursor instead of failing.
+    pub preserve_unknown_fields: bool,
+}
+
 /// One node of a compiled schema.
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -143,6 +164,8 @@ pub struct Node {
     pub name: Option<Box<str>>,
     /// What it describes.
     pub kind: NodeKind,
+    /// Flags read from the node's schema.
+    pub flags: NodeFlags,
 }
 
 /// A group/version/kind, with `""` as the core group.
@@ -282,6 +305,69 @@ impl<'s> Cursor<'s> {
         schema.nodes.get(self.node?.0 as usize)
     }
 
+    /// The id of the node at the cursor (`None` for the schema-less cursor).
+    pub fn node_id(&self) -> Option<NodeId> {
+        self.node
+    }
+
+    /// The schema the cursor walks (`None` for [`Cursor::UNKNOWN`]).
+    pub fn schema(&self) -> Option<&'s Schema> {
+        self.schema
+    }
+
+    /// Flags of the node at the cursor (all false for the schema-less cursor).
+    pub fn flags(&self) -> NodeFlags {
+        self.node().map(|n| n.flags).unwrap_or_default()
+    }
+
+    /// The `enum` values of a scalar node, if it declares any.
+    pub fn enum_values(&self) -> Option<&'s [Box<str>]> {
+        match self.kind() {
+            Some(NodeKind::Scalar {
+                enum_values: Some(v),
+            }) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// For a list cursor: the element schema.
+    pub fn list_items(&self) -> Option<Cursor<'s>> {
+        match self.kind() {
+            Some(NodeKind::List { items }) => Some(Cursor {
+                schema: self.schema,
+                node: Some(*items),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The fields of a struct cursor, sorted by name (empty for anything
+    /// else). Each [`Field`] has [`Cursor::lookup_object`] semantics: its
+    /// cursor is the field's value schema (for a list field, the list node).
+    pub fn fields(&self) -> impl Iterator<Item = (&'s str, Field<'s>)> + 's {
+        let schema = self.schema;
+        let mut out: Vec<(&'s str, Field<'s>)> = match self.kind() {
+            Some(NodeKind::Struct { fields, .. }) => fields
+                .iter()
+                .map(|(k, def)| {
+                    (
+                        &**k,
+                        Field {
+                            cursor: Cursor {
+                                schema,
+                                node: Some(def.node),
+                            },
+                            meta: &def.meta,
+                        },
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        out.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        out.into_iter()
+    }
+
     /// True for the schema-less / untyped cursor.
     pub fn is_unknown(&self) -> bool {
         matches!(self.node().map(|n| &n.kind), None | Some(NodeKind::Unknown))
@@ -331,6 +417,7 @@ impl<'s> Cursor<'s> {
             None | Some(NodeKind::Unknown) => Ok(None),
             Some(NodeKind::Struct { fields, .. }) => match fields.get(key) {
                 Some(f) => Ok(Some(f)),
+                None if self.flags().preserve_unknown_fields => Ok(None),
                 None => Err(LookupError::NoSuchField {
                     field: key.to_owned(),
                     type_name: self.type_name().map(str::to_owned),
@@ -420,6 +507,23 @@ impl Schema {
     /// Every GVK the schema knows.
     pub fn gvks(&self) -> impl Iterator<Item = &Gvk> {
         self.by_gvk.keys()
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.0 as usize)
+    }
+
+    /// The id of a named definition.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The definition registered for a GVK, with the GVK, sorted by GVK.
+    pub fn gvk_entries(&self) -> Vec<(&Gvk, NodeId)> {
+        let mut v: Vec<_> = self.by_gvk.iter().map(|(g, id)| (g, *id)).collect();
+        v.sort();
+        v
     }
 
     /// Number of nodes (a size measure for tests and benches).

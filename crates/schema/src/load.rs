@@ -1,0 +1,236 @@
+//! Loading documents: format detection, CRDs, files, directories, merging.
+
+use std::path::{Path, PathBuf};
+
+use crate::compile::{open_crd_metadata, shift_node, Builder, Root};
+use crate::doc::Doc;
+use crate::error::{SchemaError, SchemaErrorKind};
+use crate::model::{Gvk, Schema};
+
+impl Schema {
+    /// Compiles one parsed document: an OpenAPI v2 document (`definitions`),
+    /// an OpenAPI v3 document (`components.schemas`), a JSON-Schema document
+    /// with `$defs`, a CustomResourceDefinition, or a `List` of those.
+    /// `source_name` prefixes error pointers.
+    pub fn from_json_value(doc: &serde_json::Value, source_name: &str) -> Result<Schema, SchemaError> {
+        let mut b = Builder::default();
+        add_document(&mut b, doc, source_name)?;
+        Ok(b.finish())
+    }
+
+    /// Parses and compiles one document from bytes. JSON is recognised by its
+    /// first non-blank byte (`{`); anything else is read as YAML (possibly
+    /// several `---`-separated documents, e.g. CRD manifests).
+    pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Schema, SchemaError> {
+        let mut b = Builder::default();
+        add_bytes(&mut b, bytes, source_name)?;
+        Ok(b.finish())
+    }
+
+    /// Loads a file, or every `*.json`, `*.yaml` and `*.yml` file directly in
+    /// a directory (not recursively; in file-name order).
+    ///
+    /// Definitions with the same name in several documents: the last one
+    /// loaded wins the name (and its GVKs); earlier documents keep pointing at
+    /// their own definitions. Each document's `$ref`s resolve within that
+    /// document only.
+    pub fn load_path(path: impl AsRef<Path>) -> Result<Schema, SchemaError> {
+        Schema::load_paths(&[path])
+    }
+
+    /// [`Schema::load_path`] for several files or directories, merged in order
+    /// (later names win).
+    pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Result<Schema, SchemaError> {
+        let mut b = Builder::default();
+        for p in paths {
+            for file in expand(p.as_ref())? {
+                let name = file.display().to_string();
+                let bytes = std::fs::read(&file).map_err(|e| {
+                    SchemaError::new(SchemaErrorKind::Io, name.clone(), format!("cannot read: {e}"))
+                })?;
+                add_bytes(&mut b, &bytes, &name)?;
+            }
+        }
+        Ok(b.finish())
+    }
+
+    /// Combines two schemas. `other`'s names and GVKs win over `self`'s.
+    pub fn merge(mut self, other: Schema) -> Schema {
+        let offset = self.nodes.len() as u32;
+        self.nodes.extend(other.nodes.into_iter().map(|n| shift_node(n, offset)));
+        for (name, id) in other.by_name {
+            self.by_name.insert(name, crate::model::NodeId(id.0 + offset));
+        }
+        for (gvk, id) in other.by_gvk {
+            self.by_gvk.insert(gvk, crate::model::NodeId(id.0 + offset));
+        }
+        self
+    }
+}
+
+fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
+    let io = |e: std::io::Error| {
+        SchemaError::new(SchemaErrorKind::Io, path.display().to_string(), format!("cannot read: {e}"))
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        let p = entry.map_err(io)?.path();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if p.is_file() && matches!(ext, "json" | "yaml" | "yml") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(), SchemaError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.iter().find(|c| !c.is_ascii_whitespace());
+    if first == Some(&b'{') {
+        let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| json_error(&e, source))?;
+        return add_document(b, &doc, source);
+    }
+    crate::yaml::add_yaml(b, bytes, source)
+}
+
+fn json_error(e: &serde_json::Error, source: &str) -> SchemaError {
+    let text = e.to_string();
+    let kind = if text.contains("recursion limit exceeded") {
+        SchemaErrorKind::TooDeep
+    } else {
+        SchemaErrorKind::Parse
+    };
+    SchemaError::new(
+        kind,
+        format!("{source}:{}:{}", e.line(), e.column()),
+        format!("invalid JSON: {text}"),
+    )
+}
+
+/// Compiles one parsed document (see [`Schema::from_json_value`]).
+pub(crate) fn add_document<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), SchemaError> {
+    if !doc.is_object() {
+        return Err(SchemaError::new(
+            SchemaErrorKind::NotASchema,
+            format!("{source}#"),
+            format!("expected a schema document (an object), but received a {}", doc.go_type()),
+        ));
+    }
+    let kind = doc.get("kind").and_then(|k| k.as_str());
+    if kind == Some("CustomResourceDefinition") {
+        return add_crd(b, doc, source);
+    }
+    if kind.is_some_and(|k| k.ends_with("List")) {
+        if let Some(items) = doc.get("items").and_then(|i| i.elements()) {
+            for item in items {
+                add_document(b, item, source)?;
+            }
+            return Ok(());
+        }
+    }
+    if doc.get("swagger").is_some() || doc.get("definitions").is_some() {
+        let defs = doc.get("definitions").map(|d| (d, "/definitions"));
+        b.add(source, defs, Vec::new())?;
+        return Ok(());
+    }
+    if doc.get("openapi").is_some() || doc.get("components").is_some() {
+        let defs = doc
+            .get("components")
+            .and_then(|c| c.get("schemas"))
+            .map(|d| (d, "/components/schemas"));
+        b.add(source, defs, Vec::new())?;
+        return Ok(());
+    }
+    if let Some(defs) = doc.get("$defs") {
+        b.add(source, Some((defs, "/$defs")), Vec::new())?;
+        return Ok(());
+    }
+    Err(SchemaError::new(
+        SchemaErrorKind::NotASchema,
+        format!("{source}#"),
+        "not an OpenAPI v2 document (definitions), an OpenAPI v3 document (components.schemas), a $defs document or a CustomResourceDefinition",
+    ))
+}
+
+/// The definition name the API server publishes for a CRD version:
+/// the group's DNS labels reversed, then version and kind
+/// (`container.cnrm.cloud.google.com`, `v1beta1`, `ContainerCluster` →
+/// `com.google.cloud.cnrm.container.v1beta1.ContainerCluster`).
+pub fn crd_definition_name(group: &str, version: &str, kind: &str) -> String {
+    let mut labels: Vec<&str> = group.split('.').collect();
+    labels.reverse();
+    format!("{}.{version}.{kind}", labels.join("."))
+}
+
+fn add_crd<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), SchemaError> {
+    let bad = |ptr: &str, m: &str| SchemaError::new(SchemaErrorKind::InvalidCrd, format!("{source}#{ptr}"), m);
+    let spec = doc.get("spec").ok_or_else(|| bad("/spec", "a CustomResourceDefinition needs a spec"))?;
+    let group = spec
+        .get("group")
+        .and_then(|g| g.as_str())
+        .ok_or_else(|| bad("/spec/group", "spec.group must be a string"))?;
+    let kind = spec
+        .get("names")
+        .and_then(|n| n.get("kind"))
+        .and_then(|k| k.as_str())
+        .ok_or_else(|| bad("/spec/names/kind", "spec.names.kind must be a string"))?;
+    let legacy = spec
+        .get("validation")
+        .and_then(|v| v.get("openAPIV3Schema"))
+        .filter(|s| s.is_object());
+    let mut roots = Vec::new();
+    let mut push = |version: &str, schema: D, pointer: String| {
+        roots.push(Root {
+            name: crd_definition_name(group, version, kind),
+            schema,
+            pointer,
+            gvk: Some(Gvk {
+                group: group.into(),
+                version: version.into(),
+                kind: kind.into(),
+            }),
+        })
+    };
+    match spec.get("versions").and_then(|v| v.elements()) {
+        Some(versions) if !versions.is_empty() => {
+            for (i, v) in versions.into_iter().enumerate() {
+                let name = v
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .ok_or_else(|| bad(&format!("/spec/versions/{i}/name"), "version name must be a string"))?;
+                let own = v
+                    .get("schema")
+                    .and_then(|s| s.get("openAPIV3Schema"))
+                    .filter(|s| s.is_object());
+                match (own, legacy) {
+                    (Some(s), _) => push(name, s, format!("/spec/versions/{i}/schema/openAPIV3Schema")),
+                    (None, Some(s)) => push(name, s, "/spec/validation/openAPIV3Schema".into()),
+                    (None, None) => {
+                        return Err(bad(
+                            &format!("/spec/versions/{i}/schema"),
+                            "the version has no schema.openAPIV3Schema and the CRD no spec.validation",
+                        ))
+                    }
+                }
+            }
+        }
+        _ => {
+            let version = spec
+                .get("version")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| bad("/spec/versions", "a CustomResourceDefinition needs spec.versions"))?;
+            let s = legacy.ok_or_else(|| bad("/spec/validation", "no spec.validation.openAPIV3Schema"))?;
+            push(version, s, "/spec/validation/openAPIV3Schema".into());
+        }
+    }
+    let ids = b.add(source, None, roots)?;
+    for id in ids {
+        open_crd_metadata(b, id);
+    }
+    Ok(())
+}
