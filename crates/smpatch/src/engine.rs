@@ -1,0 +1,86 @@
+//! The one place that calls into the workspace crates.
+//!
+//! Everything else in this crate (facade, batch mode, CLI) goes through these
+//! functions, so each crate's API is wired in exactly once.
+
+use crate::Error;
+use smpatch_schema::{Cursor, Schema};
+use smpatch_value::{Arena, Value};
+use std::path::Path;
+
+pub(crate) use crate::shim::{
+    parse_json, parse_yaml, to_go_json, to_json_pretty, to_json_string, to_yaml_string,
+    ParseError, ParseOptions,
+};
+pub use crate::shim::{ApplyOptions, CreateOptions};
+
+/// Merges `patch` into `original` (spec §3).
+pub(crate) fn apply<'a>(
+    _arena: &'a Arena,
+    _original: Value<'a>,
+    _patch: Value<'a>,
+    _cursor: Cursor<'_>,
+    _opts: &ApplyOptions,
+) -> Result<Value<'a>, Error> {
+    Err(Error::unsupported("apply"))
+}
+
+/// Two-way patch from `original` to `modified` (spec §4.2).
+pub(crate) fn create_two_way<'a>(
+    _arena: &'a Arena,
+    _original: Value<'a>,
+    _modified: Value<'a>,
+    _cursor: Cursor<'_>,
+    _opts: &CreateOptions,
+) -> Result<Value<'a>, Error> {
+    Err(Error::unsupported("create2"))
+}
+
+/// Three-way patch (spec §4.6).
+pub(crate) fn create_three_way<'a>(
+    _arena: &'a Arena,
+    _original: Value<'a>,
+    _modified: Value<'a>,
+    _current: Value<'a>,
+    _cursor: Cursor<'_>,
+    _overwrite: bool,
+    _opts: &CreateOptions,
+) -> Result<Value<'a>, Error> {
+    Err(Error::unsupported("create3"))
+}
+
+/// Whether two patches conflict (spec §4.7).
+pub(crate) fn conflicts(
+    _left: Value<'_>,
+    _right: Value<'_>,
+    _cursor: Cursor<'_>,
+    _opts: &CreateOptions,
+) -> Result<bool, Error> {
+    Err(Error::unsupported("conflicts"))
+}
+
+/// Loads a schema file or directory (OpenAPI v2/v3 JSON, CRD YAML).
+pub(crate) fn load_schema_path(path: &Path) -> Result<Schema, Error> {
+    let _ = path;
+    Err(Error::unsupported("loading schema files"))
+}
+
+/// The embedded Kubernetes schema.
+pub(crate) fn embedded_schema() -> Result<&'static Schema, Error> {
+    Err(Error::unsupported("the embedded schema"))
+}
+
+/// Human-readable patch metadata of a type or field path.
+pub(crate) fn explain(schema: &Schema, type_name: &str, path: Option<&str>) -> Result<String, Error> {
+    let _ = (schema, type_name, path);
+    Err(Error::unsupported("explain"))
+}
+
+/// Converts a parse error of a document into the facade error.
+pub(crate) fn document_error(e: &ParseError, what: &str) -> Error {
+    Error::new(
+        "invalid_document",
+        e.path.clone(),
+        format!("invalid JSON document ({what}): {e}"),
+    )
+}
