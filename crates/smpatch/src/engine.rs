@@ -4,13 +4,13 @@
 //! functions, so each crate's API is wired in exactly once.
 
 use crate::Error;
-use smpatch_schema::{Cursor, Schema};
+use smpatch_schema::{Cursor, Schema, SchemaError};
 use smpatch_value::{Arena, Value};
 use std::path::Path;
 
-pub(crate) use crate::shim::{
-    parse_json, parse_yaml, to_go_json, to_json_pretty, to_json_string, to_yaml_string,
-    ParseError, ParseOptions,
+pub(crate) use crate::shim::to_yaml_string;
+pub(crate) use smpatch_value::{
+    parse_json, to_go_json, to_json_pretty, to_json_string, ParseError, ParseOptions,
 };
 pub use crate::shim::{ApplyOptions, CreateOptions};
 
@@ -61,19 +61,21 @@ pub(crate) fn conflicts(
 
 /// Loads a schema file or directory (OpenAPI v2/v3 JSON, CRD YAML).
 pub(crate) fn load_schema_path(path: &Path) -> Result<Schema, Error> {
-    let _ = path;
-    Err(Error::unsupported("loading schema files"))
+    Schema::load_path(path).map_err(schema_error)
+}
+
+fn schema_error(e: SchemaError) -> Error {
+    Error::new(e.kind_name(), e.pointer, e.message)
 }
 
 /// The embedded Kubernetes schema.
 pub(crate) fn embedded_schema() -> Result<&'static Schema, Error> {
-    Err(Error::unsupported("the embedded schema"))
+    smpatch_schema::embedded_checked().map_err(|e| schema_error(e.clone()))
 }
 
 /// Human-readable patch metadata of a type or field path.
 pub(crate) fn explain(schema: &Schema, type_name: &str, path: Option<&str>) -> Result<String, Error> {
-    let _ = (schema, type_name, path);
-    Err(Error::unsupported("explain"))
+    smpatch_schema::explain(schema, type_name, path).map_err(schema_error)
 }
 
 /// Converts a parse error of a document into the facade error.
@@ -83,4 +85,15 @@ pub(crate) fn document_error(e: &ParseError, what: &str) -> Error {
         e.path.clone(),
         format!("invalid JSON document ({what}): {e}"),
     )
+}
+
+/// Parses a YAML stream into documents; errors are `invalid_document`.
+pub(crate) fn parse_yaml_docs<'a>(
+    arena: &'a Arena,
+    text: &'a str,
+    opts: &ParseOptions,
+    what: &str,
+) -> Result<Vec<Value<'a>>, Error> {
+    let _ = what;
+    crate::shim::parse_yaml(arena, text, opts)
 }

@@ -52,8 +52,7 @@ pub(crate) fn parse_document<'a>(
                 format!("invalid JSON document ({what}): not UTF-8: {e}"),
             )
         })?;
-        let docs = engine::parse_yaml(arena, s, &opts)
-            .map_err(|e| engine::document_error(&e, what))?;
+        let docs = engine::parse_yaml_docs(arena, s, &opts, what)?;
         match docs.as_slice() {
             [] => match empty {
                 Empty::IsObject => Value::empty_object(),

@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod batch;
+pub mod cli;
 mod engine;
 mod error;
 mod input;

@@ -1,5 +1,5 @@
-//! The `smpatch` command-line tool.
+//! The `smpatch` command-line tool; see `smpatch --help`.
 
 fn main() {
-    println!("smpatch {}", env!("CARGO_PKG_VERSION"));
+    std::process::exit(smpatch::cli::main());
 }

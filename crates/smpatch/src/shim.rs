@@ -4,84 +4,18 @@
 //! a one-line change in `engine.rs`. Nothing here pretends to merge or diff:
 //! operations whose crate has not landed answer `unsupported`.
 
-use smpatch_value::{from_serde, to_serde, Arena, Value};
-
-/// Mirrors `smpatch_value::ParseOptions` (subset).
-#[derive(Clone, Debug)]
-pub(crate) struct ParseOptions {
-    pub(crate) max_depth: usize,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions { max_depth: 256 }
-    }
-}
-
-/// Mirrors `smpatch_value::ParseError` (subset).
-#[derive(Clone, Debug)]
-pub(crate) struct ParseError {
-    pub(crate) path: String,
-    pub(crate) message: String,
-}
-
-impl ParseError {
-    pub(crate) fn kind_name(&self) -> &'static str {
-        "syntax"
-    }
-}
-
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-pub(crate) fn parse_json<'a>(
-    arena: &'a Arena,
-    bytes: &[u8],
-    opts: &ParseOptions,
-) -> Result<Value<'a>, ParseError> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| ParseError {
-        path: String::new(),
-        message: e.to_string(),
-    })?;
-    from_serde(arena, &v, opts.max_depth).map_err(|e| ParseError {
-        path: e.path,
-        message: e.message,
-    })
-}
+use smpatch_value::{Arena, ParseOptions, Value};
 
 pub(crate) fn parse_yaml<'a>(
     _arena: &'a Arena,
-    _text: &str,
+    _text: &'a str,
     _opts: &ParseOptions,
-) -> Result<Vec<Value<'a>>, ParseError> {
-    Err(ParseError {
-        path: String::new(),
-        message: "YAML input is not supported yet".into(),
-    })
-}
-
-pub(crate) fn to_json_string(v: &Value<'_>) -> String {
-    to_serde(v)
-        .map(|s| s.to_string())
-        .unwrap_or_else(|e| format!("\"unserializable: {e}\""))
-}
-
-pub(crate) fn to_json_pretty(v: &Value<'_>) -> String {
-    to_serde(v)
-        .ok()
-        .and_then(|s| serde_json::to_string_pretty(&s).ok())
-        .unwrap_or_default()
-}
-
-pub(crate) fn to_go_json(v: &Value<'_>) -> String {
-    to_json_string(v)
+) -> Result<Vec<Value<'a>>, crate::Error> {
+    Err(crate::Error::unsupported("YAML input"))
 }
 
 pub(crate) fn to_yaml_string(v: &Value<'_>) -> String {
-    to_json_pretty(v)
+    smpatch_value::to_json_pretty(v)
 }
 
 /// Mirrors `smpatch_patch_apply::ApplyOptions` until it lands.
