@@ -22,6 +22,8 @@ mod render;
 mod serde_conv;
 mod value;
 mod write_json;
+mod write_yaml;
+mod yaml;
 
 pub use arena::Arena;
 pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
@@ -32,3 +34,5 @@ pub use value::{Kind, Member, Number, NumberKind, Object, Value};
 pub use write_json::{
     to_go_json, to_go_json_pretty, to_json_pretty, to_json_string, write_go_json, write_json,
 };
+pub use write_yaml::{to_yaml_string, write_yaml};
+pub use yaml::{parse_yaml, parse_yaml_single};

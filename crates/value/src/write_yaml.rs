@@ -1,0 +1,299 @@
+//! The block YAML writer, laid out like `kubectl -o yaml`.
+//!
+//! Architecture Invariant: iterative, like the JSON writers.
+
+use crate::yaml::{resolve_plain, Resolved};
+use crate::{Member, Value};
+
+/// Block YAML in the layout of `kubectl -o yaml`: 2-space indent, list items
+/// at the same indent as their key, `{}`/`[]` for empty containers, keys in
+/// insertion order, numbers as their literal text.
+///
+/// Strings are quoted when a plain scalar would read back as something else:
+/// double quotes for text that would resolve to another type (`"yes"`,
+/// `"123"`, `"null"`, `""`) or holds control characters (escaped), single
+/// quotes for text starting with an indicator or holding `: ` or ` #`.
+/// Multi-line strings use literal blocks (`|`, `|-`, `|+`).
+///
+/// Round trip: `parse_yaml_single(to_yaml_string(v))` deep-equals `v` except
+/// that, as in kubectl, floats with an integral value (`1.0`) read back as
+/// integers and integers beyond `u64` as floats.
+///
+/// ```
+/// use smpatch_value::{parse_json, to_yaml_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{"a":{"b":[1,{"c":"yes"}]},"d":[],"e":"x\ny"}"#, &ParseOptions::default()).unwrap();
+/// assert_eq!(to_yaml_string(&v), "a:\n  b:\n  - 1\n  - c: \"yes\"\nd: []\ne: |-\n  x\n  y\n");
+/// ```
+pub fn to_yaml_string(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    write_yaml(&mut out, v);
+    out
+}
+
+/// Appends the block YAML of `v` (as [`to_yaml_string`]) to `out`.
+pub fn write_yaml(out: &mut String, v: &Value<'_>) {
+    struct Frame<'a> {
+        items: Items<'a>,
+        indent: usize,
+        /// The first entry continues the current line (after `- `).
+        inline: bool,
+        first: bool,
+    }
+    enum Items<'a> {
+        Map(std::slice::Iter<'a, Member<'a>>),
+        Seq(std::slice::Iter<'a, Value<'a>>),
+    }
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    match *v {
+        Value::Object(o) if !o.is_empty() => stack.push(Frame {
+            items: Items::Map(o.members().iter()),
+            indent: 0,
+            inline: false,
+            first: true,
+        }),
+        Value::Array(a) if !a.is_empty() => stack.push(Frame {
+            items: Items::Seq(a.iter()),
+            indent: 0,
+            inline: false,
+            first: true,
+        }),
+        other => {
+            write_node_inline(out, &other, 0);
+            return;
+        }
+    }
+    while let Some(frame) = stack.last_mut() {
+        let n = frame.indent;
+        let (key, value) = match &mut frame.items {
+            Items::Map(it) => match it.next() {
+                Some(m) => (Some(m.key), m.value),
+                None => {
+                    stack.pop();
+                    continue;
+                }
+            },
+            Items::Seq(it) => match it.next() {
+                Some(v) => (None, *v),
+                None => {
+                    stack.pop();
+                    continue;
+                }
+            },
+        };
+        if !(frame.first && frame.inline) {
+            push_spaces(out, n);
+        }
+        frame.first = false;
+        match key {
+            Some(k) => {
+                write_key(out, k);
+                out.push(':');
+                match value {
+                    Value::Object(o) if !o.is_empty() => {
+                        out.push('\n');
+                        stack.push(Frame {
+                            items: Items::Map(o.members().iter()),
+                            indent: n + 2,
+                            inline: false,
+                            first: true,
+                        });
+                    }
+                    Value::Array(a) if !a.is_empty() => {
+                        out.push('\n');
+                        stack.push(Frame {
+                            items: Items::Seq(a.iter()),
+                            indent: n,
+                            inline: false,
+                            first: true,
+                        });
+                    }
+                    other => {
+                        out.push(' ');
+                        write_node_inline(out, &other, n + 2);
+                    }
+                }
+            }
+            None => {
+                out.push_str("- ");
+                match value {
+                    Value::Object(o) if !o.is_empty() => stack.push(Frame {
+                        items: Items::Map(o.members().iter()),
+                        indent: n + 2,
+                        inline: true,
+                        first: true,
+                    }),
+                    Value::Array(a) if !a.is_empty() => stack.push(Frame {
+                        items: Items::Seq(a.iter()),
+                        indent: n + 2,
+                        inline: true,
+                        first: true,
+                    }),
+                    other => write_node_inline(out, &other, n + 2),
+                }
+            }
+        }
+    }
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
+}
+
+/// A scalar or empty container, then a newline. Block scalar content goes at
+/// `content_indent`.
+fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => out.push_str(n.literal()),
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
+        Value::String(s) => match string_style(s, true) {
+            Style::Plain => out.push_str(s),
+            Style::Single => write_single(out, s),
+            Style::Double => write_double(out, s),
+            Style::Literal => {
+                write_literal(out, s, content_indent);
+                return;
+            }
+        },
+    }
+    out.push('\n');
+}
+
+fn write_key(out: &mut String, k: &str) {
+    match string_style(k, false) {
+        Style::Plain => out.push_str(k),
+        Style::Single => write_single(out, k),
+        Style::Double | Style::Literal => write_double(out, k),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+/// Characters that must be escaped in double quotes.
+fn needs_escape(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
+}
+
+fn string_style(s: &str, allow_block: bool) -> Style {
+    if s.is_empty() || s.chars().any(needs_escape) {
+        return Style::Double;
+    }
+    if s.contains('\n') {
+        // Block scalars need an indentation indicator when the first
+        // non-empty line starts with a space; use double quotes instead.
+        let first_content = s.split('\n').find(|l| !l.is_empty());
+        let indented = first_content.is_none_or(|l| l.starts_with(' '));
+        return if allow_block && !indented {
+            Style::Literal
+        } else {
+            Style::Double
+        };
+    }
+    if resolve_plain(s) != Resolved::Str {
+        return Style::Double;
+    }
+    let b = s.as_bytes();
+    let first = b[0];
+    let last = b[b.len() - 1];
+    if matches!(
+        first,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+            | b' '
+    ) || last == b' '
+        || last == b':'
+        || s.contains(": ")
+        || s.contains(" #")
+        || s.starts_with("...")
+    {
+        return Style::Single;
+    }
+    Style::Plain
+}
+
+fn write_single(out: &mut String, s: &str) {
+    out.push('\'');
+    for (i, part) in s.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str("''");
+        }
+        out.push_str(part);
+    }
+    out.push('\'');
+}
+
+fn write_double(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if needs_escape(c) => {
+                let n = c as u32;
+                if n <= 0xFFFF {
+                    out.push_str(&format!("\\u{n:04X}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_literal(out: &mut String, s: &str, indent: usize) {
+    let trailing = s.len() - s.trim_end_matches('\n').len();
+    out.push_str(match trailing {
+        0 => "|-",
+        1 => "|",
+        _ => "|+",
+    });
+    out.push('\n');
+    let mut lines: Vec<&str> = s.split('\n').collect();
+    if trailing > 0 {
+        lines.pop(); // the empty piece after the final newline
+    }
+    for line in lines {
+        if !line.is_empty() {
+            push_spaces(out, indent);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+}
