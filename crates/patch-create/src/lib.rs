@@ -1,7 +1,385 @@
 //! Patch creation: two-way and three-way strategic merge patch diffs,
-//! conflict detection and patch composition.
+//! conflict detection and patch composition (spec §4 and §3.15).
 //!
-//! Owns: `create_two_way`, `create_three_way`, `conflicts`, `compose`.
+//! Owns: [`create_two_way`], [`create_three_way`] (the `kubectl apply` diff),
+//! [`conflicts`], [`compose`], [`CreateOptions`] and [`Precondition`].
 //!
-//! Must not: parse schemas or documents itself; it reuses `smpatch-patch-apply`
-//! for composition.
+//! Must not: parse schemas or documents itself, or merge patches on its own:
+//! composition reuses `smpatch-patch-apply`'s COMPOSE mode.
+//!
+//! By default the patches equal the reference's (as JSON values), quirks
+//! included; [`CreateOptions::fix_quirks`] turns on the fixes of spec §10
+//! (Q1, Q5, Q17, Q18, Q19).
+//!
+//! ```
+//! use smpatch_patch_create::{create_two_way, CreateOptions};
+//! use smpatch_schema::Cursor;
+//! use smpatch_value::{from_serde, to_serde, Arena};
+//! use serde_json::json;
+//!
+//! let arena = Arena::new();
+//! let o = from_serde(&arena, &json!({"a": 1, "b": {"c": 2}}), 256).unwrap();
+//! let m = from_serde(&arena, &json!({"a": 1, "b": {"c": 3}, "d": true}), 256).unwrap();
+//! let p = create_two_way(&arena, o, m, Cursor::UNKNOWN, &CreateOptions::default(), &[]).unwrap();
+//! assert_eq!(to_serde(&p).unwrap(), json!({"b": {"c": 3}, "d": true}));
+//! ```
+#![deny(missing_docs)]
+
+mod compose;
+mod conflict;
+mod diff;
+mod keys;
+mod path;
+
+use diff::{DiffFlags, Differ};
+use path::Seg;
+use smpatch_patch_apply::{Error, ErrorKind};
+use smpatch_schema::Cursor;
+use smpatch_value::{Arena, Object, Value};
+
+/// Options of patch creation. Build with `Default` and set fields; the batch
+/// protocol maps its `options` keys to these field names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreateOptions {
+    /// Turn on the fixes §10 of the spec recommends for patch creation:
+    /// Q1 (primitive-list reorders), Q5 (merge keys compared strictly),
+    /// Q17 (unchanged `replace` objects not emitted), Q18 (directive keys,
+    /// empty lists and de-duplicated lists in conflict checks), Q19
+    /// (`replace` objects compared deeply for conflicts).
+    pub fix_quirks: bool,
+    /// Key merge lists by all their `x-kubernetes-list-map-keys` when both
+    /// those and a merge key are declared.
+    pub compound_keys: bool,
+    /// Two-way only: emit only deletions.
+    pub ignore_changes_and_additions: bool,
+    /// Two-way only: emit no deletions.
+    pub ignore_deletions: bool,
+    /// Nesting limit of every document (objects and lists); deeper input is
+    /// rejected with [`ErrorKind::TooDeep`]. `0` means the default (256).
+    pub max_depth: usize,
+}
+
+/// The default nesting limit.
+pub const DEFAULT_MAX_DEPTH: usize = 256;
+
+impl Default for CreateOptions {
+    fn default() -> Self {
+        CreateOptions {
+            fix_quirks: false,
+            compound_keys: false,
+            ignore_changes_and_additions: false,
+            ignore_deletions: false,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl CreateOptions {
+    fn depth_limit(&self) -> usize {
+        if self.max_depth == 0 {
+            DEFAULT_MAX_DEPTH
+        } else {
+            self.max_depth
+        }
+    }
+
+    fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
+        Differ {
+            arena,
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+            max_depth: self.depth_limit(),
+        }
+    }
+}
+
+/// A condition the created patch must meet (spec §4.8), checked on its top
+/// level after it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Precondition {
+    /// Fails when the patch has this top-level key (even holding null).
+    RequireKeyUnchanged(String),
+    /// Fails when the patch's `metadata` is an object holding this key.
+    RequireMetadataKeyUnchanged(String),
+}
+
+impl Precondition {
+    /// True when `patch` meets the condition.
+    pub fn holds(&self, patch: &Value<'_>) -> bool {
+        match self {
+            Precondition::RequireKeyUnchanged(k) => patch.get(k).is_none(),
+            Precondition::RequireMetadataKeyUnchanged(k) => match patch.get("metadata") {
+                Some(Value::Object(m)) => !m.contains_key(k),
+                _ => true,
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Precondition::RequireKeyUnchanged(k) => format!("/{k} must not change"),
+            Precondition::RequireMetadataKeyUnchanged(k) => {
+                format!("/metadata/{k} must not change")
+            }
+        }
+    }
+
+    fn pointer(&self) -> String {
+        let mut p = String::new();
+        match self {
+            Precondition::RequireKeyUnchanged(k) => smpatch_patch_apply::push_pointer_token(&mut p, k),
+            Precondition::RequireMetadataKeyUnchanged(k) => {
+                smpatch_patch_apply::push_pointer_token(&mut p, "metadata");
+                smpatch_patch_apply::push_pointer_token(&mut p, k);
+            }
+        }
+        p
+    }
+}
+
+/// `null` (absent) documents are `{}`; anything else but an object is
+/// [`ErrorKind::InvalidDocument`].
+fn document<'a>(v: Value<'a>, role: &str) -> Result<Object<'a>, Error> {
+    match v {
+        Value::Null => Ok(Object::default()),
+        Value::Object(o) => Ok(o),
+        other => Err(Error::new(
+            ErrorKind::InvalidDocument,
+            "",
+            format!(
+                "invalid JSON document: the {role} must be an object, not a {}",
+                other.kind().name()
+            ),
+        )),
+    }
+}
+
+/// Compact JSON of a value, cut to a readable length for messages.
+fn summary(v: &Value<'_>) -> String {
+    const LIMIT: usize = 2000;
+    let s = smpatch_value::to_json_string(v);
+    if s.len() <= LIMIT {
+        return s;
+    }
+    let mut end = LIMIT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+fn check_preconditions(patch: &Value<'_>, preconditions: &[Precondition]) -> Result<(), Error> {
+    for p in preconditions {
+        if !p.holds(patch) {
+            return Err(Error::new(
+                ErrorKind::PreconditionFailed,
+                p.pointer(),
+                format!(
+                    "precondition failed ({}) for: {}",
+                    p.describe(),
+                    summary(patch)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The two-way patch from `original` to `modified` (spec §4.2): applying it to
+/// `original` gives `modified` (for well-formed input, §8).
+///
+/// `cursor` is the schema of the documents' type ([`Cursor::UNKNOWN`] for
+/// schema-less diffs: objects recurse, lists are atomic). The options'
+/// `ignore_*` flags restrict what is emitted. Preconditions run on the
+/// finished patch ([`ErrorKind::PreconditionFailed`]).
+///
+/// # Errors
+/// [`ErrorKind::InvalidDocument`] for non-object documents, the schema and
+/// list errors of spec §4.3–§4.4 ([`ErrorKind::SchemaLookup`],
+/// [`ErrorKind::MissingMergeKey`], [`ErrorKind::MixedElementTypes`], …),
+/// [`ErrorKind::TooDeep`], [`ErrorKind::PreconditionFailed`].
+pub fn create_two_way<'a>(
+    arena: &'a Arena,
+    original: Value<'a>,
+    modified: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
+    preconditions: &[Precondition],
+) -> Result<Value<'a>, Error> {
+    let o = document(original, "original")?;
+    let m = document(modified, "modified")?;
+    let flags = DiffFlags {
+        set_element_order: true,
+        ignore_changes_and_additions: opts.ignore_changes_and_additions,
+        ignore_deletions: opts.ignore_deletions,
+    };
+    let patch = opts
+        .differ(arena)
+        .diff_objects(o, m, cursor, flags, false, &Seg::Root, 1)?;
+    let patch = Value::Object(patch);
+    check_preconditions(&patch, preconditions)?;
+    Ok(patch)
+}
+
+/// The three-way patch of `kubectl apply` (spec §4.6): `original` is the last
+/// applied configuration, `modified` the new one, `current` the live object.
+///
+/// The patch sets what `modified` specifies and differs in `current`, and
+/// deletes what was removed from `original` to `modified`; fields only
+/// `current` has are left alone. With `overwrite` false, a patch that touches
+/// a path changed from `original` to `current` differently fails with
+/// [`ErrorKind::Conflict`], naming the conflicting locations (JSON pointers
+/// into the patch). The returned patch is the same either way.
+///
+/// The options' `ignore_*` flags do not apply here (the three-way diff sets
+/// them itself).
+///
+/// # Errors
+/// As [`create_two_way`], plus [`ErrorKind::Conflict`] and the composition
+/// errors ([`ErrorKind::ComposeMismatch`], …).
+#[allow(clippy::too_many_arguments)]
+pub fn create_three_way<'a>(
+    arena: &'a Arena,
+    original: Value<'a>,
+    modified: Value<'a>,
+    current: Value<'a>,
+    cursor: Cursor<'_>,
+    overwrite: bool,
+    opts: &CreateOptions,
+    preconditions: &[Precondition],
+) -> Result<Value<'a>, Error> {
+    let o = document(original, "original")?;
+    let m = document(modified, "modified")?;
+    let c = document(current, "current")?;
+    let differ = opts.differ(arena);
+    let delta = differ.diff_objects(
+        c,
+        m,
+        cursor,
+        DiffFlags {
+            set_element_order: true,
+            ignore_changes_and_additions: false,
+            ignore_deletions: true,
+        },
+        false,
+        &Seg::Root,
+        1,
+    )?;
+    let deletions = differ.diff_objects(
+        o,
+        m,
+        cursor,
+        DiffFlags {
+            set_element_order: true,
+            ignore_changes_and_additions: true,
+            ignore_deletions: false,
+        },
+        false,
+        &Seg::Root,
+        1,
+    )?;
+    let patch = compose::compose_reference(
+        arena,
+        Value::Object(deletions),
+        Value::Object(delta),
+        cursor,
+        opts,
+    )?;
+    check_preconditions(&patch, preconditions)?;
+    if !overwrite {
+        let changed =
+            Value::Object(differ.diff_objects(o, c, cursor, DiffFlags::default(), false, &Seg::Root, 1)?);
+        let mut checker = conflict::Checker {
+            fix_quirks: opts.fix_quirks,
+            compound_keys: opts.compound_keys,
+            max_depth: opts.depth_limit(),
+            collect_all: true,
+            found: Vec::new(),
+        };
+        if checker.check(patch, changed, cursor)? {
+            let first = checker.found.first().cloned().unwrap_or_default();
+            let list = if checker.found.is_empty() {
+                "/".to_owned()
+            } else {
+                checker
+                    .found
+                    .iter()
+                    .map(|p| if p.is_empty() { "/" } else { p.as_str() })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(Error::new(
+                ErrorKind::Conflict,
+                first,
+                format!(
+                    "the patch conflicts with changes made from original to current at {list} \
+                     (use overwrite to apply anyway); patch: {} conflicts with changes made from \
+                     original to current: {}",
+                    summary(&patch),
+                    summary(&changed)
+                ),
+            ));
+        }
+    }
+    Ok(patch)
+}
+
+/// True when two change sets touch a path differently (spec §4.7): `left` is
+/// a patch, `right` the changes made from original to current.
+///
+/// By default the reference's quirks Q18 (an error for directive keys both
+/// sides hold and for two empty lists in one position) and Q19 (`replace`
+/// objects never conflict) are kept; `fix_quirks` removes them. The
+/// reference's crash on some de-duplicated atomic scalar lists answers
+/// "conflict" instead.
+///
+/// # Errors
+/// Schema lookup and list element errors, [`ErrorKind::NoElements`] (Q18),
+/// [`ErrorKind::TooDeep`].
+pub fn conflicts(
+    left: Value<'_>,
+    right: Value<'_>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
+) -> Result<bool, Error> {
+    let l = match left {
+        Value::Null => Value::empty_object(),
+        v => v,
+    };
+    let r = match right {
+        Value::Null => Value::empty_object(),
+        v => v,
+    };
+    let mut checker = conflict::Checker {
+        fix_quirks: opts.fix_quirks,
+        compound_keys: opts.compound_keys,
+        max_depth: opts.depth_limit(),
+        collect_all: false,
+        found: Vec::new(),
+    };
+    checker.check(l, r, cursor)
+}
+
+/// One patch equivalent to applying `p1` then `p2` (spec §3.15), for patches
+/// that do not conflict (check with [`conflicts`]).
+///
+/// Unlike the reference's composition (used inside [`create_three_way`]),
+/// `$patch` directives are carried through (the fix of Q32): a delete or
+/// replace in `p2` supersedes what `p1` did to that element or object, and
+/// directives in `p1` survive unless `p2` supersedes them.
+///
+/// # Errors
+/// [`ErrorKind::InvalidDocument`] for non-object patches, and the
+/// composition errors of apply's COMPOSE mode ([`ErrorKind::ComposeMismatch`],
+/// [`ErrorKind::InvalidSetElementOrder`], …).
+pub fn compose<'a>(
+    arena: &'a Arena,
+    p1: Value<'a>,
+    p2: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
+) -> Result<Value<'a>, Error> {
+    let a = document(p1, "first patch")?;
+    let b = document(p2, "second patch")?;
+    compose::compose_public(arena, Value::Object(a), Value::Object(b), cursor, opts)
+}

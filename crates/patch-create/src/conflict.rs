@@ -1,0 +1,304 @@
+//! Conflict detection of spec §4.7 (`MergingMapsHaveConflicts`).
+
+use crate::diff::{element_kind, lookup_error, lookup_list, lookup_object, too_deep, Index};
+use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
+use crate::path::Seg;
+use rustc_hash::FxHashMap;
+use smpatch_patch_apply::{Error, ErrorKind};
+use smpatch_schema::{Cursor, Strategy};
+use smpatch_value::{render, Kind, Value};
+use std::borrow::Cow;
+
+/// How the parent describes the value being compared.
+#[derive(Clone, Copy, Debug)]
+enum Meta<'s> {
+    /// No strategy (roots, list elements, scalars).
+    Plain,
+    /// An object with strategy `replace`.
+    Replace,
+    /// A merge list.
+    Merge(Keys<'s>),
+}
+
+/// Walks two change sets looking for paths both touch differently.
+pub(crate) struct Checker {
+    pub(crate) fix_quirks: bool,
+    pub(crate) compound_keys: bool,
+    pub(crate) max_depth: usize,
+    /// Keep looking after the first conflict (to name every location).
+    pub(crate) collect_all: bool,
+    /// Conflicting locations (JSON pointers into the left side).
+    pub(crate) found: Vec<String>,
+}
+
+/// At most this many locations are collected for a message.
+const MAX_REPORTED: usize = 20;
+
+impl Checker {
+    /// True when `l` and `r` conflict.
+    pub(crate) fn check(&mut self, l: Value<'_>, r: Value<'_>, cur: Cursor<'_>) -> Result<bool, Error> {
+        self.value(l, r, cur, Meta::Plain, &Seg::Root, 0)
+    }
+
+    fn conflict(&mut self, path: &Seg<'_>) -> bool {
+        if self.found.len() < MAX_REPORTED {
+            self.found.push(path.pointer());
+        }
+        true
+    }
+
+    /// Continue after a conflict only when collecting, and only while the
+    /// report has room.
+    fn stop_after_conflict(&self) -> bool {
+        !self.collect_all || self.found.len() >= MAX_REPORTED
+    }
+
+    fn value(
+        &mut self,
+        l: Value<'_>,
+        r: Value<'_>,
+        cur: Cursor<'_>,
+        meta: Meta<'_>,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<bool, Error> {
+        if depth > self.max_depth {
+            return Err(too_deep(path, self.max_depth));
+        }
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.value_inner(l, r, cur, meta, path, depth)
+        })
+    }
+
+    fn value_inner(
+        &mut self,
+        l: Value<'_>,
+        r: Value<'_>,
+        cur: Cursor<'_>,
+        meta: Meta<'_>,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<bool, Error> {
+        match l {
+            Value::Object(lo) => {
+                let Value::Object(ro) = r else {
+                    return Ok(self.conflict(path));
+                };
+                let lm = lo.get("$patch");
+                let rm = ro.get("$patch");
+                match (lm, rm) {
+                    (None, None) => {}
+                    (Some(a), Some(b)) if a.deep_eq(&b) => {}
+                    _ => return Ok(self.conflict(path)),
+                }
+                // Q19: replace objects never conflict in the reference.
+                if matches!(meta, Meta::Replace) && !self.fix_quirks {
+                    return Ok(false);
+                }
+                let r_index = Index::new(ro);
+                let mut any = false;
+                for m in lo.members() {
+                    let k = m.key;
+                    if k == "$patch" || k == "$retainKeys" {
+                        continue;
+                    }
+                    // Q18: the reference looks these up as fields (and fails).
+                    if self.fix_quirks
+                        && (k.starts_with("$setElementOrder")
+                            || k.starts_with("$deleteFromPrimitiveList"))
+                    {
+                        continue;
+                    }
+                    let Some(rv) = r_index.get(k) else { continue };
+                    let here = Seg::Key(path, k);
+                    let res = self.member(k, m.value, rv, cur, &here, depth);
+                    match res {
+                        Ok(true) => {
+                            any = true;
+                            if self.stop_after_conflict() {
+                                return Ok(true);
+                            }
+                        }
+                        Ok(false) => {}
+                        // The reference stops at the first conflict or error
+                        // (in map order); once a conflict is known, report it.
+                        Err(_) if any => return Ok(true),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(any)
+            }
+            Value::Array(ll) => {
+                let Value::Array(rl) = r else {
+                    return Ok(self.conflict(path));
+                };
+                self.lists(ll, rl, cur, meta, path, depth)
+            }
+            _ => {
+                if l.deep_eq(&r) {
+                    Ok(false)
+                } else {
+                    Ok(self.conflict(path))
+                }
+            }
+        }
+    }
+
+    fn member(
+        &mut self,
+        k: &str,
+        lv: Value<'_>,
+        rv: Value<'_>,
+        cur: Cursor<'_>,
+        here: &Seg<'_>,
+        depth: usize,
+    ) -> Result<bool, Error> {
+        match lv {
+            Value::Array(_) => {
+                let field = lookup_list(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
+                let meta = match list_plan(field.meta, self.compound_keys) {
+                    ListPlan::Merge(keys) => Meta::Merge(keys),
+                    ListPlan::Atomic => Meta::Plain,
+                };
+                self.value(lv, rv, field.cursor, meta, here, depth + 1)
+            }
+            Value::Object(_) => {
+                let field = lookup_object(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
+                let meta = if field.meta.strategy == Strategy::Replace {
+                    Meta::Replace
+                } else {
+                    Meta::Plain
+                };
+                self.value(lv, rv, field.cursor, meta, here, depth + 1)
+            }
+            _ => self.value(lv, rv, Cursor::UNKNOWN, Meta::Plain, here, depth + 1),
+        }
+    }
+
+    fn lists(
+        &mut self,
+        l: &[Value<'_>],
+        r: &[Value<'_>],
+        elem: Cursor<'_>,
+        meta: Meta<'_>,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<bool, Error> {
+        let kind = match element_kind(l, r, path)? {
+            Some(k) => k,
+            None => {
+                // Q18: two empty lists make the reference fail.
+                if self.fix_quirks {
+                    return Ok(false);
+                }
+                return Err(Error::new(
+                    ErrorKind::NoElements,
+                    path.pointer(),
+                    "no elements in any of the given slices",
+                ));
+            }
+        };
+        if let Meta::Merge(keys) = meta {
+            if kind != Kind::Object {
+                return Ok(false);
+            }
+            let l_map = by_key(l, keys, path)?;
+            let r_map = by_key(r, keys, path)?;
+            let mut any = false;
+            for (i, e) in l.iter().enumerate() {
+                let Value::Object(o) = e else { continue };
+                let Ok(id) = element_key(o, keys, true) else { continue };
+                // A later duplicate replaces an earlier one: only the last counts.
+                if l_map.get(&id) != Some(&i) {
+                    continue;
+                }
+                let Some(&ri) = r_map.get(&id) else { continue };
+                let here = Seg::Index(path, i);
+                match self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1) {
+                    Ok(true) => {
+                        any = true;
+                        if self.stop_after_conflict() {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(_) if any => return Ok(true),
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(any);
+        }
+        if l.len() != r.len() {
+            return Ok(self.conflict(path));
+        }
+        if kind != Kind::Object {
+            let ld = dedup_sorted(l);
+            let rd = dedup_sorted(r);
+            // Q18: the reference compares over the left length only and
+            // crashes when the right side is shorter; a shorter right side
+            // means the sets differ, which is the fixed answer.
+            let differs = if self.fix_quirks || rd.len() < ld.len() {
+                ld.len() != rd.len() || ld.iter().zip(&rd).any(|(a, b)| !a.deep_eq(b))
+            } else {
+                ld.iter().zip(&rd).any(|(a, b)| !a.deep_eq(b))
+            };
+            return Ok(if differs { self.conflict(path) } else { false });
+        }
+        let mut any = false;
+        for (i, (a, b)) in l.iter().zip(r).enumerate() {
+            let here = Seg::Index(path, i);
+            match self.value(*a, *b, elem, Meta::Plain, &here, depth + 1) {
+                Ok(true) => {
+                    any = true;
+                    if self.stop_after_conflict() {
+                        return Ok(true);
+                    }
+                }
+                Ok(false) => {}
+                Err(_) if any => return Ok(true),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(any)
+    }
+}
+
+/// Index of the last element per key (Go `%s` key text: kind-tagged).
+fn by_key<'a>(
+    list: &[Value<'a>],
+    keys: Keys<'_>,
+    path: &Seg<'_>,
+) -> Result<FxHashMap<KeyText<'a>, usize>, Error> {
+    let mut out = FxHashMap::default();
+    for (i, e) in list.iter().enumerate() {
+        let here = Seg::Index(path, i);
+        let Value::Object(o) = e else {
+            return Err(Error::new(
+                ErrorKind::ExpectedObject,
+                here.pointer(),
+                "invalid element type in merging list: expected an object",
+            ));
+        };
+        match element_key(o, keys, true) {
+            Ok(id) => {
+                out.insert(id, i);
+            }
+            Err(k) => return Err(crate::diff::missing_key(&here, e, k)),
+        }
+    }
+    Ok(out)
+}
+
+/// De-duplicated and sorted by rendering (`deduplicateAndSortScalars`).
+fn dedup_sorted<'a>(l: &[Value<'a>]) -> Vec<Value<'a>> {
+    let mut t: Vec<(Cow<'a, str>, Value<'a>)> = l.iter().map(|v| (render(v), *v)).collect();
+    t.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<Value<'a>> = Vec::with_capacity(t.len());
+    let mut seen = rustc_hash::FxHashSet::default();
+    for (_, v) in t {
+        if seen.insert(vec![value_text(&v, true)]) {
+            out.push(v);
+        }
+    }
+    out
+}

@@ -1,0 +1,719 @@
+//! `diff_objects` and `diff_lists` of spec §4.3–§4.5.
+//!
+//! Architecture Invariant: the diff never mutates its inputs; the reference's
+//! in-place sort of the original primitive list (Q1) is reproduced by
+//! comparing against a sorted copy.
+
+use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
+use crate::path::Seg;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smpatch_patch_apply::{Error, ErrorKind};
+use smpatch_schema::{Cursor, Field, LookupError, PatchMeta, Strategy};
+use smpatch_value::{render, Arena, Kind, Member, Object, Value};
+use std::borrow::Cow;
+
+/// Flags of one `diff_objects` run (spec §4.1; `build_retain_keys` is passed
+/// separately because it is decided per object).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DiffFlags {
+    /// Emit `$setElementOrder/<f>`.
+    pub(crate) set_element_order: bool,
+    /// Emit only deletions.
+    pub(crate) ignore_changes_and_additions: bool,
+    /// Emit only additions and changes.
+    pub(crate) ignore_deletions: bool,
+}
+
+/// Above this many members an object is indexed by a hash map.
+const INDEX_THRESHOLD: usize = 16;
+
+/// Keyed access to an object's members without quadratic scans.
+pub(crate) enum Index<'a> {
+    Small(Object<'a>),
+    Hashed(FxHashMap<&'a str, Value<'a>>),
+}
+
+impl<'a> Index<'a> {
+    pub(crate) fn new(o: Object<'a>) -> Self {
+        if o.len() <= INDEX_THRESHOLD {
+            Index::Small(o)
+        } else {
+            Index::Hashed(o.iter().collect())
+        }
+    }
+
+    pub(crate) fn get(&self, k: &str) -> Option<Value<'a>> {
+        match self {
+            Index::Small(o) => o.get(k),
+            Index::Hashed(m) => m.get(k).copied(),
+        }
+    }
+
+    pub(crate) fn contains(&self, k: &str) -> bool {
+        match self {
+            Index::Small(o) => o.contains_key(k),
+            Index::Hashed(m) => m.contains_key(k),
+        }
+    }
+}
+
+/// Error for a value deeper than the limit.
+pub(crate) fn too_deep(path: &Seg<'_>, max_depth: usize) -> Error {
+    Error::new(
+        ErrorKind::TooDeep,
+        path.pointer(),
+        format!("the document is nested deeper than the limit of {max_depth} levels"),
+    )
+}
+
+/// Error for a failed schema lookup.
+pub(crate) fn lookup_error(path: &Seg<'_>, e: &LookupError) -> Error {
+    Error::new(ErrorKind::SchemaLookup, path.pointer(), e.to_string())
+}
+
+static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
+
+/// Object-field lookup used by diff and conflict detection. With
+/// `fix_quirks`, a field inside an `additionalProperties` map takes the map's
+/// value schema (Q23 fix), as in the apply crate.
+pub(crate) fn lookup_object<'s>(
+    cur: &Cursor<'s>,
+    k: &str,
+    fix_quirks: bool,
+) -> Result<Field<'s>, LookupError> {
+    match cur.lookup_object(k) {
+        Err(LookupError::InMap { .. }) if fix_quirks => Ok(Field {
+            cursor: cur.map_value().unwrap_or(Cursor::UNKNOWN),
+            meta: &EMPTY_META,
+        }),
+        r => r,
+    }
+}
+
+/// List-field lookup: the returned cursor is the element schema. With
+/// `fix_quirks`, a list inside a map is schema-less (as in the apply crate).
+pub(crate) fn lookup_list<'s>(
+    cur: &Cursor<'s>,
+    k: &str,
+    fix_quirks: bool,
+) -> Result<Field<'s>, LookupError> {
+    match cur.lookup_list(k) {
+        Err(LookupError::InMap { .. }) if fix_quirks => Ok(Field {
+            cursor: Cursor::UNKNOWN,
+            meta: &EMPTY_META,
+        }),
+        r => r,
+    }
+}
+
+/// The element kind of a merge list, checked like the reference's
+/// `sliceElementType` over `first` then `second`: a null examined first is
+/// [`ErrorKind::NullElement`] (the reference crashes), a list examined first is
+/// [`ErrorKind::ListOfLists`], any later kind change is
+/// [`ErrorKind::MixedElementTypes`]. `None` when both lists are empty.
+pub(crate) fn element_kind(
+    first: &[Value<'_>],
+    second: &[Value<'_>],
+    path: &Seg<'_>,
+) -> Result<Option<Kind>, Error> {
+    let mut prev: Option<Kind> = None;
+    for v in first.iter().chain(second) {
+        let k = v.kind();
+        match prev {
+            None => {
+                if k == Kind::Null {
+                    return Err(Error::new(
+                        ErrorKind::NullElement,
+                        path.pointer(),
+                        "a merge list contains a null element",
+                    ));
+                }
+                if k == Kind::Array {
+                    return Err(Error::new(
+                        ErrorKind::ListOfLists,
+                        path.pointer(),
+                        "lists of lists are not supported",
+                    ));
+                }
+                prev = Some(k);
+            }
+            Some(p) if p != k => {
+                return Err(Error::new(
+                    ErrorKind::MixedElementTypes,
+                    path.pointer(),
+                    format!(
+                        "list element types are not identical: found {} and {} elements",
+                        p.name(),
+                        k.name()
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(prev)
+}
+
+/// Error for an element lacking a merge key.
+pub(crate) fn missing_key(path: &Seg<'_>, elem: &Value<'_>, key: &str) -> Error {
+    let shown = render(elem);
+    let shown: String = shown.chars().take(200).collect();
+    Error::new(
+        ErrorKind::MissingMergeKey,
+        path.pointer(),
+        format!("map: {shown} does not contain declared merge key: {key}"),
+    )
+}
+
+/// The three outputs of `diff_lists`.
+#[derive(Default)]
+struct ListDiff<'a> {
+    add: Option<Value<'a>>,
+    del: Option<Value<'a>>,
+    order: Option<Value<'a>>,
+}
+
+/// The diff engine: the arena and the quirk switches.
+pub(crate) struct Differ<'a> {
+    pub(crate) arena: &'a Arena,
+    pub(crate) fix_quirks: bool,
+    pub(crate) compound_keys: bool,
+    pub(crate) max_depth: usize,
+}
+
+impl<'a> Differ<'a> {
+    fn alloc_object(&self, members: &[Member<'a>]) -> Object<'a> {
+        Object::from_members(self.arena.alloc_slice_copy(members))
+    }
+
+    /// `diff_objects(a, b)` of spec §4.3.
+    pub(crate) fn diff_objects(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        cur: Cursor<'_>,
+        flags: DiffFlags,
+        build_retain_keys: bool,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<Object<'a>, Error> {
+        if depth > self.max_depth {
+            return Err(too_deep(path, self.max_depth));
+        }
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.diff_objects_inner(a, b, cur, flags, build_retain_keys, path, depth)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn diff_objects_inner(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        cur: Cursor<'_>,
+        flags: DiffFlags,
+        build_retain_keys: bool,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<Object<'a>, Error> {
+        let ica = flags.ignore_changes_and_additions;
+        let a_index = Index::new(a);
+        let mut patch: Vec<Member<'a>> = Vec::new();
+        let mut retain: Vec<&'a str> = Vec::new();
+        for m in b.members() {
+            let (k, bv) = (m.key, m.value);
+            if build_retain_keys && !bv.is_null() {
+                retain.push(k);
+            }
+            let Some(av) = a_index.get(k) else {
+                if !ica {
+                    patch.push(Member { key: k, value: bv });
+                }
+                continue;
+            };
+            let here = Seg::Key(path, k);
+            if k == "$patch" {
+                match (av, bv) {
+                    (Value::String(x), Value::String(y)) => {
+                        if x != y {
+                            patch.push(Member { key: k, value: bv });
+                        }
+                    }
+                    _ => {
+                        return Err(Error::new(
+                            ErrorKind::UnknownPatchType,
+                            here.pointer(),
+                            "invalid value for special key: $patch (expected a string on both sides)",
+                        ))
+                    }
+                }
+                continue;
+            }
+            if av.kind() != bv.kind() {
+                if !ica {
+                    patch.push(Member { key: k, value: bv });
+                }
+                continue;
+            }
+            match (av, bv) {
+                (Value::Object(ao), Value::Object(bo)) => {
+                    let field = match lookup_object(&cur, k, self.fix_quirks) {
+                        Ok(f) => f,
+                        Err(e) => {
+                            if av.deep_eq(&bv) {
+                                continue;
+                            }
+                            return Err(lookup_error(&here, &e));
+                        }
+                    };
+                    if field.meta.strategy == Strategy::Replace {
+                        // Q17: the reference emits replace objects even unchanged.
+                        if !ica && !(self.fix_quirks && av.deep_eq(&bv)) {
+                            patch.push(Member { key: k, value: bv });
+                        }
+                    } else {
+                        let sub = self.diff_objects(
+                            ao,
+                            bo,
+                            field.cursor,
+                            flags,
+                            field.meta.retain_keys,
+                            &here,
+                            depth + 1,
+                        )?;
+                        if !sub.is_empty() {
+                            patch.push(Member {
+                                key: k,
+                                value: Value::Object(sub),
+                            });
+                        }
+                    }
+                }
+                (Value::Array(al), Value::Array(bl)) => {
+                    let field = match lookup_list(&cur, k, self.fix_quirks) {
+                        Ok(f) => f,
+                        Err(e) => {
+                            if av.deep_eq(&bv) {
+                                continue;
+                            }
+                            return Err(lookup_error(&here, &e));
+                        }
+                    };
+                    match list_plan(field.meta, self.compound_keys) {
+                        ListPlan::Atomic => {
+                            if !ica && !av.deep_eq(&bv) {
+                                patch.push(Member { key: k, value: bv });
+                            }
+                        }
+                        ListPlan::Merge(keys) => {
+                            let d = self.diff_lists(
+                                al,
+                                bl,
+                                field.cursor,
+                                keys,
+                                flags,
+                                field.meta.retain_keys,
+                                &here,
+                                depth + 1,
+                            )?;
+                            if let Some(add) = d.add {
+                                patch.push(Member { key: k, value: add });
+                            }
+                            if let Some(del) = d.del {
+                                let key = self
+                                    .arena
+                                    .alloc_str(&format!("$deleteFromPrimitiveList/{k}"));
+                                patch.push(Member { key, value: del });
+                            }
+                            if let Some(order) = d.order {
+                                let key = self.arena.alloc_str(&format!("$setElementOrder/{k}"));
+                                patch.push(Member { key, value: order });
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    if !ica && !av.deep_eq(&bv) {
+                        patch.push(Member { key: k, value: bv });
+                    }
+                }
+            }
+        }
+        let b_index = Index::new(b);
+        if !flags.ignore_deletions {
+            for m in a.members() {
+                if !b_index.contains(m.key) {
+                    patch.push(Member {
+                        key: m.key,
+                        value: Value::Null,
+                    });
+                }
+            }
+        }
+        // §4.5 (with Q28: null-valued keys count neither in the list nor as
+        // "original has extra keys").
+        if !retain.is_empty()
+            && (!patch.is_empty()
+                || a
+                    .members()
+                    .iter()
+                    .any(|m| !m.value.is_null() && !b_index.contains(m.key)))
+        {
+            retain.sort_unstable();
+            let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
+            patch.push(Member {
+                key: "$retainKeys",
+                value: Value::Array(self.arena.alloc_slice_copy(&list)),
+            });
+        }
+        Ok(self.alloc_object(&patch))
+    }
+
+    /// `diff_lists(o, m)` of spec §4.4 for a merge list.
+    #[allow(clippy::too_many_arguments)]
+    fn diff_lists(
+        &self,
+        o: &'a [Value<'a>],
+        m: &'a [Value<'a>],
+        elem: Cursor<'_>,
+        keys: Keys<'_>,
+        flags: DiffFlags,
+        retain: bool,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<ListDiff<'a>, Error> {
+        if o.is_empty() {
+            if m.is_empty() || flags.ignore_changes_and_additions {
+                return Ok(ListDiff::default());
+            }
+            return Ok(ListDiff {
+                add: Some(Value::Array(m)),
+                ..ListDiff::default()
+            });
+        }
+        match element_kind(o, m, path)? {
+            Some(Kind::Object) => self.diff_keyed(o, m, elem, keys, flags, retain, path, depth),
+            _ => self.diff_primitive(o, m, flags, path),
+        }
+    }
+
+    /// The key text of every element (all must be objects with the keys).
+    fn key_texts(
+        &self,
+        list: &'a [Value<'a>],
+        keys: Keys<'_>,
+        tagged: bool,
+        path: &Seg<'_>,
+    ) -> Result<Vec<KeyText<'a>>, Error> {
+        let mut out = Vec::with_capacity(list.len());
+        for (i, e) in list.iter().enumerate() {
+            let here = Seg::Index(path, i);
+            let Some(obj) = e.as_object() else {
+                return Err(Error::new(
+                    ErrorKind::ExpectedObject,
+                    here.pointer(),
+                    format!(
+                        "expected a map[string]interface {{}}, but received a {}",
+                        e.kind().name()
+                    ),
+                ));
+            };
+            match element_key(&obj, keys, tagged) {
+                Ok(t) => out.push(t),
+                Err(k) => return Err(missing_key(&here, e, k)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A fresh object `{k: elem[k] for each key}` (plus `$patch: delete`).
+    fn key_object(&self, elem: Object<'a>, keys: Keys<'_>, delete: bool) -> Value<'a> {
+        let mut members: Vec<Member<'a>> = Vec::new();
+        for k in keys.names() {
+            // The element's own (arena) key string, last occurrence wins.
+            if let Some(mem) = elem.members().iter().rev().find(|m| m.key == k) {
+                members.push(*mem);
+            }
+        }
+        if delete {
+            members.push(Member {
+                key: "$patch",
+                value: Value::String("delete"),
+            });
+        }
+        Value::Object(self.alloc_object(&members))
+    }
+
+    /// §4.4.1: keyed lists.
+    #[allow(clippy::too_many_arguments)]
+    fn diff_keyed(
+        &self,
+        o: &'a [Value<'a>],
+        m: &'a [Value<'a>],
+        elem: Cursor<'_>,
+        keys: Keys<'_>,
+        flags: DiffFlags,
+        retain: bool,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<ListDiff<'a>, Error> {
+        let ica = flags.ignore_changes_and_additions;
+        // Strict identities (kind-tagged) for ordering and same-order checks.
+        let o_ids = self.key_texts(o, keys, true, path)?;
+        let m_ids = self.key_texts(m, keys, true, path)?;
+        // Pairing texts: renderings (Q5) unless quirks are fixed.
+        let (o_sort, m_sort) = if self.fix_quirks {
+            (o_ids.clone(), m_ids.clone())
+        } else {
+            (
+                self.key_texts(o, keys, false, path)?,
+                self.key_texts(m, keys, false, path)?,
+            )
+        };
+        let mut o_order: Vec<usize> = (0..o.len()).collect();
+        o_order.sort_by(|&x, &y| o_sort[x].cmp(&o_sort[y]));
+        let mut m_order: Vec<usize> = (0..m.len()).collect();
+        m_order.sort_by(|&x, &y| m_sort[x].cmp(&m_sort[y]));
+        let mut first_in_m: FxHashMap<&KeyText<'a>, usize> = FxHashMap::default();
+        for (i, id) in m_ids.iter().enumerate() {
+            first_in_m.entry(id).or_insert(i);
+        }
+
+        // The walk (§4.4.1 step 2). Like the reference, changes and generated
+        // deletions go into one list in walk order; step 3 then moves every
+        // delete element to the end.
+        let mut walk: Vec<(Value<'a>, usize)> = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let o_in = i < o_order.len();
+            let m_in = j < m_order.len();
+            if !o_in && !m_in {
+                break;
+            }
+            let cmp = if o_in && m_in {
+                Some(o_sort[o_order[i]].cmp(&m_sort[m_order[j]]))
+            } else {
+                None
+            };
+            match cmp {
+                Some(std::cmp::Ordering::Equal) => {
+                    let (oi, mi) = (o_order[i], m_order[j]);
+                    // Both are objects: `key_texts` checked every element.
+                    let oe = o[oi].as_object().unwrap_or_default();
+                    let me = m[mi].as_object().unwrap_or_default();
+                    let here = Seg::Index(path, mi);
+                    let sub =
+                        self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1)?;
+                    if !sub.is_empty() {
+                        let sub = self.with_keys(sub, me, keys);
+                        let pos = first_in_m.get(&m_ids[mi]).copied().unwrap_or(mi);
+                        walk.push((sub, pos));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                None if !o_in => {
+                    self.push_addition(&mut walk, m, &m_ids, &first_in_m, m_order[j], ica);
+                    j += 1;
+                }
+                Some(std::cmp::Ordering::Greater) => {
+                    self.push_addition(&mut walk, m, &m_ids, &first_in_m, m_order[j], ica);
+                    j += 1;
+                }
+                _ => {
+                    if !flags.ignore_deletions {
+                        if let Some(oe) = o[o_order[i]].as_object() {
+                            walk.push((self.key_object(oe, keys, true), usize::MAX));
+                        }
+                    }
+                    i += 1;
+                }
+            }
+        }
+
+        // §4.4.1 step 3: order by position in m, delete elements last.
+        let (mut keep, deletes): (Vec<_>, Vec<_>) = walk
+            .into_iter()
+            .partition(|(v, _)| v.get("$patch").and_then(|p| p.as_str()) != Some("delete"));
+        keep.sort_by_key(|&(_, pos)| pos);
+        let add: Vec<Value<'a>> = keep
+            .into_iter()
+            .chain(deletes)
+            .map(|(v, _)| v)
+            .collect();
+
+        let same_order = o.len() == m.len() && o_ids.iter().zip(&m_ids).all(|(x, y)| x == y);
+        let emit_order = flags.set_element_order
+            && ((!ica && (!add.is_empty() || !same_order))
+                || (!flags.ignore_deletions && !add.is_empty()));
+        let order = if emit_order && !m.is_empty() {
+            let items: Vec<Value<'a>> = m
+                .iter()
+                .filter_map(|e| e.as_object().map(|obj| self.key_object(obj, keys, false)))
+                .collect();
+            Some(Value::Array(self.arena.alloc_slice_copy(&items)))
+        } else {
+            None
+        };
+        Ok(ListDiff {
+            add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+            del: None,
+            order,
+        })
+    }
+
+    fn push_addition(
+        &self,
+        walk: &mut Vec<(Value<'a>, usize)>,
+        m: &'a [Value<'a>],
+        m_ids: &[KeyText<'a>],
+        first_in_m: &FxHashMap<&KeyText<'a>, usize>,
+        mi: usize,
+        ica: bool,
+    ) {
+        if !ica {
+            let pos = first_in_m.get(&m_ids[mi]).copied().unwrap_or(mi);
+            walk.push((m[mi], pos));
+        }
+    }
+
+    /// `sub` with the key members of `me` set (replacing any already there).
+    fn with_keys(&self, sub: Object<'a>, me: Object<'a>, keys: Keys<'_>) -> Value<'a> {
+        let names: Vec<&str> = keys.names().collect();
+        let mut members: Vec<Member<'a>> = sub
+            .members()
+            .iter()
+            .filter(|mem| !names.contains(&mem.key))
+            .copied()
+            .collect();
+        if let Value::Object(k) = self.key_object(me, keys, false) {
+            members.extend_from_slice(k.members());
+        }
+        Value::Object(self.alloc_object(&members))
+    }
+
+    /// §4.4.2: primitive lists.
+    fn diff_primitive(
+        &self,
+        o: &'a [Value<'a>],
+        m: &'a [Value<'a>],
+        flags: DiffFlags,
+        _path: &Seg<'_>,
+    ) -> Result<ListDiff<'a>, Error> {
+        let ica = flags.ignore_changes_and_additions;
+        let texts = |l: &'a [Value<'a>]| -> Vec<(Cow<'a, str>, usize)> {
+            let mut t: Vec<(Cow<'a, str>, usize)> =
+                l.iter().enumerate().map(|(i, v)| (render(v), i)).collect();
+            t.sort_by(|x, y| x.0.cmp(&y.0));
+            t
+        };
+        let os = texts(o);
+        let ms = texts(m);
+        let mut add: Vec<(Value<'a>, usize)> = Vec::new();
+        let mut del: Vec<Value<'a>> = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let o_in = i < os.len();
+            let m_in = j < ms.len();
+            if !o_in && !m_in {
+                break;
+            }
+            let cmp = if o_in && m_in {
+                Some(os[i].0.cmp(&ms[j].0))
+            } else {
+                None
+            };
+            match cmp {
+                Some(std::cmp::Ordering::Equal) => {
+                    i += 1;
+                    j += 1;
+                }
+                Some(std::cmp::Ordering::Greater) => {
+                    if !ica {
+                        add.push((m[ms[j].1], ms[j].1));
+                    }
+                    j += 1;
+                }
+                None if !o_in => {
+                    if !ica {
+                        add.push((m[ms[j].1], ms[j].1));
+                    }
+                    j += 1;
+                }
+                _ => {
+                    if !flags.ignore_deletions {
+                        del.push(o[os[i].1]);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        // `add` ordered by the first position of the value in m.
+        if !add.is_empty() {
+            let mut first: FxHashMap<KeyText<'a>, usize> = FxHashMap::default();
+            for (idx, v) in m.iter().enumerate() {
+                first.entry(vec![value_text(v, true)]).or_insert(idx);
+            }
+            for entry in add.iter_mut() {
+                if let Some(p) = first.get(&vec![value_text(&entry.0, true)]) {
+                    entry.1 = *p;
+                }
+            }
+            add.sort_by_key(|&(_, p)| p);
+        }
+        let del = self.dedup_deletions(del);
+        // Q1: the reference compares the original *after* sorting it in place.
+        let differs = if self.fix_quirks {
+            !(o.len() == m.len() && o.iter().zip(m).all(|(x, y)| x.deep_eq(y)))
+        } else {
+            !(os.len() == m.len() && os.iter().zip(m).all(|(x, y)| o[x.1].deep_eq(y)))
+        };
+        let emit_order = flags.set_element_order
+            && ((!flags.ignore_deletions && !del.is_empty()) || (!ica && differs));
+        let add: Vec<Value<'a>> = add.into_iter().map(|(v, _)| v).collect();
+        Ok(ListDiff {
+            add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+            del: (!del.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&del))),
+            order: (emit_order && !m.is_empty()).then_some(Value::Array(m)),
+        })
+    }
+
+    /// De-duplicates the deletion list. Without duplicates it is unchanged.
+    /// With duplicates the reference's in-place algorithm (which moves the
+    /// last element into each hole) is reproduced for lists of up to 4096
+    /// elements; longer lists, and `fix_quirks`, keep first occurrences in order.
+    fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
+        let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
+        let has_dups = !del
+            .iter()
+            .all(|v| seen.insert(vec![value_text(v, true)]));
+        if !has_dups {
+            return del;
+        }
+        if self.fix_quirks || del.len() > 4096 {
+            let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
+            return del
+                .into_iter()
+                .filter(|v| seen.insert(vec![value_text(v, true)]))
+                .collect();
+        }
+        let mut s = del;
+        let mut length = s.len() - 1;
+        let mut i = 0;
+        while i < length {
+            let mut j = i + 1;
+            while j <= length {
+                if s[i].deep_eq(&s[j]) {
+                    s[j] = s[length];
+                    s.truncate(length);
+                    length -= 1;
+                    // The reference re-examines position j.
+                    continue;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        s
+    }
+}
