@@ -36,7 +36,12 @@ const MAX_REPORTED: usize = 20;
 
 impl Checker {
     /// True when `l` and `r` conflict.
-    pub(crate) fn check(&mut self, l: Value<'_>, r: Value<'_>, cur: Cursor<'_>) -> Result<bool, Error> {
+    pub(crate) fn check(
+        &mut self,
+        l: Value<'_>,
+        r: Value<'_>,
+        cur: Cursor<'_>,
+    ) -> Result<bool, Error> {
         self.value(l, r, cur, Meta::Plain, &Seg::Root, 0)
     }
 
@@ -155,7 +160,8 @@ impl Checker {
     ) -> Result<bool, Error> {
         match lv {
             Value::Array(_) => {
-                let field = lookup_list(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
+                let field =
+                    lookup_list(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
                 let meta = match list_plan(field.meta, self.compound_keys) {
                     ListPlan::Merge(keys) => Meta::Merge(keys),
                     ListPlan::Atomic => Meta::Plain,
@@ -163,7 +169,8 @@ impl Checker {
                 self.value(lv, rv, field.cursor, meta, here, depth + 1)
             }
             Value::Object(_) => {
-                let field = lookup_object(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
+                let field =
+                    lookup_object(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
                 let meta = if field.meta.strategy == Strategy::Replace {
                     Meta::Replace
                 } else {
@@ -207,7 +214,9 @@ impl Checker {
             let mut any = false;
             for (i, e) in l.iter().enumerate() {
                 let Value::Object(o) = e else { continue };
-                let Ok(id) = element_key(o, keys, true) else { continue };
+                let Ok(id) = element_key(o, keys, true) else {
+                    continue;
+                };
                 // A later duplicate replaces an earlier one: only the last counts.
                 if l_map.get(&id) != Some(&i) {
                     continue;

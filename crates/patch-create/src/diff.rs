@@ -239,13 +239,11 @@ impl<'a> Differ<'a> {
                             patch.push(Member { key: k, value: bv });
                         }
                     }
-                    _ => {
-                        return Err(Error::new(
-                            ErrorKind::UnknownPatchType,
-                            here.pointer(),
-                            "invalid value for special key: $patch (expected a string on both sides)",
-                        ))
-                    }
+                    _ => return Err(Error::new(
+                        ErrorKind::UnknownPatchType,
+                        here.pointer(),
+                        "invalid value for special key: $patch (expected a string on both sides)",
+                    )),
                 }
                 continue;
             }
@@ -354,8 +352,7 @@ impl<'a> Differ<'a> {
         // "original has extra keys").
         if !retain.is_empty()
             && (!patch.is_empty()
-                || a
-                    .members()
+                || a.members()
                     .iter()
                     .any(|m| !m.value.is_null() && !b_index.contains(m.key)))
         {
@@ -502,8 +499,7 @@ impl<'a> Differ<'a> {
                     let oe = o[oi].as_object().unwrap_or_default();
                     let me = m[mi].as_object().unwrap_or_default();
                     let here = Seg::Index(path, mi);
-                    let sub =
-                        self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1)?;
+                    let sub = self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1)?;
                     if !sub.is_empty() {
                         let sub = self.with_keys(sub, me, keys);
                         let pos = first_in_m.get(&m_ids[mi]).copied().unwrap_or(mi);
@@ -536,11 +532,7 @@ impl<'a> Differ<'a> {
             .into_iter()
             .partition(|(v, _)| v.get("$patch").and_then(|p| p.as_str()) != Some("delete"));
         keep.sort_by_key(|&(_, pos)| pos);
-        let add: Vec<Value<'a>> = keep
-            .into_iter()
-            .chain(deletes)
-            .map(|(v, _)| v)
-            .collect();
+        let add: Vec<Value<'a>> = keep.into_iter().chain(deletes).map(|(v, _)| v).collect();
 
         let same_order = o.len() == m.len() && o_ids.iter().zip(&m_ids).all(|(x, y)| x == y);
         let emit_order = flags.set_element_order
@@ -684,9 +676,7 @@ impl<'a> Differ<'a> {
     /// elements; longer lists, and `fix_quirks`, keep first occurrences in order.
     fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
         let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
-        let has_dups = !del
-            .iter()
-            .all(|v| seen.insert(vec![value_text(v, true)]));
+        let has_dups = !del.iter().all(|v| seen.insert(vec![value_text(v, true)]));
         if !has_dups {
             return del;
         }

@@ -25,7 +25,7 @@ impl<'s> Keys<'s> {
             Keys::Many(ks) => KeyNames::Slice(ks.iter()),
         }
     }
-
+}
 
 /// Iterator over key names.
 pub(crate) enum KeyNames<'s> {

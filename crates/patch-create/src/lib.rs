@@ -127,7 +127,9 @@ impl Precondition {
     fn pointer(&self) -> String {
         let mut p = String::new();
         match self {
-            Precondition::RequireKeyUnchanged(k) => smpatch_patch_apply::push_pointer_token(&mut p, k),
+            Precondition::RequireKeyUnchanged(k) => {
+                smpatch_patch_apply::push_pointer_token(&mut p, k)
+            }
             Precondition::RequireMetadataKeyUnchanged(k) => {
                 smpatch_patch_apply::push_pointer_token(&mut p, "metadata");
                 smpatch_patch_apply::push_pointer_token(&mut p, k);
@@ -287,8 +289,15 @@ pub fn create_three_way<'a>(
     )?;
     check_preconditions(&patch, preconditions)?;
     if !overwrite {
-        let changed =
-            Value::Object(differ.diff_objects(o, c, cursor, DiffFlags::default(), false, &Seg::Root, 1)?);
+        let changed = Value::Object(differ.diff_objects(
+            o,
+            c,
+            cursor,
+            DiffFlags::default(),
+            false,
+            &Seg::Root,
+            1,
+        )?);
         let mut checker = conflict::Checker {
             fix_quirks: opts.fix_quirks,
             compound_keys: opts.compound_keys,
