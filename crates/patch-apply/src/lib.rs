@@ -1,12 +1,119 @@
-//! Applying a strategic merge patch to an object (server side).
+//! Applying a strategic merge patch to an object (server side), and composing
+//! two patches (used by patch creation).
 //!
 //! Owns: the merge of spec §3: object merge, keyed and primitive merge lists,
-//! every directive, the ordering rules, and the apply error catalogue.
+//! every directive, the ordering rules, and the apply error catalogue; the
+//! COMPOSE mode of §3.15.
 //!
 //! Must not: parse JSON text or schemas (callers hand it arena values and a
 //! compiled schema cursor); mutate its inputs.
+//!
+//! ```
+//! use smpatch_patch_apply::{apply, ApplyOptions};
+//! use smpatch_schema::Cursor;
+//! use smpatch_value::{from_serde, to_serde, Arena};
+//! use serde_json::json;
+//!
+//! let arena = Arena::new();
+//! let live = from_serde(&arena, &json!({"labels": {"a": "1", "b": "2"}}), 256).unwrap();
+//! let patch = from_serde(&arena, &json!({"labels": {"b": null, "c": "3"}}), 256).unwrap();
+//! let out = apply(&arena, live, patch, Cursor::UNKNOWN, &ApplyOptions::default()).unwrap();
+//! assert_eq!(to_serde(&out).unwrap(), json!({"labels": {"a": "1", "c": "3"}}));
+//! ```
+//!
+//! Architecture Invariant: inputs are immutable arena values; on error only
+//! the error is returned and nothing the caller holds has changed.
 #![deny(missing_docs)]
 
 mod error;
+mod gosort;
+mod identity;
+mod merge;
 
 pub use error::{push_pointer_token, Error, ErrorKind};
+
+use merge::{Merger, Mode};
+use smpatch_schema::Cursor;
+use smpatch_value::{Arena, Value};
+
+/// Options of [`apply`] and [`compose_patches`]. The batch protocol maps its
+/// `options` keys to these field names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Turn on the fixes spec §10 recommends for the reference's quirks (Q3,
+    /// Q8, Q11, Q12, Q15, Q20, Q22, Q23). Q6/Q7/Q9/Q10/Q30 (directive leaks),
+    /// Q13 (hash order) and Q14 (null elements) are always fixed.
+    pub fix_quirks: bool,
+    /// Identify elements of lists that have both a patch merge key and
+    /// `x-kubernetes-list-map-keys` by all the list-map keys (e.g. container
+    /// ports by `containerPort` and `protocol`).
+    pub compound_keys: bool,
+    /// Reject live keyed lists holding two elements with the same merge key
+    /// (error `duplicate_merge_key`) instead of merging into the first.
+    pub reject_duplicate_keys: bool,
+    /// Maximum nesting depth the merge descends (error `too_deep`).
+    pub max_depth: usize,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            fix_quirks: false,
+            compound_keys: false,
+            reject_duplicate_keys: false,
+            max_depth: 256,
+        }
+    }
+}
+
+fn top_object<'a>(v: Value<'a>, what: &str) -> Result<smpatch_value::Object<'a>, Error> {
+    match v {
+        Value::Null => Ok(smpatch_value::Object::default()),
+        Value::Object(o) => Ok(o),
+        other => Err(Error::new(
+            ErrorKind::InvalidDocument,
+            "",
+            format!(
+                "invalid JSON document: the {what} must be a JSON object, not a {}",
+                other.kind().name()
+            ),
+        )),
+    }
+}
+
+/// Applies a strategic merge patch to `original` (spec §3, APPLY mode).
+///
+/// `cursor` is the schema of the document's type ([`Cursor::UNKNOWN`] for
+/// schema-less merging: objects merge, lists are atomic). A top-level `null`
+/// original or patch counts as `{}`; any other non-object is
+/// [`ErrorKind::InvalidDocument`]. Errors carry a JSON pointer into the patch.
+pub fn apply<'a>(
+    arena: &'a Arena,
+    original: Value<'a>,
+    patch: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &ApplyOptions,
+) -> Result<Value<'a>, Error> {
+    let original = top_object(original, "original")?;
+    let patch = top_object(patch, "patch")?;
+    Merger::new(arena, opts, Mode::Apply).merge_object(Value::Object(original), patch, cursor)
+}
+
+/// Merges `patch` into the accumulated patch `acc` (spec §3.15, COMPOSE
+/// mode), as the reference does when it builds a three-way patch: nulls are
+/// kept, `$retainKeys` and `$setElementOrder/..` are copied or compared,
+/// `$deleteFromPrimitiveList/..` is overwritten (quirk Q22; united with
+/// `fix_quirks`), `$patch` directives of later patches are executed against
+/// the accumulator and inserted values only lose `$patch` objects (Q21, Q32 as
+/// the reference). Complete for every rule of §3.15.
+pub fn compose_patches<'a>(
+    arena: &'a Arena,
+    acc: Value<'a>,
+    patch: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &ApplyOptions,
+) -> Result<Value<'a>, Error> {
+    let acc = top_object(acc, "first patch")?;
+    let patch = top_object(patch, "second patch")?;
+    Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, cursor)
+}
