@@ -554,13 +554,15 @@ impl<'a> Builder<'a, '_> {
             Resolved::Float(f) if f.is_finite() => Value::Number(Number::from_literal_unchecked(
                 self.arena.alloc_str(&go_format_float(f)),
             )),
-            Resolved::Float(_) => return Err(self.err(
-                ParseErrorKind::Yaml,
-                span,
-                format!(
+            Resolved::Float(_) => {
+                return Err(self.err(
+                    ParseErrorKind::Yaml,
+                    span,
+                    format!(
                     "{s} (infinity or NaN) cannot be represented in JSON; quote it for a string"
                 ),
-            )),
+                ))
+            }
             Resolved::Str | Resolved::Merge => Value::String(s),
         })
     }
