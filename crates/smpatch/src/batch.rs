@@ -332,30 +332,56 @@ fn set_options(
     let is_apply = op == Op::Apply;
     for (key, value) in obj.iter() {
         let path = format!("/options/{key}");
-        let Value::Bool(b) = value else {
-            return Err(Error::new(
-                "invalid_request",
-                path,
-                format!("option {key:?} must be true or false"),
-            ));
-        };
         let known = if is_apply {
-            set_apply_option(apply, key, b)
+            set_apply_option(apply, key, value)
         } else {
-            set_create_option(create, key, b)
+            set_create_option(create, key, value)
         };
-        if !known {
-            return Err(Error::new(
-                "invalid_request",
-                path,
-                format!(
-                    "unknown option {key:?} for this op; known: {}",
-                    if is_apply { APPLY_OPTIONS } else { CREATE_OPTIONS }.join(", ")
-                ),
-            ));
+        match known {
+            Some(Ok(())) => {}
+            Some(Err(expected)) => {
+                return Err(Error::new(
+                    "invalid_request",
+                    path,
+                    format!("option {key:?} must be {expected}"),
+                ))
+            }
+            None => {
+                return Err(Error::new(
+                    "invalid_request",
+                    path,
+                    format!(
+                        "unknown option {key:?} for this op; known: {}",
+                        if is_apply { APPLY_OPTIONS } else { CREATE_OPTIONS }.join(", ")
+                    ),
+                ))
+            }
         }
     }
     Ok(())
+}
+
+/// `Some(Ok)` set, `Some(Err(expected))` wrong type, `None` unknown key.
+type OptionSet = Option<Result<(), &'static str>>;
+
+fn bool_option(field: &mut bool, v: Value<'_>) -> OptionSet {
+    match v {
+        Value::Bool(b) => {
+            *field = b;
+            Some(Ok(()))
+        }
+        _ => Some(Err("true or false")),
+    }
+}
+
+fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
+    match v.as_number().and_then(|n| n.as_u64()).and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => {
+            *field = n;
+            Some(Ok(()))
+        }
+        None => Some(Err("a non-negative integer")),
+    }
 }
 
 const APPLY_OPTIONS: &[&str] = &["fix_quirks", "compound_keys", "reject_duplicate_keys"];
@@ -364,25 +390,25 @@ const CREATE_OPTIONS: &[&str] = &[
     "compound_keys",
     "ignore_changes_and_additions",
     "ignore_deletions",
+    "max_depth",
 ];
 
-fn set_apply_option(o: &mut ApplyOptions, key: &str, b: bool) -> bool {
+fn set_apply_option(o: &mut ApplyOptions, key: &str, v: Value<'_>) -> OptionSet {
     match key {
-        "fix_quirks" => o.fix_quirks = b,
-        "compound_keys" => o.compound_keys = b,
-        "reject_duplicate_keys" => o.reject_duplicate_keys = b,
-        _ => return false,
+        "fix_quirks" => bool_option(&mut o.fix_quirks, v),
+        "compound_keys" => bool_option(&mut o.compound_keys, v),
+        "reject_duplicate_keys" => bool_option(&mut o.reject_duplicate_keys, v),
+        _ => None,
     }
-    true
 }
 
-fn set_create_option(o: &mut CreateOptions, key: &str, b: bool) -> bool {
+fn set_create_option(o: &mut CreateOptions, key: &str, v: Value<'_>) -> OptionSet {
     match key {
-        "fix_quirks" => o.fix_quirks = b,
-        "compound_keys" => o.compound_keys = b,
-        "ignore_changes_and_additions" => o.ignore_changes_and_additions = b,
-        "ignore_deletions" => o.ignore_deletions = b,
-        _ => return false,
+        "fix_quirks" => bool_option(&mut o.fix_quirks, v),
+        "compound_keys" => bool_option(&mut o.compound_keys, v),
+        "ignore_changes_and_additions" => bool_option(&mut o.ignore_changes_and_additions, v),
+        "ignore_deletions" => bool_option(&mut o.ignore_deletions, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
+        _ => None,
     }
-    true
 }

@@ -12,7 +12,8 @@ pub(crate) use crate::shim::to_yaml_string;
 pub(crate) use smpatch_value::{
     parse_json, to_go_json, to_json_pretty, to_json_string, ParseError, ParseOptions,
 };
-pub use crate::shim::{ApplyOptions, CreateOptions};
+pub use crate::shim::ApplyOptions;
+pub use smpatch_patch_create::{CreateOptions, Precondition};
 
 /// Merges `patch` into `original` (spec §3).
 pub(crate) fn apply<'a>(
@@ -27,36 +28,45 @@ pub(crate) fn apply<'a>(
 
 /// Two-way patch from `original` to `modified` (spec §4.2).
 pub(crate) fn create_two_way<'a>(
-    _arena: &'a Arena,
-    _original: Value<'a>,
-    _modified: Value<'a>,
-    _cursor: Cursor<'_>,
-    _opts: &CreateOptions,
+    arena: &'a Arena,
+    original: Value<'a>,
+    modified: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    Err(Error::unsupported("create2"))
+    Ok(smpatch_patch_create::create_two_way(
+        arena,
+        original,
+        modified,
+        cursor,
+        opts,
+        &[],
+    )?)
 }
 
 /// Three-way patch (spec §4.6).
 pub(crate) fn create_three_way<'a>(
-    _arena: &'a Arena,
-    _original: Value<'a>,
-    _modified: Value<'a>,
-    _current: Value<'a>,
-    _cursor: Cursor<'_>,
-    _overwrite: bool,
-    _opts: &CreateOptions,
+    arena: &'a Arena,
+    original: Value<'a>,
+    modified: Value<'a>,
+    current: Value<'a>,
+    cursor: Cursor<'_>,
+    overwrite: bool,
+    opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    Err(Error::unsupported("create3"))
+    Ok(smpatch_patch_create::create_three_way(
+        arena, original, modified, current, cursor, overwrite, opts, &[],
+    )?)
 }
 
 /// Whether two patches conflict (spec §4.7).
 pub(crate) fn conflicts(
-    _left: Value<'_>,
-    _right: Value<'_>,
-    _cursor: Cursor<'_>,
-    _opts: &CreateOptions,
+    left: Value<'_>,
+    right: Value<'_>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
 ) -> Result<bool, Error> {
-    Err(Error::unsupported("conflicts"))
+    Ok(smpatch_patch_create::conflicts(left, right, cursor, opts)?)
 }
 
 /// Loads a schema file or directory (OpenAPI v2/v3 JSON, CRD YAML).

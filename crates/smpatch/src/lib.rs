@@ -30,7 +30,7 @@ mod error;
 mod input;
 mod shim;
 
-pub use engine::{ApplyOptions, CreateOptions};
+pub use engine::{ApplyOptions, CreateOptions, Precondition};
 pub use error::{Error, FacadeError};
 pub use smpatch_patch_apply::{Error as PatchError, ErrorKind};
 pub use smpatch_schema::{Cursor, Gvk, Schema};

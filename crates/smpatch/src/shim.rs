@@ -29,15 +29,3 @@ pub struct ApplyOptions {
     pub reject_duplicate_keys: bool,
 }
 
-/// Mirrors `smpatch_patch_create::CreateOptions` until it lands.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CreateOptions {
-    /// Turn on every fix §10 of the spec recommends.
-    pub fix_quirks: bool,
-    /// Merge `x-kubernetes-list-type: map` lists by all their list-map keys.
-    pub compound_keys: bool,
-    /// Emit only deletions.
-    pub ignore_changes_and_additions: bool,
-    /// Emit no deletions.
-    pub ignore_deletions: bool,
-}

@@ -1,0 +1,356 @@
+//! Conformance driver: every case file of the shared reference suite and of
+//! the project's own `testdata/` runs through the batch code path
+//! (`smpatch::batch::handle_line`), against the v2 and the v3 schema of each
+//! case. Prints `conformance: N passed, M failed, K skipped`.
+//!
+//! Environment: `SMPATCH_SHARED` (default `<repo>/../shared`), `SMPATCH_CASE`
+//! (run only cases whose name contains this text).
+
+use smpatch::batch::{handle_line, BatchState};
+use smpatch_value::{parse_json, render, to_json_string, Arena, Member, ParseOptions, Value};
+use std::path::{Path, PathBuf};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared_dir() -> PathBuf {
+    match std::env::var_os("SMPATCH_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => repo_root().join("../shared"),
+    }
+}
+
+/// Reference message fragments → our error kinds.
+const PHRASES: &[(&str, &str)] = &[
+    ("doesn't match", "order_mismatch"),
+    ("does not contain declared merge key", "missing_merge_key"),
+    ("unable to find api field", "schema_lookup"),
+    ("invalid patch format of retainKeys", "invalid_retain_keys"),
+    ("invalid JSON document", "invalid_document"),
+    ("unknown patch type", "unknown_patch_type"),
+    ("merging lists cannot yet be specified", "merge_list_directive"),
+    ("cannot merge lists without merge key", "no_merge_key"),
+    ("list element types are not identical", "mixed_element_types"),
+    ("lists of lists are not supported", "list_of_lists"),
+    ("invalid patch format of setElementOrder", "invalid_set_element_order"),
+    ("invalid patch format of primitive list", "invalid_delete_from_primitive_list"),
+    ("expected a []interface", "expected_list"),
+    ("expected a map[string]interface", "expected_object"),
+    ("no elements in any of the given slices", "no_elements"),
+    ("unexpected patch strategy", "invalid_schema"),
+    ("precondition failed", "precondition_failed"),
+    ("not deep equal", "compose_mismatch"),
+    ("conflicts with changes made", "conflict"),
+];
+
+fn expected_kind(text: &str) -> Option<&'static str> {
+    PHRASES
+        .iter()
+        .find(|(phrase, _)| text.contains(phrase))
+        .map(|(_, kind)| *kind)
+}
+
+fn is_kind_name(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+}
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    failures: Vec<String>,
+    notes: Vec<String>,
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        s.to_owned()
+    } else {
+        let mut end = n;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &s[..end])
+    }
+}
+
+/// Sorts, recursively, every list of objects that all have `name` (by name)
+/// and every list of scalars (by value).
+fn sort_lists<'a>(arena: &'a Arena, v: Value<'a>) -> Value<'a> {
+    match v {
+        Value::Object(o) => {
+            let members: Vec<Member<'a>> = o
+                .members()
+                .iter()
+                .map(|m| Member { key: m.key, value: sort_lists(arena, m.value) })
+                .collect();
+            Value::object_from_members(arena, &members)
+        }
+        Value::Array(items) => {
+            let mut items: Vec<Value<'a>> = items.iter().map(|i| sort_lists(arena, *i)).collect();
+            let all_named = !items.is_empty()
+                && items.iter().all(|i| i.is_object() && i.get("name").is_some());
+            let all_scalar = items.iter().all(|i| i.kind().is_scalar());
+            if all_named {
+                items.sort_by(|a, b| {
+                    let (x, y) = (a.get("name").unwrap_or(Value::Null), b.get("name").unwrap_or(Value::Null));
+                    (x.kind(), render(&x)).cmp(&(y.kind(), render(&y)))
+                });
+            } else if all_scalar {
+                items.sort_by(|a, b| (a.kind(), render(a)).cmp(&(b.kind(), render(b))));
+            }
+            Value::array_from(arena, &items)
+        }
+        other => other,
+    }
+}
+
+/// Every case file: `*.json` directly in the shared conformance folder, and
+/// every `*.json` below `testdata/` that holds a list of cases.
+fn case_files(conformance: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut shared: Vec<PathBuf> = std::fs::read_dir(conformance)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", conformance.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    shared.sort();
+    files.extend(shared);
+    let mut stack = vec![repo_root().join("testdata")];
+    let mut own = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                own.push(p);
+            }
+        }
+    }
+    own.sort();
+    files.extend(own);
+    files
+}
+
+fn is_case_list(v: &Value<'_>) -> bool {
+    match v.as_array() {
+        Some(items) => !items.is_empty() && items.iter().all(|c| c.get("checks").is_some() && c.get("name").is_some()),
+        None => false,
+    }
+}
+
+const INPUTS: &[&str] = &["original", "patch", "modified", "current", "left", "right"];
+
+fn main() {
+    let shared = shared_dir();
+    let conformance = shared.join("conformance");
+    if !conformance.is_dir() {
+        eprintln!(
+            "conformance: the shared conformance folder is missing: {} (set SMPATCH_SHARED)",
+            conformance.display()
+        );
+        std::process::exit(1);
+    }
+    let filter = std::env::var("SMPATCH_CASE").ok();
+    let mut state = BatchState::new();
+    let mut tally = Tally::default();
+    let mut files_run = 0;
+    for file in case_files(&conformance) {
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let arena = Arena::new();
+        let opts = ParseOptions { max_depth: 1024, ..ParseOptions::default() };
+        let doc = match parse_json(&arena, &bytes, &opts) {
+            Ok(d) => d,
+            Err(e) => {
+                if file.starts_with(&conformance) {
+                    panic!("{}: {e}", file.display());
+                }
+                continue;
+            }
+        };
+        if !is_case_list(&doc) {
+            continue;
+        }
+        files_run += 1;
+        let case_dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        for case in doc.as_array().unwrap_or(&[]) {
+            let name = case.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                continue;
+            }
+            run_case(&mut state, &mut tally, &arena, *case, name, &case_dir, &conformance);
+        }
+    }
+    for f in &tally.failures {
+        println!("FAIL {f}");
+    }
+    for n in &tally.notes {
+        println!("note: {n}");
+    }
+    println!("conformance files: {files_run}");
+    println!(
+        "conformance: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.skipped
+    );
+    println!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
+    if tally.failed > 0 || files_run == 0 {
+        std::process::exit(1);
+    }
+}
+
+/// The schema variants of a case: `(label, schema value for the request)`.
+fn schema_variants<'a>(
+    arena: &'a Arena,
+    schema: Option<Value<'a>>,
+    case_dir: &Path,
+    conformance: &Path,
+) -> Vec<(String, Option<Value<'a>>)> {
+    let Some(s) = schema else { return vec![("detect".into(), None)] };
+    let Some(file) = s.get("file").and_then(|f| f.as_str()) else {
+        return vec![("schema".into(), Some(s))];
+    };
+    let resolve = |f: &str| -> PathBuf {
+        let local = case_dir.join(f);
+        if local.exists() { local } else { conformance.join(f) }
+    };
+    let mut files = vec![("v2".to_owned(), resolve(file))];
+    if file.contains(".v2.") {
+        let v3 = resolve(&file.replace(".v2.", ".v3."));
+        if v3.exists() {
+            files.push(("v3".to_owned(), v3));
+        }
+    } else {
+        files[0].0 = "schema".into();
+    }
+    files
+        .into_iter()
+        .map(|(label, path)| {
+            let path = arena.alloc_str(&path.to_string_lossy());
+            let mut members = vec![Member { key: "file", value: Value::String(path) }];
+            if let Some(d) = s.get("definition") {
+                members.push(Member { key: "definition", value: d });
+            }
+            (label, Some(Value::object_from_members(arena, &members)))
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_case<'a>(
+    state: &mut BatchState,
+    tally: &mut Tally,
+    arena: &'a Arena,
+    case: Value<'a>,
+    name: &str,
+    case_dir: &Path,
+    conformance: &Path,
+) {
+    let sorted = case.get("compare").and_then(|c| c.as_str()) == Some("sorted-merge-lists");
+    let case_raw = case.get("rawInputs").and_then(|r| r.as_bool()).unwrap_or(false);
+    let variants = schema_variants(arena, case.get("schema"), case_dir, conformance);
+    let checks = case.get("checks").and_then(|c| c.as_array()).unwrap_or(&[]);
+    for (i, check) in checks.iter().enumerate() {
+        let op = check.get("op").and_then(|o| o.as_str()).unwrap_or("?");
+        let raw = case_raw || check.get("rawInputs").and_then(|r| r.as_bool()).unwrap_or(false);
+        for (label, schema) in &variants {
+            let mut members = vec![
+                Member { key: "id", value: Value::String(arena.alloc_str(&format!("{name}#{i}"))) },
+                Member { key: "op", value: Value::String(op) },
+            ];
+            if let Some(s) = schema {
+                members.push(Member { key: "schema", value: *s });
+            }
+            for key in INPUTS {
+                if let Some(v) = check.get(key) {
+                    match (raw, v) {
+                        (true, Value::String(_)) => {
+                            let k = arena.alloc_str(&format!("{key}_text"));
+                            members.push(Member { key: k, value: v });
+                        }
+                        _ => members.push(Member { key, value: v }),
+                    }
+                }
+            }
+            for key in ["overwrite", "options"] {
+                if let Some(v) = check.get(key) {
+                    members.push(Member { key, value: v });
+                }
+            }
+            let request = to_json_string(&Value::object_from_members(arena, &members));
+            let response_text = handle_line(state, &request);
+            let response = match parse_json(arena, arena.alloc_str(&response_text).as_bytes(), &ParseOptions::default()) {
+                Ok(r) => r,
+                Err(e) => {
+                    tally.failed += 1;
+                    tally.failures.push(format!("{name} [{label}] #{i} {op}: unparsable response {e}: {response_text}"));
+                    continue;
+                }
+            };
+            let expect = check.get("expect").unwrap_or(Value::Null);
+            let outcome = judge(arena, expect, response, sorted);
+            let where_ = format!("{name} [{label}] #{i} {op}");
+            match outcome {
+                Outcome::Pass(note) => {
+                    tally.passed += 1;
+                    if let Some(n) = note {
+                        tally.notes.push(format!("{where_}: {n}"));
+                    }
+                }
+                Outcome::Skip => tally.skipped += 1,
+                Outcome::Fail(why) => {
+                    tally.failed += 1;
+                    tally.failures.push(format!("{where_}: {why}"));
+                }
+            }
+        }
+    }
+}
+
+enum Outcome {
+    Pass(Option<String>),
+    Fail(String),
+    Skip,
+}
+
+fn judge<'a>(arena: &'a Arena, expect: Value<'a>, response: Value<'a>, sorted: bool) -> Outcome {
+    let error = response.get("error");
+    let kind = error.and_then(|e| e.get("kind")).and_then(|k| k.as_str());
+    if kind == Some("unsupported") {
+        return Outcome::Skip;
+    }
+    let got = || truncate(&to_json_string(&response), 400);
+    if let Some(want) = expect.get("ok") {
+        let Some(ok) = response.get("ok") else {
+            return Outcome::Fail(format!("expected ok {} got {}", truncate(&to_json_string(&want), 300), got()));
+        };
+        let (a, b) = if sorted { (sort_lists(arena, want), sort_lists(arena, ok)) } else { (want, ok) };
+        return if a.deep_eq(&b) {
+            Outcome::Pass(None)
+        } else {
+            Outcome::Fail(format!("expected ok {} got {}", truncate(&to_json_string(&want), 300), got()))
+        };
+    }
+    if expect.get("conflict").and_then(|c| c.as_bool()) == Some(true) {
+        return if kind == Some("conflict") {
+            Outcome::Pass(None)
+        } else {
+            Outcome::Fail(format!("expected a conflict error, got {}", got()))
+        };
+    }
+    if let Some(text) = expect.get("error").and_then(|e| e.as_str()) {
+        let Some(kind) = kind else {
+            return Outcome::Fail(format!("expected error {text:?}, got {}", got()));
+        };
+        let want = if is_kind_name(text) { Some(text) } else { expected_kind(text) };
+        return match want {
+            Some(w) if w == kind => Outcome::Pass(None),
+            Some(w) => Outcome::Fail(format!("expected error kind {w} ({text:?}), got {}", got())),
+            None => Outcome::Pass(Some(format!("unmapped reference phrase {text:?}; accepted kind {kind}"))),
+        };
+    }
+    Outcome::Fail(format!("unknown expectation {}", to_json_string(&expect)))
+}
