@@ -384,7 +384,12 @@ fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
     }
 }
 
-const APPLY_OPTIONS: &[&str] = &["fix_quirks", "compound_keys", "reject_duplicate_keys"];
+const APPLY_OPTIONS: &[&str] = &[
+    "fix_quirks",
+    "compound_keys",
+    "reject_duplicate_keys",
+    "max_depth",
+];
 const CREATE_OPTIONS: &[&str] = &[
     "fix_quirks",
     "compound_keys",
@@ -398,6 +403,7 @@ fn set_apply_option(o: &mut ApplyOptions, key: &str, v: Value<'_>) -> OptionSet 
         "fix_quirks" => bool_option(&mut o.fix_quirks, v),
         "compound_keys" => bool_option(&mut o.compound_keys, v),
         "reject_duplicate_keys" => bool_option(&mut o.reject_duplicate_keys, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
         _ => None,
     }
 }

@@ -8,22 +8,22 @@ use smpatch_schema::{Cursor, Schema, SchemaError};
 use smpatch_value::{Arena, Value};
 use std::path::Path;
 
-pub(crate) use crate::shim::to_yaml_string;
+pub use smpatch_patch_apply::ApplyOptions;
 pub(crate) use smpatch_value::{
-    parse_json, to_go_json, to_json_pretty, to_json_string, ParseError, ParseOptions,
+    parse_json, to_go_json, to_json_pretty, to_json_string, to_yaml_string, ParseError,
+    ParseOptions,
 };
-pub use crate::shim::ApplyOptions;
 pub use smpatch_patch_create::{CreateOptions, Precondition};
 
 /// Merges `patch` into `original` (spec §3).
 pub(crate) fn apply<'a>(
-    _arena: &'a Arena,
-    _original: Value<'a>,
-    _patch: Value<'a>,
-    _cursor: Cursor<'_>,
-    _opts: &ApplyOptions,
+    arena: &'a Arena,
+    original: Value<'a>,
+    patch: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &ApplyOptions,
 ) -> Result<Value<'a>, Error> {
-    Err(Error::unsupported("apply"))
+    Ok(smpatch_patch_apply::apply(arena, original, patch, cursor, opts)?)
 }
 
 /// Two-way patch from `original` to `modified` (spec §4.2).
@@ -104,6 +104,5 @@ pub(crate) fn parse_yaml_docs<'a>(
     opts: &ParseOptions,
     what: &str,
 ) -> Result<Vec<Value<'a>>, Error> {
-    let _ = what;
-    crate::shim::parse_yaml(arena, text, opts)
+    smpatch_value::parse_yaml(arena, text, opts).map_err(|e| document_error(&e, what))
 }

@@ -28,7 +28,6 @@ pub mod cli;
 mod engine;
 mod error;
 mod input;
-mod shim;
 
 pub use engine::{ApplyOptions, CreateOptions, Precondition};
 pub use error::{Error, FacadeError};
