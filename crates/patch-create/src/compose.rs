@@ -3,24 +3,30 @@
 //! fixed).
 
 use crate::CreateOptions;
-use smpatch_patch_apply::{Error, ErrorKind};
+use smpatch_patch_apply::{ApplyOptions, Error};
 use smpatch_schema::Cursor;
 use smpatch_value::{Arena, Value};
 
 /// `merge_object(acc, patch, COMPOSE)` exactly as the reference composes the
 /// three-way `deletions` and `delta` maps.
 pub(crate) fn compose_reference<'a>(
-    _arena: &'a Arena,
-    _acc: Value<'a>,
-    _patch: Value<'a>,
-    _cursor: Cursor<'_>,
-    _opts: &CreateOptions,
+    arena: &'a Arena,
+    acc: Value<'a>,
+    patch: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    Err(Error::new(
-        ErrorKind::Unsupported,
-        "",
-        "patch composition is not available yet (waiting for smpatch-patch-apply)",
-    ))
+    smpatch_patch_apply::compose_patches(arena, acc, patch, cursor, &apply_options(opts))
+}
+
+/// The apply options matching create options.
+pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
+    ApplyOptions {
+        fix_quirks: opts.fix_quirks,
+        compound_keys: opts.compound_keys,
+        max_depth: opts.depth_limit(),
+        ..ApplyOptions::default()
+    }
 }
 
 /// The public composition (directives carried through).

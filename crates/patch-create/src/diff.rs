@@ -187,6 +187,7 @@ impl<'a> Differ<'a> {
     }
 
     /// `diff_objects(a, b)` of spec §4.3.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn diff_objects(
         &self,
         a: Object<'a>,
@@ -266,7 +267,8 @@ impl<'a> Differ<'a> {
                     };
                     if field.meta.strategy == Strategy::Replace {
                         // Q17: the reference emits replace objects even unchanged.
-                        if !ica && !(self.fix_quirks && av.deep_eq(&bv)) {
+                        let unchanged_fixed = self.fix_quirks && av.deep_eq(&bv);
+                        if !ica && !unchanged_fixed {
                             patch.push(Member { key: k, value: bv });
                         }
                     } else {

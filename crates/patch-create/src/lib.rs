@@ -75,7 +75,7 @@ impl Default for CreateOptions {
 }
 
 impl CreateOptions {
-    fn depth_limit(&self) -> usize {
+    pub(crate) fn depth_limit(&self) -> usize {
         if self.max_depth == 0 {
             DEFAULT_MAX_DEPTH
         } else {
