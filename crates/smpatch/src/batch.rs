@@ -85,7 +85,10 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
                 &Error::new(
                     "invalid_request",
                     "",
-                    format!("a request must be a JSON object, not a {}", other.kind().name()),
+                    format!(
+                        "a request must be a JSON object, not a {}",
+                        other.kind().name()
+                    ),
                 ),
             )
         }
@@ -93,7 +96,11 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
             return respond_error(
                 arena,
                 Value::Null,
-                &Error::new("invalid_request", e.path.clone(), format!("request is not valid JSON: {e}")),
+                &Error::new(
+                    "invalid_request",
+                    e.path.clone(),
+                    format!("request is not valid JSON: {e}"),
+                ),
             )
         }
     };
@@ -170,7 +177,9 @@ fn run<'a>(
             return Err(Error::new(
                 "invalid_request",
                 "/op",
-                format!("unknown op {other:?}; expected apply, create2, create3, conflicts or normalize"),
+                format!(
+                "unknown op {other:?}; expected apply, create2, create3, conflicts or normalize"
+            ),
             ))
         }
         Some(_) => return Err(Error::new("invalid_request", "/op", "op must be a string")),
@@ -253,10 +262,8 @@ fn document<'a>(
         (Some(v), Some(t)) if !v.is_null() && !t.is_null() => Err(invalid(format!(
             "give either {name:?} or {text_key:?}, not both"
         ))),
-        (_, Some(Value::String(t))) => {
-            parse_document(arena, t.as_bytes(), empty, true, name)
-                .map_err(|e| e.with_prefix(&format!("/{text_key}")))
-        }
+        (_, Some(Value::String(t))) => parse_document(arena, t.as_bytes(), empty, true, name)
+            .map_err(|e| e.with_prefix(&format!("/{text_key}"))),
         (_, Some(t)) if !t.is_null() => Err(Error::new(
             "invalid_request",
             format!("/{text_key}"),
@@ -274,7 +281,13 @@ fn schema_choice(
     let obj = match schema {
         None | Some(Value::Null) => return Ok(SchemaChoice::Detect),
         Some(Value::Object(o)) => o,
-        Some(_) => return Err(Error::new("invalid_request", "/schema", "schema must be an object")),
+        Some(_) => {
+            return Err(Error::new(
+                "invalid_request",
+                "/schema",
+                "schema must be an object",
+            ))
+        }
     };
     let string = |key: &str| -> Result<Option<String>, Error> {
         match obj.get(key) {
@@ -292,7 +305,9 @@ fn schema_choice(
             return Err(Error::new(
                 "invalid_request",
                 format!("/schema/{key}"),
-                format!("unknown schema key {key:?}; expected file (+ definition), builtin or none"),
+                format!(
+                    "unknown schema key {key:?}; expected file (+ definition), builtin or none"
+                ),
             ));
         }
     }
@@ -327,7 +342,13 @@ fn set_options(
     let obj = match options {
         Value::Null => return Ok(()),
         Value::Object(o) => o,
-        _ => return Err(Error::new("invalid_request", "/options", "options must be an object")),
+        _ => {
+            return Err(Error::new(
+                "invalid_request",
+                "/options",
+                "options must be an object",
+            ))
+        }
     };
     let is_apply = op == Op::Apply;
     for (key, value) in obj.iter() {
@@ -352,7 +373,12 @@ fn set_options(
                     path,
                     format!(
                         "unknown option {key:?} for this op; known: {}",
-                        if is_apply { APPLY_OPTIONS } else { CREATE_OPTIONS }.join(", ")
+                        if is_apply {
+                            APPLY_OPTIONS
+                        } else {
+                            CREATE_OPTIONS
+                        }
+                        .join(", ")
                     ),
                 ))
             }
@@ -375,7 +401,11 @@ fn bool_option(field: &mut bool, v: Value<'_>) -> OptionSet {
 }
 
 fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
-    match v.as_number().and_then(|n| n.as_u64()).and_then(|n| usize::try_from(n).ok()) {
+    match v
+        .as_number()
+        .and_then(|n| n.as_u64())
+        .and_then(|n| usize::try_from(n).ok())
+    {
         Some(n) => {
             *field = n;
             Some(Ok(()))

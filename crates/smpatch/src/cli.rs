@@ -93,7 +93,13 @@ struct PatchArgs {
     #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
     file: PathBuf,
     /// The patch, inline (JSON or YAML).
-    #[arg(short = 'p', long = "patch", value_name = "PATCH", conflicts_with = "patch_file", required_unless_present = "patch_file")]
+    #[arg(
+        short = 'p',
+        long = "patch",
+        value_name = "PATCH",
+        conflicts_with = "patch_file",
+        required_unless_present = "patch_file"
+    )]
     patch: Option<String>,
     /// The patch, from a file.
     #[arg(long = "patch-file", value_name = "FILE")]
@@ -176,7 +182,11 @@ impl Failure {
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        let location = if e.path.is_empty() { "/".to_owned() } else { e.path };
+        let location = if e.path.is_empty() {
+            "/".to_owned()
+        } else {
+            e.path
+        };
         Failure {
             location,
             message: format!("{} [{}]", e.message, e.kind),
@@ -240,14 +250,19 @@ fn write_out(text: &str) -> Result<(), Failure> {
 }
 
 /// Every document of a JSON or YAML stream; empty YAML documents are skipped.
-fn parse_stream<'a>(arena: &'a Arena, bytes: &'a [u8], name: &str) -> Result<Vec<Value<'a>>, Failure> {
+fn parse_stream<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<Vec<Value<'a>>, Failure> {
     let opts = ParseOptions::default();
     let docs = if looks_like_json(bytes) {
         vec![engine::parse_json(arena, bytes, &opts).map_err(|e| {
             Failure::at(format!("{name}:{}:{}", e.line, e.column), e.message.clone())
         })?]
     } else {
-        let text = std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+        let text =
+            std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
         engine::parse_yaml_docs(arena, text, &opts, name)
             .map_err(|e| Failure::at(name, format!("{} [{}]", e.message, e.kind)))?
             .into_iter()
@@ -264,14 +279,20 @@ fn parse_one<'a>(arena: &'a Arena, bytes: &'a [u8], name: &str) -> Result<Value<
     match docs.len() {
         0 => Ok(Value::empty_object()),
         1 => Ok(docs.remove(0)),
-        n => Err(Failure::at(name, format!("expected one document, found {n}"))),
+        n => Err(Failure::at(
+            name,
+            format!("expected one document, found {n}"),
+        )),
     }
 }
 
 fn load_schemas(paths: &[PathBuf]) -> Result<Vec<Schema>, Failure> {
     paths
         .iter()
-        .map(|p| engine::load_schema_path(p).map_err(|e| Failure::at(p.display().to_string(), e.to_string())))
+        .map(|p| {
+            engine::load_schema_path(p)
+                .map_err(|e| Failure::at(p.display().to_string(), e.to_string()))
+        })
         .collect()
 }
 
@@ -314,7 +335,16 @@ fn render(v: &Value<'_>, output: Output, index: usize) -> String {
 }
 
 fn to_serde_doc(v: &Value<'_>) -> Result<serde_json::Value, Failure> {
-    to_serde(v).map_err(|e| Failure::at(if e.path.is_empty() { "/".into() } else { e.path.clone() }, e.message))
+    to_serde(v).map_err(|e| {
+        Failure::at(
+            if e.path.is_empty() {
+                "/".into()
+            } else {
+                e.path.clone()
+            },
+            e.message,
+        )
+    })
 }
 
 fn from_serde_doc<'a>(arena: &'a Arena, v: &serde_json::Value) -> Result<Value<'a>, Failure> {
@@ -375,8 +405,11 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
                     json_patch::merge(&mut target, &patch_serde);
                 } else {
                     let ops: json_patch::Patch = serde_json::from_value(patch_serde.clone())
-                        .map_err(|e| Failure::at(&patch_name, format!("not an RFC 6902 JSON patch: {e}")))?;
-                    json_patch::patch(&mut target, &ops).map_err(|e| Failure::at("/", e.to_string()))?;
+                        .map_err(|e| {
+                            Failure::at(&patch_name, format!("not an RFC 6902 JSON patch: {e}"))
+                        })?;
+                    json_patch::patch(&mut target, &ops)
+                        .map_err(|e| Failure::at("/", e.to_string()))?;
                 }
                 let r = from_serde_doc(&arena, &target)?;
                 out.push_str(&render(&r, a.output, i));
@@ -388,18 +421,27 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
 }
 
 /// A JSON patch is a list: parse without the object check.
-fn parse_patch_any<'a>(arena: &'a Arena, bytes: &'a [u8], name: &str) -> Result<Value<'a>, Failure> {
+fn parse_patch_any<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<Value<'a>, Failure> {
     let opts = ParseOptions::default();
     if looks_like_json(bytes) {
-        return engine::parse_json(arena, bytes, &opts)
-            .map_err(|e| Failure::at(format!("{name}:{}:{}", e.line, e.column), e.message.clone()));
+        return engine::parse_json(arena, bytes, &opts).map_err(|e| {
+            Failure::at(format!("{name}:{}:{}", e.line, e.column), e.message.clone())
+        });
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
     let docs = engine::parse_yaml_docs(arena, text, &opts, name)
         .map_err(|e| Failure::at(name, format!("{} [{}]", e.message, e.kind)))?;
     match docs.as_slice() {
         [one] => Ok(*one),
-        _ => Err(Failure::at(name, format!("expected one document, found {}", docs.len()))),
+        _ => Err(Failure::at(
+            name,
+            format!("expected one document, found {}", docs.len()),
+        )),
     }
 }
 
@@ -483,7 +525,12 @@ fn object_key(doc: &Value<'_>) -> ObjectKey {
 
 /// `obj` with member `key` set to `value` (appended when absent) or removed
 /// (`None`).
-fn with_member<'a>(arena: &'a Arena, obj: Object<'a>, key: &'a str, value: Option<Value<'a>>) -> Value<'a> {
+fn with_member<'a>(
+    arena: &'a Arena,
+    obj: Object<'a>,
+    key: &'a str,
+    value: Option<Value<'a>>,
+) -> Value<'a> {
     let mut members: Vec<Member<'a>> = Vec::with_capacity(obj.len() + 1);
     let mut found = false;
     for m in obj.members() {
@@ -506,8 +553,14 @@ fn with_member<'a>(arena: &'a Arena, obj: Object<'a>, key: &'a str, value: Optio
 /// (an absent annotations map becomes `{}`, as kubectl does).
 fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a>>) -> Value<'a> {
     let root = doc.as_object().unwrap_or_default();
-    let meta = root.get("metadata").and_then(|m| m.as_object()).unwrap_or_default();
-    let annotations = meta.get("annotations").and_then(|a| a.as_object()).unwrap_or_default();
+    let meta = root
+        .get("metadata")
+        .and_then(|m| m.as_object())
+        .unwrap_or_default();
+    let annotations = meta
+        .get("annotations")
+        .and_then(|a| a.as_object())
+        .unwrap_or_default();
     let annotations = with_member(arena, annotations, LAST_APPLIED, value);
     let meta = with_member(arena, meta, "annotations", Some(annotations));
     with_member(arena, root, "metadata", Some(meta))
@@ -537,7 +590,12 @@ fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
         {
             Some(Value::String(text)) if !text.trim().is_empty() => {
                 let v = engine::parse_json(&arena, text.as_bytes(), &ParseOptions::default())
-                    .map_err(|e| Failure::at(format!("{}: {LAST_APPLIED}", a.live.display()), e.to_string()))?;
+                    .map_err(|e| {
+                        Failure::at(
+                            format!("{}: {LAST_APPLIED}", a.live.display()),
+                            e.to_string(),
+                        )
+                    })?;
                 check_object(v, LAST_APPLIED)?
             }
             _ => Value::empty_object(),
@@ -545,9 +603,11 @@ fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
         let base = set_last_applied(&arena, *manifest, None);
         let mut encoded = engine::to_go_json(&base);
         encoded.push('\n');
-        let modified = set_last_applied(&arena, base, Some(Value::String(arena.alloc_str(&encoded))));
+        let modified =
+            set_last_applied(&arena, base, Some(Value::String(arena.alloc_str(&encoded))));
         let cursor = resolve_cursor(&refs, &ty, &[modified, original, live])?;
-        let patch = engine::create_three_way(&arena, original, modified, live, cursor, a.overwrite, &opts)?;
+        let patch =
+            engine::create_three_way(&arena, original, modified, live, cursor, a.overwrite, &opts)?;
         let shown = if a.show_patch {
             patch
         } else {

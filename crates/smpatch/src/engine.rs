@@ -9,11 +9,11 @@ use smpatch_value::{Arena, Value};
 use std::path::Path;
 
 pub use smpatch_patch_apply::ApplyOptions;
+pub use smpatch_patch_create::{CreateOptions, Precondition};
 pub(crate) use smpatch_value::{
     parse_json, to_go_json, to_json_pretty, to_json_string, to_yaml_string, ParseError,
     ParseOptions,
 };
-pub use smpatch_patch_create::{CreateOptions, Precondition};
 
 /// Merges `patch` into `original` (spec §3).
 pub(crate) fn apply<'a>(
@@ -23,7 +23,9 @@ pub(crate) fn apply<'a>(
     cursor: Cursor<'_>,
     opts: &ApplyOptions,
 ) -> Result<Value<'a>, Error> {
-    Ok(smpatch_patch_apply::apply(arena, original, patch, cursor, opts)?)
+    Ok(smpatch_patch_apply::apply(
+        arena, original, patch, cursor, opts,
+    )?)
 }
 
 /// Two-way patch from `original` to `modified` (spec §4.2).
@@ -55,7 +57,14 @@ pub(crate) fn create_three_way<'a>(
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
     Ok(smpatch_patch_create::create_three_way(
-        arena, original, modified, current, cursor, overwrite, opts, &[],
+        arena,
+        original,
+        modified,
+        current,
+        cursor,
+        overwrite,
+        opts,
+        &[],
     )?)
 }
 
@@ -84,7 +93,11 @@ pub(crate) fn embedded_schema() -> Result<&'static Schema, Error> {
 }
 
 /// Human-readable patch metadata of a type or field path.
-pub(crate) fn explain(schema: &Schema, type_name: &str, path: Option<&str>) -> Result<String, Error> {
+pub(crate) fn explain(
+    schema: &Schema,
+    type_name: &str,
+    path: Option<&str>,
+) -> Result<String, Error> {
     smpatch_schema::explain(schema, type_name, path).map_err(schema_error)
 }
 

@@ -55,7 +55,11 @@ impl Error {
 impl fmt::Display for Error {
     /// `"<path>: <message>"`, the root printed as `/`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "/" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
         write!(f, "{path}: {}", self.message)
     }
 }

@@ -69,7 +69,10 @@ pub(crate) fn parse_document<'a>(
                 return Err(Error::new(
                     "invalid_document",
                     "",
-                    format!("invalid JSON document ({what}): expected one YAML document, found {}", docs.len()),
+                    format!(
+                        "invalid JSON document ({what}): expected one YAML document, found {}",
+                        docs.len()
+                    ),
                 ))
             }
         }
@@ -111,16 +114,15 @@ pub(crate) fn resolve_cursor<'s>(
 ) -> Result<Cursor<'s>, Error> {
     match ty {
         TypeRef::Schemaless => Ok(Cursor::UNKNOWN),
-        TypeRef::Definition(name) | TypeRef::Gvk(name) => schemas
-            .iter()
-            .find_map(|s| s.cursor(name))
-            .ok_or_else(|| {
+        TypeRef::Definition(name) | TypeRef::Gvk(name) => {
+            schemas.iter().find_map(|s| s.cursor(name)).ok_or_else(|| {
                 Error::new(
                     "unknown_type",
                     "",
                     format!("the schema has no type named {name:?}"),
                 )
-            }),
+            })
+        }
         TypeRef::Detect => {
             let Some((api_version, kind)) = docs.iter().find_map(gvk_of) else {
                 return Err(Error::new(

@@ -71,9 +71,8 @@ fn doc_from_serde<'a>(
     v: &serde_json::Value,
     what: &str,
 ) -> Result<Value<'a>, Error> {
-    let value = from_serde(arena, v, MAX_DEPTH).map_err(|e| {
-        Error::new("too_deep", e.path, format!("{what}: {}", e.message))
-    })?;
+    let value = from_serde(arena, v, MAX_DEPTH)
+        .map_err(|e| Error::new("too_deep", e.path, format!("{what}: {}", e.message)))?;
     check_object(value, what)
 }
 
@@ -87,7 +86,12 @@ fn value_to_serde(v: &Value<'_>) -> Result<serde_json::Value, Error> {
     })
 }
 
-fn bytes_doc<'a>(arena: &'a Arena, b: &'a [u8], empty: Empty, what: &str) -> Result<Value<'a>, Error> {
+fn bytes_doc<'a>(
+    arena: &'a Arena,
+    b: &'a [u8],
+    empty: Empty,
+    what: &str,
+) -> Result<Value<'a>, Error> {
     parse_document(arena, b, empty, false, what)
 }
 

@@ -2,6 +2,8 @@
 //! `testdata/cli/` (regenerate a file by running the command shown in its
 //! test and reviewing the diff).
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +30,11 @@ fn check(args: &[&str], status: i32, file: &str) {
         "smpatch {args:?}: stderr {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), expected(file), "smpatch {args:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected(file),
+        "smpatch {args:?}"
+    );
 }
 
 const DEPLOY: &str = "testdata/examples/deployment.yaml";
@@ -51,8 +57,16 @@ fn version_and_help() {
 
 #[test]
 fn patch_json_and_yaml() {
-    check(&["patch", "-f", DEPLOY, "--patch-file", PATCH], 0, "patch-example.json");
-    check(&["patch", "-f", DEPLOY, "--patch-file", PATCH, "-o", "yaml"], 0, "patch-example.yaml");
+    check(
+        &["patch", "-f", DEPLOY, "--patch-file", PATCH],
+        0,
+        "patch-example.json",
+    );
+    check(
+        &["patch", "-f", DEPLOY, "--patch-file", PATCH, "-o", "yaml"],
+        0,
+        "patch-example.yaml",
+    );
 }
 
 #[test]
@@ -71,7 +85,17 @@ fn patch_from_stdin_and_inline() {
 fn patch_multi_document_and_merge_type() {
     let input = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n";
     let out = smpatch()
-        .args(["patch", "-f", "-", "--type", "merge", "-p", r#"{"data":{"k":"v"}}"#, "-o", "yaml"])
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+            "-o",
+            "yaml",
+        ])
         .write_stdin(input)
         .output()
         .unwrap();
@@ -84,7 +108,15 @@ fn patch_multi_document_and_merge_type() {
 #[test]
 fn patch_json_patch_type() {
     let out = smpatch()
-        .args(["patch", "-f", "-", "--type", "json", "-p", r#"[{"op":"add","path":"/data/z","value":"1"}]"#])
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"add","path":"/data/z","value":"1"}]"#,
+        ])
         .write_stdin(r#"{"apiVersion":"v1","kind":"ConfigMap","data":{}}"#)
         .output()
         .unwrap();
@@ -96,18 +128,30 @@ fn patch_json_patch_type() {
 #[test]
 fn patch_error_names_location() {
     let out = smpatch()
-        .args(["patch", "-f", DEPLOY, "-p", r#"{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}"#])
+        .args([
+            "patch",
+            "-f",
+            DEPLOY,
+            "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}"#,
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("error: /spec/template/spec/containers/0: "), "{err}");
+    assert!(
+        err.starts_with("error: /spec/template/spec/containers/0: "),
+        "{err}"
+    );
     assert!(err.contains("missing_merge_key"), "{err}");
 }
 
 #[test]
 fn missing_file_is_an_error() {
-    let out = smpatch().args(["patch", "-f", "nope.yaml", "-p", "{}"]).output().unwrap();
+    let out = smpatch()
+        .args(["patch", "-f", "nope.yaml", "-p", "{}"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: nope.yaml: "));
 }
@@ -115,47 +159,101 @@ fn missing_file_is_an_error() {
 #[test]
 fn diff_three_formats() {
     check(&["diff", DEPLOY, DEPLOY2], 0, "diff-strategic.json");
-    check(&["diff", DEPLOY, DEPLOY2, "--type", "json"], 0, "diff-json.json");
-    check(&["diff", DEPLOY, DEPLOY2, "--type", "merge"], 0, "diff-merge.json");
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--type", "json"],
+        0,
+        "diff-json.json",
+    );
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--type", "merge"],
+        0,
+        "diff-merge.json",
+    );
 }
 
 #[test]
 fn diff_exit_code() {
-    check(&["diff", DEPLOY, DEPLOY2, "--exit-code"], 1, "diff-strategic.json");
-    let out = smpatch().args(["diff", DEPLOY, DEPLOY, "--exit-code"]).output().unwrap();
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--exit-code"],
+        1,
+        "diff-strategic.json",
+    );
+    let out = smpatch()
+        .args(["diff", DEPLOY, DEPLOY, "--exit-code"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
-    let out = smpatch().args(["diff", DEPLOY, "missing.yaml", "--exit-code"]).output().unwrap();
+    let out = smpatch()
+        .args(["diff", DEPLOY, "missing.yaml", "--exit-code"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn apply_offline() {
-    check(&["apply", "-f", DEPLOY2, "--live", LIVE], 0, "apply-example.json");
-    check(&["apply", "-f", DEPLOY2, "--live", LIVE, "--show-patch"], 0, "apply-show-patch.json");
-    let out = smpatch().args(["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"]).output().unwrap();
+    check(
+        &["apply", "-f", DEPLOY2, "--live", LIVE],
+        0,
+        "apply-example.json",
+    );
+    check(
+        &["apply", "-f", DEPLOY2, "--live", LIVE, "--show-patch"],
+        0,
+        "apply-show-patch.json",
+    );
+    let out = smpatch()
+        .args(["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("[conflict]"));
 }
 
 #[test]
 fn apply_sets_last_applied_as_kubectl_does() {
-    let out = smpatch().args(["apply", "-f", DEPLOY2, "--live", LIVE]).output().unwrap();
+    let out = smpatch()
+        .args(["apply", "-f", DEPLOY2, "--live", LIVE])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let la = v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
         .as_str()
         .unwrap();
-    assert!(la.ends_with("}\n"), "kubectl stores the JSON plus a newline");
-    assert!(la.starts_with(r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"#));
+    assert!(
+        la.ends_with("}\n"),
+        "kubectl stores the JSON plus a newline"
+    );
+    assert!(la.starts_with(
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"#
+    ));
     // Fields only the server set survive; the sidecar is gone.
     assert_eq!(v["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
-    assert_eq!(v["spec"]["template"]["spec"]["containers"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        v["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
 fn explain_field() {
-    check(&["explain", "apps/v1/Deployment", "spec.template.spec.volumes"], 0, "explain-volumes.txt");
-    let out = smpatch().args(["explain", "nope/v1/Nothing"]).output().unwrap();
+    check(
+        &[
+            "explain",
+            "apps/v1/Deployment",
+            "spec.template.spec.volumes",
+        ],
+        0,
+        "explain-volumes.txt",
+    );
+    let out = smpatch()
+        .args(["explain", "nope/v1/Nothing"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
 }
@@ -163,10 +261,18 @@ fn explain_field() {
 #[test]
 fn batch_protocol() {
     let requests = expected("batch-requests.jsonl");
-    let out = smpatch().arg("batch").write_stdin(requests.clone()).output().unwrap();
+    let out = smpatch()
+        .arg("batch")
+        .write_stdin(requests.clone())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), requests.lines().count(), "one response per request");
+    assert_eq!(
+        stdout.lines().count(),
+        requests.lines().count(),
+        "one response per request"
+    );
     assert_eq!(stdout, expected("batch-responses.jsonl"));
 }
 
@@ -183,7 +289,10 @@ fn batch_caches_schema_files() {
             schema.display().to_string()
         );
         let out = smpatch::batch::handle_line(&mut state, &line);
-        assert_eq!(out, format!(r#"{{"id":{id},"ok":{{"name":"a","value":1}}}}"#));
+        assert_eq!(
+            out,
+            format!(r#"{{"id":{id},"ok":{{"name":"a","value":1}}}}"#)
+        );
     }
     assert_eq!(state.cached_schema_files(), 1);
 }

@@ -6,6 +6,8 @@
 //! Environment: `SMPATCH_SHARED` (default `<repo>/../shared`), `SMPATCH_CASE`
 //! (run only cases whose name contains this text).
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
 use smpatch::batch::{handle_line, BatchState};
 use smpatch_value::{parse_json, render, to_json_string, Arena, Member, ParseOptions, Value};
 use std::path::{Path, PathBuf};
@@ -29,12 +31,24 @@ const PHRASES: &[(&str, &str)] = &[
     ("invalid patch format of retainKeys", "invalid_retain_keys"),
     ("invalid JSON document", "invalid_document"),
     ("unknown patch type", "unknown_patch_type"),
-    ("merging lists cannot yet be specified", "merge_list_directive"),
+    (
+        "merging lists cannot yet be specified",
+        "merge_list_directive",
+    ),
     ("cannot merge lists without merge key", "no_merge_key"),
-    ("list element types are not identical", "mixed_element_types"),
+    (
+        "list element types are not identical",
+        "mixed_element_types",
+    ),
     ("lists of lists are not supported", "list_of_lists"),
-    ("invalid patch format of setElementOrder", "invalid_set_element_order"),
-    ("invalid patch format of primitive list", "invalid_delete_from_primitive_list"),
+    (
+        "invalid patch format of setElementOrder",
+        "invalid_set_element_order",
+    ),
+    (
+        "invalid patch format of primitive list",
+        "invalid_delete_from_primitive_list",
+    ),
     ("expected a []interface", "expected_list"),
     ("expected a map[string]interface", "expected_object"),
     ("no elements in any of the given slices", "no_elements"),
@@ -84,18 +98,26 @@ fn sort_lists<'a>(arena: &'a Arena, v: Value<'a>) -> Value<'a> {
             let members: Vec<Member<'a>> = o
                 .members()
                 .iter()
-                .map(|m| Member { key: m.key, value: sort_lists(arena, m.value) })
+                .map(|m| Member {
+                    key: m.key,
+                    value: sort_lists(arena, m.value),
+                })
                 .collect();
             Value::object_from_members(arena, &members)
         }
         Value::Array(items) => {
             let mut items: Vec<Value<'a>> = items.iter().map(|i| sort_lists(arena, *i)).collect();
             let all_named = !items.is_empty()
-                && items.iter().all(|i| i.is_object() && i.get("name").is_some());
+                && items
+                    .iter()
+                    .all(|i| i.is_object() && i.get("name").is_some());
             let all_scalar = items.iter().all(|i| i.kind().is_scalar());
             if all_named {
                 items.sort_by(|a, b| {
-                    let (x, y) = (a.get("name").unwrap_or(Value::Null), b.get("name").unwrap_or(Value::Null));
+                    let (x, y) = (
+                        a.get("name").unwrap_or(Value::Null),
+                        b.get("name").unwrap_or(Value::Null),
+                    );
                     (x.kind(), render(&x)).cmp(&(y.kind(), render(&y)))
                 });
             } else if all_scalar {
@@ -121,7 +143,9 @@ fn case_files(conformance: &Path) -> Vec<PathBuf> {
     let mut stack = vec![repo_root().join("testdata")];
     let mut own = Vec::new();
     while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in rd.filter_map(Result::ok) {
             let p = e.path();
             if p.is_dir() {
@@ -138,7 +162,12 @@ fn case_files(conformance: &Path) -> Vec<PathBuf> {
 
 fn is_case_list(v: &Value<'_>) -> bool {
     match v.as_array() {
-        Some(items) => !items.is_empty() && items.iter().all(|c| c.get("checks").is_some() && c.get("name").is_some()),
+        Some(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|c| c.get("checks").is_some() && c.get("name").is_some())
+        }
         None => false,
     }
 }
@@ -162,7 +191,10 @@ fn main() {
     for file in case_files(&conformance) {
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let arena = Arena::new();
-        let opts = ParseOptions { max_depth: 1024, ..ParseOptions::default() };
+        let opts = ParseOptions {
+            max_depth: 1024,
+            ..ParseOptions::default()
+        };
         let doc = match parse_json(&arena, &bytes, &opts) {
             Ok(d) => d,
             Err(e) => {
@@ -182,7 +214,15 @@ fn main() {
             if filter.as_deref().is_some_and(|f| !name.contains(f)) {
                 continue;
             }
-            run_case(&mut state, &mut tally, &arena, *case, name, &case_dir, &conformance);
+            run_case(
+                &mut state,
+                &mut tally,
+                &arena,
+                *case,
+                name,
+                &case_dir,
+                &conformance,
+            );
         }
     }
     for f in &tally.failures {
@@ -196,7 +236,10 @@ fn main() {
         "conformance: {} passed, {} failed, {} skipped",
         tally.passed, tally.failed, tally.skipped
     );
-    println!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
+    println!(
+        "{} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.skipped
+    );
     if tally.failed > 0 || files_run == 0 {
         std::process::exit(1);
     }
@@ -209,13 +252,19 @@ fn schema_variants<'a>(
     case_dir: &Path,
     conformance: &Path,
 ) -> Vec<(String, Option<Value<'a>>)> {
-    let Some(s) = schema else { return vec![("detect".into(), None)] };
+    let Some(s) = schema else {
+        return vec![("detect".into(), None)];
+    };
     let Some(file) = s.get("file").and_then(|f| f.as_str()) else {
         return vec![("schema".into(), Some(s))];
     };
     let resolve = |f: &str| -> PathBuf {
         let local = case_dir.join(f);
-        if local.exists() { local } else { conformance.join(f) }
+        if local.exists() {
+            local
+        } else {
+            conformance.join(f)
+        }
     };
     let mut files = vec![("v2".to_owned(), resolve(file))];
     if file.contains(".v2.") {
@@ -230,9 +279,15 @@ fn schema_variants<'a>(
         .into_iter()
         .map(|(label, path)| {
             let path = arena.alloc_str(&path.to_string_lossy());
-            let mut members = vec![Member { key: "file", value: Value::String(path) }];
+            let mut members = vec![Member {
+                key: "file",
+                value: Value::String(path),
+            }];
             if let Some(d) = s.get("definition") {
-                members.push(Member { key: "definition", value: d });
+                members.push(Member {
+                    key: "definition",
+                    value: d,
+                });
             }
             (label, Some(Value::object_from_members(arena, &members)))
         })
@@ -250,19 +305,35 @@ fn run_case<'a>(
     conformance: &Path,
 ) {
     let sorted = case.get("compare").and_then(|c| c.as_str()) == Some("sorted-merge-lists");
-    let case_raw = case.get("rawInputs").and_then(|r| r.as_bool()).unwrap_or(false);
+    let case_raw = case
+        .get("rawInputs")
+        .and_then(|r| r.as_bool())
+        .unwrap_or(false);
     let variants = schema_variants(arena, case.get("schema"), case_dir, conformance);
     let checks = case.get("checks").and_then(|c| c.as_array()).unwrap_or(&[]);
     for (i, check) in checks.iter().enumerate() {
         let op = check.get("op").and_then(|o| o.as_str()).unwrap_or("?");
-        let raw = case_raw || check.get("rawInputs").and_then(|r| r.as_bool()).unwrap_or(false);
+        let raw = case_raw
+            || check
+                .get("rawInputs")
+                .and_then(|r| r.as_bool())
+                .unwrap_or(false);
         for (label, schema) in &variants {
             let mut members = vec![
-                Member { key: "id", value: Value::String(arena.alloc_str(&format!("{name}#{i}"))) },
-                Member { key: "op", value: Value::String(op) },
+                Member {
+                    key: "id",
+                    value: Value::String(arena.alloc_str(&format!("{name}#{i}"))),
+                },
+                Member {
+                    key: "op",
+                    value: Value::String(op),
+                },
             ];
             if let Some(s) = schema {
-                members.push(Member { key: "schema", value: *s });
+                members.push(Member {
+                    key: "schema",
+                    value: *s,
+                });
             }
             for key in INPUTS {
                 if let Some(v) = check.get(key) {
@@ -282,11 +353,17 @@ fn run_case<'a>(
             }
             let request = to_json_string(&Value::object_from_members(arena, &members));
             let response_text = handle_line(state, &request);
-            let response = match parse_json(arena, arena.alloc_str(&response_text).as_bytes(), &ParseOptions::default()) {
+            let response = match parse_json(
+                arena,
+                arena.alloc_str(&response_text).as_bytes(),
+                &ParseOptions::default(),
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     tally.failed += 1;
-                    tally.failures.push(format!("{name} [{label}] #{i} {op}: unparsable response {e}: {response_text}"));
+                    tally.failures.push(format!(
+                        "{name} [{label}] #{i} {op}: unparsable response {e}: {response_text}"
+                    ));
                     continue;
                 }
             };
@@ -325,13 +402,25 @@ fn judge<'a>(arena: &'a Arena, expect: Value<'a>, response: Value<'a>, sorted: b
     let got = || truncate(&to_json_string(&response), 400);
     if let Some(want) = expect.get("ok") {
         let Some(ok) = response.get("ok") else {
-            return Outcome::Fail(format!("expected ok {} got {}", truncate(&to_json_string(&want), 300), got()));
+            return Outcome::Fail(format!(
+                "expected ok {} got {}",
+                truncate(&to_json_string(&want), 300),
+                got()
+            ));
         };
-        let (a, b) = if sorted { (sort_lists(arena, want), sort_lists(arena, ok)) } else { (want, ok) };
+        let (a, b) = if sorted {
+            (sort_lists(arena, want), sort_lists(arena, ok))
+        } else {
+            (want, ok)
+        };
         return if a.deep_eq(&b) {
             Outcome::Pass(None)
         } else {
-            Outcome::Fail(format!("expected ok {} got {}", truncate(&to_json_string(&want), 300), got()))
+            Outcome::Fail(format!(
+                "expected ok {} got {}",
+                truncate(&to_json_string(&want), 300),
+                got()
+            ))
         };
     }
     if expect.get("conflict").and_then(|c| c.as_bool()) == Some(true) {
@@ -345,11 +434,17 @@ fn judge<'a>(arena: &'a Arena, expect: Value<'a>, response: Value<'a>, sorted: b
         let Some(kind) = kind else {
             return Outcome::Fail(format!("expected error {text:?}, got {}", got()));
         };
-        let want = if is_kind_name(text) { Some(text) } else { expected_kind(text) };
+        let want = if is_kind_name(text) {
+            Some(text)
+        } else {
+            expected_kind(text)
+        };
         return match want {
             Some(w) if w == kind => Outcome::Pass(None),
             Some(w) => Outcome::Fail(format!("expected error kind {w} ({text:?}), got {}", got())),
-            None => Outcome::Pass(Some(format!("unmapped reference phrase {text:?}; accepted kind {kind}"))),
+            None => Outcome::Pass(Some(format!(
+                "unmapped reference phrase {text:?}; accepted kind {kind}"
+            ))),
         };
     }
     Outcome::Fail(format!("unknown expectation {}", to_json_string(&expect)))

@@ -9,6 +9,8 @@
 //! `docs/DIVERGENCES.md` and may differ. Skips with a notice when kubectl is
 //! not installed. `SMPATCH_CASE=substring` filters cases.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
 use smpatch::batch::{handle_line, BatchState};
 use smpatch_value::{parse_json, to_json_string, Arena, Member, ParseOptions, Value};
 use std::path::{Path, PathBuf};
@@ -22,16 +24,23 @@ fn repo_root() -> PathBuf {
 fn same(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(&v, &w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same(&v, &w)))
         }
         _ => a.deep_eq(b),
     }
 }
 
 fn kubectl_available() -> bool {
-    Command::new("kubectl").args(["version", "--client"]).output().is_ok_and(|o| o.status.success())
+    Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn main() {
@@ -46,7 +55,8 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    let divergences = std::fs::read_to_string(repo_root().join("docs/DIVERGENCES.md")).unwrap_or_default();
+    let divergences =
+        std::fs::read_to_string(repo_root().join("docs/DIVERGENCES.md")).unwrap_or_default();
     let filter = std::env::var("SMPATCH_CASE").ok();
     let tmp = std::env::temp_dir().join(format!("smpatch-kubectl-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -58,7 +68,10 @@ fn main() {
         let arena = Arena::new();
         let cases = parse_json(&arena, &bytes, &ParseOptions::default()).unwrap();
         for case in cases.as_array().expect("a case file holds a list") {
-            let name = case.get("name").and_then(|n| n.as_str()).expect("case name");
+            let name = case
+                .get("name")
+                .and_then(|n| n.as_str())
+                .expect("case name");
             if filter.as_deref().is_some_and(|f| !name.contains(f)) {
                 continue;
             }
@@ -69,7 +82,15 @@ fn main() {
             std::fs::write(&lp, to_json_string(&live)).unwrap();
             std::fs::write(&pp, to_json_string(&patch)).unwrap();
             let out = Command::new("kubectl")
-                .args(["patch", "--local", "--type", "strategic", "-o", "json", "-f"])
+                .args([
+                    "patch",
+                    "--local",
+                    "--type",
+                    "strategic",
+                    "-o",
+                    "json",
+                    "-f",
+                ])
                 .arg(&lp)
                 .arg("--patch-file")
                 .arg(&pp)
@@ -77,22 +98,45 @@ fn main() {
                 .expect("run kubectl");
             let stdout = arena.alloc_str(&String::from_utf8_lossy(&out.stdout));
             let theirs = if out.status.success() {
-                Ok(parse_json(&arena, stdout.as_bytes(), &ParseOptions::default()).expect("kubectl prints JSON"))
+                Ok(
+                    parse_json(&arena, stdout.as_bytes(), &ParseOptions::default())
+                        .expect("kubectl prints JSON"),
+                )
             } else {
                 Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
             };
             let request = Value::object_from_members(
                 &arena,
                 &[
-                    Member { key: "id", value: Value::String(name) },
-                    Member { key: "op", value: Value::String("apply") },
-                    Member { key: "original", value: live },
-                    Member { key: "patch", value: patch },
+                    Member {
+                        key: "id",
+                        value: Value::String(name),
+                    },
+                    Member {
+                        key: "op",
+                        value: Value::String("apply"),
+                    },
+                    Member {
+                        key: "original",
+                        value: live,
+                    },
+                    Member {
+                        key: "patch",
+                        value: patch,
+                    },
                 ],
             );
             let response = handle_line(&mut state, &to_json_string(&request));
-            let response = parse_json(&arena, arena.alloc_str(&response).as_bytes(), &ParseOptions::default()).unwrap();
-            let kind = response.get("error").and_then(|e| e.get("kind")).and_then(|k| k.as_str());
+            let response = parse_json(
+                &arena,
+                arena.alloc_str(&response).as_bytes(),
+                &ParseOptions::default(),
+            )
+            .unwrap();
+            let kind = response
+                .get("error")
+                .and_then(|e| e.get("kind"))
+                .and_then(|k| k.as_str());
             if kind == Some("unsupported") {
                 skipped += 1;
                 continue;
@@ -119,7 +163,9 @@ fn main() {
                 (false, Some(d)) => {
                     diverge += 1;
                     if !divergences.contains(d) {
-                        failures.push(format!("{name}: divergence {d:?} is not in docs/DIVERGENCES.md"));
+                        failures.push(format!(
+                            "{name}: divergence {d:?} is not in docs/DIVERGENCES.md"
+                        ));
                     }
                 }
                 (false, None) => {
