@@ -281,8 +281,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     meta: &EMPTY_META,
                 })
             }
-            Err(e) => Err(self.err_at(
-                Seg::Key(key),
+            Err(e) => Err(self.err(
                 ErrorKind::SchemaLookup,
                 format!("{e}; the schema does not describe this field, so it cannot be merged"),
             )),
@@ -1201,12 +1200,11 @@ impl<'a, 'o> Merger<'a, 'o> {
         };
         let live = t.get(f);
         let plist = patch.get(f);
-        let as_list = |v: Option<Value<'a>>, this: &Self, seg: Seg<'a>| {
+        let as_list = |v: Option<Value<'a>>, this: &Self| {
             match v {
             None => Ok(None),
             Some(Value::Array(a)) => Ok(Some(a)),
-            Some(other) => Err(this.err_at(
-                seg,
+            Some(other) => Err(this.err(
                 ErrorKind::ExpectedList,
                 format!(
                     "expected a []interface {{}}, but received a {}: the field ordered by $setElementOrder must be a list",
@@ -1217,9 +1215,11 @@ impl<'a, 'o> Merger<'a, 'o> {
         };
         // Errors about the field itself point at the field (live or patch side).
         let saved = self.path.pop();
-        let live = as_list(live, self, Seg::Key(f));
-        let plist = live.and_then(|l| as_list(plist, self, Seg::Key(f)).map(|p| (l, p)));
+        self.path.push(Seg::Key(f));
+        let live = as_list(live, self);
+        let plist = live.and_then(|l| as_list(plist, self).map(|p| (l, p)));
         let field = plist.and_then(|lp| self.lookup(cursor, f, true).map(|fd| (lp, fd)));
+        self.path.pop();
         if let Some(s) = saved {
             self.path.push(s);
         }
