@@ -1,5 +1,6 @@
 //! The public `compose` carries `$patch` directives through (Q32 fix), and
 //! `apply(apply(x, p1), p2) == apply(x, compose(p1, p2))` on those cases.
+#![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
 
 use serde_json::{json, Value as J};
 use smpatch_patch_apply::{apply, ApplyOptions};

@@ -4,6 +4,7 @@
 //! nested keyed lists, primitive merge lists without duplicates, atomic
 //! lists, a string map, a `retainKeys` object, a `merge,retainKeys` list and
 //! a `replace` object. No nulls in modified, no directives in documents.
+#![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value as J};
