@@ -117,3 +117,6 @@ pub fn compose_patches<'a>(
     let patch = top_object(patch, "second patch")?;
     Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, cursor)
 }
+
+#[cfg(test)]
+mod tests;

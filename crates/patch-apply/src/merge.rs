@@ -166,10 +166,41 @@ fn kind_name(v: &Value<'_>) -> &'static str {
     v.kind().name()
 }
 
-/// Go `%v` of a list, for messages.
+/// Longest rendering of a value put into a message.
+const MESSAGE_VALUE_LIMIT: usize = 240;
+
+fn cap(mut s: String) -> String {
+    if s.len() > MESSAGE_VALUE_LIMIT {
+        let mut end = MESSAGE_VALUE_LIMIT;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+    s
+}
+
+/// Go `%v` of a value for messages, shortened.
+fn brief(v: &Value<'_>) -> String {
+    cap(render(v).into_owned())
+}
+
+/// Go `%v` of a list, for messages, shortened.
 fn render_list(items: &[Value<'_>]) -> String {
-    let parts: Vec<String> = items.iter().map(|v| render(v).into_owned()).collect();
-    format!("[{}]", parts.join(" "))
+    let mut out = String::from("[");
+    for (i, v) in items.iter().enumerate() {
+        if out.len() > MESSAGE_VALUE_LIMIT {
+            out.push_str(&format!("… ({} more)", items.len() - i));
+            break;
+        }
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&render(v));
+    }
+    out.push(']');
+    out
 }
 
 impl<'a, 'o> Merger<'a, 'o> {
@@ -253,7 +284,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                 ErrorKind::MissingMergeKey,
                 format!(
                     "{what} has no merge key {k:?} (map: {} does not contain declared merge key: {k}); add {k:?} to it",
-                    render(elem)
+                    brief(elem)
                 ),
             ),
         };
@@ -423,8 +454,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                 ErrorKind::UnknownPatchType,
                 format!(
                     "unknown patch type: {} in map: {}; an object's $patch must be \"replace\" or \"delete\"",
-                    render(&other),
-                    render(&Value::Object(patch))
+                    brief(&other),
+                    brief(&Value::Object(patch))
                 ),
             )),
         }
@@ -446,8 +477,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                             ErrorKind::ComposeMismatch,
                             format!(
                                 "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
-                                render(&existing),
-                                render(&rk)
+                                brief(&existing),
+                                brief(&rk)
                             ),
                         ));
                     }
@@ -923,8 +954,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                         ErrorKind::UnknownPatchType,
                         format!(
                             "unknown patch type: {} in map: {}; a list element's $patch must be \"replace\" or \"delete\"",
-                            render(&other),
-                            render(e)
+                            brief(&other),
+                            brief(e)
                         ),
                     ))
                 }
@@ -1174,8 +1205,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                             ErrorKind::InvalidSetElementOrder,
                             format!(
                                 "invalid patch format of setElementOrder list: the two patches carry different lists {} and {}",
-                                render(&existing),
-                                render(&sv)
+                                brief(&existing),
+                                brief(&sv)
                             ),
                         ));
                     }

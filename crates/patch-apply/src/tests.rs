@@ -1,0 +1,409 @@
+//! Unit tests: one `check` per boundary, small inline JSON. The data-driven
+//! cases live in `testdata/apply/*.json` (run by the conformance driver).
+
+use crate::{apply, compose_patches, ApplyOptions, ErrorKind};
+use serde_json::{json, Value as J};
+use smpatch_schema::{Cursor, Schema};
+use smpatch_value::{from_serde, to_serde, Arena, Value};
+use std::sync::OnceLock;
+
+fn widget() -> &'static Schema {
+    static S: OnceLock<Schema> = OnceLock::new();
+    S.get_or_init(|| {
+        let doc: J =
+            serde_json::from_str(include_str!("../../../testdata/schemas/widget.v2.json")).unwrap();
+        Schema::from_json_value(&doc, "widget.v2.json").unwrap()
+    })
+}
+
+fn cursor() -> Cursor<'static> {
+    widget().cursor("Widget").unwrap()
+}
+
+fn run(original: J, patch: J, opts: &ApplyOptions) -> Result<J, crate::Error> {
+    let arena = Arena::new();
+    let o = from_serde(&arena, &original, 100_000).unwrap();
+    let p = from_serde(&arena, &patch, 100_000).unwrap();
+    apply(&arena, o, p, cursor(), opts).map(|v| to_serde(&v).unwrap())
+}
+
+#[track_caller]
+fn check(original: J, patch: J, expected: J) {
+    assert_eq!(
+        run(original, patch, &ApplyOptions::default()).unwrap(),
+        expected
+    );
+}
+
+#[track_caller]
+fn check_fixed(original: J, patch: J, expected: J) {
+    let opts = ApplyOptions {
+        fix_quirks: true,
+        ..ApplyOptions::default()
+    };
+    assert_eq!(run(original, patch, &opts).unwrap(), expected);
+}
+
+#[track_caller]
+fn check_err(original: J, patch: J, kind: ErrorKind, path: &str, phrase: &str) {
+    let e = run(original, patch, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), kind, "{e}");
+    assert_eq!(e.path(), path, "{e}");
+    assert!(e.message().contains(phrase), "{e}");
+}
+
+#[test]
+fn nulls_delete_and_are_not_stored() {
+    check(
+        json!({"name":"w","labels":{"a":"1","b":"2"},"note":null}),
+        json!({"labels":{"b":null,"c":"3"},"gone":null}),
+        json!({"name":"w","labels":{"a":"1","c":"3"},"note":null}),
+    );
+}
+
+#[test]
+fn top_level_null_and_invalid() {
+    check(J::Null, J::Null, json!({}));
+    check_err(
+        json!({}),
+        json!([1]),
+        ErrorKind::InvalidDocument,
+        "",
+        "invalid JSON document",
+    );
+}
+
+#[test]
+fn cleaning_inserted_values() {
+    check(
+        json!({}),
+        json!({"items":[{"id":"a","v":null},{"id":"b","$patch":"delete"}],"labels":{"x":null,"y":"1"}}),
+        json!({"items":[{"id":"a"}],"labels":{"y":"1"}}),
+    );
+    // Q8 (reference): the object carrying $patch is dropped, the key removed.
+    check(
+        json!({"size":3}),
+        json!({"size":{"$patch":"replace","a":1}}),
+        json!({}),
+    );
+    check_fixed(
+        json!({"size":3}),
+        json!({"size":{"$patch":"replace","a":1}}),
+        json!({"size":{"a":1}}),
+    );
+}
+
+#[test]
+fn object_patch_directive() {
+    let live = json!({"labels":{"a":"1","b":"2"}});
+    check(
+        live.clone(),
+        json!({"labels":{"$patch":"replace","c":"3"}}),
+        json!({"labels":{"c":"3"}}),
+    );
+    check(
+        live.clone(),
+        json!({"labels":{"$patch":"delete"}}),
+        json!({"labels":{}}),
+    );
+    check_err(
+        live,
+        json!({"labels":{"$patch":"merge"}}),
+        ErrorKind::UnknownPatchType,
+        "/labels/$patch",
+        "unknown patch type",
+    );
+}
+
+#[test]
+fn retain_keys() {
+    let live = json!({"source":{"type":"Git","git":{"url":"g"},"note":"n"}});
+    check(
+        live.clone(),
+        json!({"source":{"$retainKeys":["type","http"],"type":"Http","http":{"url":"h"}}}),
+        json!({"source":{"type":"Http","http":{"url":"h"}}}),
+    );
+    check(
+        live.clone(),
+        json!({"source":{"$retainKeys":["type"],"git":null}}),
+        json!({"source":{"type":"Git"}}),
+    );
+    check_err(
+        live,
+        json!({"source":{"$retainKeys":["type"],"git":{"url":"x"}}}),
+        ErrorKind::InvalidRetainKeys,
+        "/source/git",
+        "invalid patch format of retainKeys",
+    );
+}
+
+#[test]
+fn keyed_lists() {
+    check(
+        json!({"items":[{"id":"a","v":"1"},{"id":"b"}]}),
+        json!({"items":[{"id":"a","w":"2"},{"id":"b","$patch":"delete"},{"id":"c"}]}),
+        json!({"items":[{"id":"a","v":"1","w":"2"},{"id":"c"}]}),
+    );
+    check(
+        json!({"items":[{"id":"a"}]}),
+        json!({"items":[{"$patch":"replace"},{"id":"z"}]}),
+        json!({"items":[{"id":"z"}]}),
+    );
+    check_err(
+        json!({"items":[{"id":"a"}]}),
+        json!({"items":[{"id":"a"},{"id":"b"},{"v":"x"}]}),
+        ErrorKind::MissingMergeKey,
+        "/items/2",
+        "does not contain declared merge key",
+    );
+    check_err(
+        json!({"items":[{"id":"a"}]}),
+        json!({"items":[{"$patch":"merge"}]}),
+        ErrorKind::MergeListDirective,
+        "/items/0",
+        "merging lists cannot yet be specified",
+    );
+}
+
+#[test]
+fn duplicate_live_keys() {
+    let live = json!({"items":[{"id":"a","v":"1"},{"id":"b"},{"id":"a","v":"2"}]});
+    check(
+        live.clone(),
+        json!({"items":[{"id":"a","$patch":"delete"}]}),
+        json!({"items":[{"id":"b"}]}),
+    );
+    let opts = ApplyOptions {
+        reject_duplicate_keys: true,
+        ..ApplyOptions::default()
+    };
+    let e = run(live, json!({"items":[{"id":"b","v":"x"}]}), &opts).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DuplicateMergeKey);
+    assert!(e.message().contains("positions 0 and 2"), "{e}");
+}
+
+#[test]
+fn primitive_sets_and_deletion() {
+    check(
+        json!({"tags":["x","y"]}),
+        json!({"tags":["z","x"]}),
+        json!({"tags":["z","x","y"]}),
+    );
+    check(
+        json!({"tags":["a","b","a"]}),
+        json!({"$deleteFromPrimitiveList/tags":["a"]}),
+        json!({"tags":["b"]}),
+    );
+    // Q13 (always fixed): merge first, then delete.
+    check(
+        json!({"tags":["a"]}),
+        json!({"tags":["b"],"$deleteFromPrimitiveList/tags":["b"]}),
+        json!({"tags":["a"]}),
+    );
+    check_err(
+        json!({"tags":["a"]}),
+        json!({"tags":[null]}),
+        ErrorKind::NullElement,
+        "/tags",
+        "null",
+    );
+    check_err(
+        json!({"tags":["a"]}),
+        json!({"tags":[1]}),
+        ErrorKind::MixedElementTypes,
+        "/tags",
+        "list element types are not identical",
+    );
+}
+
+#[test]
+fn ordering_interleave() {
+    check(
+        json!({"items":[{"id":"b"},{"id":"c"},{"id":"a"}]}),
+        json!({"items":[{"id":"a","v":"1"},{"id":"b","v":"1"},{"id":"d"}]}),
+        json!({"items":[{"id":"c"},{"id":"a","v":"1"},{"id":"b","v":"1"},{"id":"d"}]}),
+    );
+}
+
+#[test]
+fn set_element_order() {
+    check(
+        json!({"items":[{"id":"1"},{"id":"2"},{"id":"9"},{"id":"3"},{"id":"4"}]}),
+        json!({"$setElementOrder/items":[{"id":"2"},{"id":"1"},{"id":"4"},{"id":"3"}]}),
+        json!({"items":[{"id":"2"},{"id":"1"},{"id":"9"},{"id":"4"},{"id":"3"}]}),
+    );
+    // R' of §3.11.4.
+    check(
+        json!({"items":[{"id":"p"},{"id":"q"},{"id":"r"}]}),
+        json!({"$setElementOrder/items":[{"id":"q"},{"id":"s"}],
+               "items":[{"id":"s"},{"id":"p","$patch":"delete"}]}),
+        json!({"items":[{"id":"q"},{"id":"r"},{"id":"s"}]}),
+    );
+    check_err(
+        json!({"items":[{"id":"a"},{"id":"b"}]}),
+        json!({"$setElementOrder/items":[{"id":"a"},{"id":"b"}],"items":[{"id":"b"},{"id":"a"}]}),
+        ErrorKind::OrderMismatch,
+        "/$setElementOrder~1items",
+        "doesn't match",
+    );
+    check_err(
+        json!({"tags":[]}),
+        json!({"$setElementOrder/tags":[]}),
+        ErrorKind::NoElements,
+        "/$setElementOrder~1tags",
+        "no elements",
+    );
+    check_fixed(
+        json!({"tags":[]}),
+        json!({"$setElementOrder/tags":[]}),
+        json!({"tags":[]}),
+    );
+}
+
+#[test]
+fn schema_lookup_errors_and_map_fix() {
+    check_err(
+        json!({"bogus":{"a":1}}),
+        json!({"bogus":{"b":1}}),
+        ErrorKind::SchemaLookup,
+        "/bogus",
+        "unable to find api field",
+    );
+    let live = json!({"configs":{"c":{"id":"a","v":"1"}}});
+    let patch = json!({"configs":{"c":{"w":"2"}}});
+    check_err(
+        live.clone(),
+        patch.clone(),
+        ErrorKind::SchemaLookup,
+        "/configs/c",
+        "unable to find api field",
+    );
+    check_fixed(
+        live,
+        patch,
+        json!({"configs":{"c":{"id":"a","v":"1","w":"2"}}}),
+    );
+}
+
+#[test]
+fn compound_keys() {
+    check(
+        json!({"rules":[{"host":"a","path":"/","backend":"x"},{"host":"a","path":"/b"}]}),
+        json!({"rules":[{"host":"a","path":"/","backend":"y"}]}),
+        json!({"rules":[{"host":"a","path":"/","backend":"y"},{"host":"a","path":"/b"}]}),
+    );
+    let live = json!({"ports":[{"port":53,"protocol":"TCP"}]});
+    let patch = json!({"ports":[{"port":53,"protocol":"UDP"}]});
+    check(
+        live.clone(),
+        patch.clone(),
+        json!({"ports":[{"port":53,"protocol":"UDP"}]}),
+    );
+    let opts = ApplyOptions {
+        compound_keys: true,
+        ..ApplyOptions::default()
+    };
+    assert_eq!(
+        run(live, patch, &opts).unwrap(),
+        json!({"ports":[{"port":53,"protocol":"UDP"},{"port":53,"protocol":"TCP"}]})
+    );
+}
+
+#[test]
+fn schemaless_mode() {
+    let arena = Arena::new();
+    let o = from_serde(&arena, &json!({"a":{"l":[1,2],"x":1}}), 256).unwrap();
+    let p = from_serde(&arena, &json!({"a":{"l":[3]}}), 256).unwrap();
+    let r = apply(&arena, o, p, Cursor::UNKNOWN, &ApplyOptions::default()).unwrap();
+    assert_eq!(to_serde(&r).unwrap(), json!({"a":{"l":[3],"x":1}}));
+}
+
+#[test]
+fn compose_mode() {
+    let arena = Arena::new();
+    let a = from_serde(
+        &arena,
+        &json!({"size":null,"items":[{"id":"x","v":"1"}],"$setElementOrder/items":[{"id":"x"}]}),
+        256,
+    )
+    .unwrap();
+    let b = from_serde(
+        &arena,
+        &json!({"name":"n","items":[{"id":"x","w":"2"}],"$setElementOrder/items":[{"id":"x"}],
+                "$deleteFromPrimitiveList/tags":["q"]}),
+        256,
+    )
+    .unwrap();
+    let r = compose_patches(&arena, a, b, cursor(), &ApplyOptions::default()).unwrap();
+    assert_eq!(
+        to_serde(&r).unwrap(),
+        json!({"$setElementOrder/items":[{"id":"x"}],"items":[{"id":"x","v":"1","w":"2"}],
+               "name":"n","size":null,"$deleteFromPrimitiveList/tags":["q"]})
+    );
+    // Q32: inserting the first patch strips $patch objects.
+    let empty = from_serde(&arena, &json!({}), 256).unwrap();
+    let p = from_serde(
+        &arena,
+        &json!({"items":[{"id":"b","$patch":"delete"}]}),
+        256,
+    )
+    .unwrap();
+    let r = compose_patches(&arena, empty, p, cursor(), &ApplyOptions::default()).unwrap();
+    assert_eq!(to_serde(&r).unwrap(), json!({"items":[]}));
+    // $retainKeys must agree.
+    let x = from_serde(&arena, &json!({"source":{"$retainKeys":["a"]}}), 256).unwrap();
+    let y = from_serde(&arena, &json!({"source":{"$retainKeys":["b"]}}), 256).unwrap();
+    let e = compose_patches(&arena, x, y, cursor(), &ApplyOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ComposeMismatch);
+}
+
+#[test]
+fn deep_inputs_error_instead_of_overflowing() {
+    let arena = Arena::new();
+    let one = from_serde(&arena, &json!(1), 4).unwrap();
+    let two = from_serde(&arena, &json!(2), 4).unwrap();
+    let mut o = Value::object_from(&arena, &[("leaf", one)]);
+    let mut p = Value::object_from(&arena, &[("leaf", two)]);
+    for _ in 0..5000 {
+        o = Value::object_from(&arena, &[("a", o)]);
+        p = Value::object_from(&arena, &[("a", p)]);
+    }
+    let e = apply(&arena, o, p, Cursor::UNKNOWN, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooDeep);
+    // With a raised limit stacker grows the stack instead of overflowing.
+    let opts = ApplyOptions {
+        max_depth: 10_000,
+        ..ApplyOptions::default()
+    };
+    assert!(apply(&arena, o, p, Cursor::UNKNOWN, &opts).is_ok());
+}
+
+#[test]
+fn large_env_list_with_set_element_order_is_linear() {
+    let n = 16_000;
+    let env: Vec<J> = (0..n)
+        .map(|i| json!({"id": format!("E{i}"), "v": "x"}))
+        .collect();
+    let patch_items: Vec<J> = (0..n)
+        .rev()
+        .step_by(2)
+        .map(|i| json!({"id": format!("E{i}"), "v": "y"}))
+        .collect();
+    let order: Vec<J> = (0..n)
+        .rev()
+        .map(|i| json!({"id": format!("E{i}")}))
+        .collect();
+    let start = std::time::Instant::now();
+    let out = run(
+        json!({ "items": env }),
+        json!({ "$setElementOrder/items": order, "items": patch_items }),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    let items = out["items"].as_array().unwrap();
+    assert_eq!(items.len(), n);
+    assert_eq!(items[0], json!({"id": format!("E{}", n - 1), "v": "y"}));
+    assert_eq!(items[1], json!({"id": format!("E{}", n - 2), "v": "x"}));
+    // Generous bound for debug builds; the quadratic reference takes minutes.
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
