@@ -436,17 +436,13 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                         value: self.child(ap, p)?,
                     })
                 }
-                None => {
-                    let p = self.push(path, Seg::Lit("additionalProperties"));
-                    Err(self.err(
-                        SchemaErrorKind::NotASchema,
-                        p,
-                        format!(
-                            "additionalProperties must be a schema or a bool, but received a {}",
-                            ap.go_type()
-                        ),
-                    ))
-                }
+                // Not a schema (the reference test data has
+                // `"additionalProperties": "object"`): ignored, as the
+                // reference's OpenAPI parser does.
+                None if typed => Ok(NodeKind::Map {
+                    value: self.b.unknown(),
+                }),
+                None => Ok(NodeKind::Unknown),
             },
         }
     }

@@ -38,7 +38,6 @@ mod error;
 mod explain;
 mod load;
 mod model;
-mod yaml;
 
 pub use embedded::{compile_embedded, embedded, embedded_checked, EMBEDDED_JSON, EMBEDDED_VERSION};
 pub use error::{SchemaError, SchemaErrorKind};

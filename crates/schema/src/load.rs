@@ -6,6 +6,7 @@ use crate::compile::{open_crd_metadata, shift_node, Builder, Root};
 use crate::doc::Doc;
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::model::{Gvk, Schema};
+use smpatch_value::{parse_json, parse_yaml, Arena, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 
 impl Schema {
     /// Compiles one parsed document: an OpenAPI v2 document (`definitions`),
@@ -20,7 +21,8 @@ impl Schema {
 
     /// Parses and compiles one document from bytes. JSON is recognised by its
     /// first non-blank byte (`{`); anything else is read as YAML (possibly
-    /// several `---`-separated documents, e.g. CRD manifests).
+    /// several `---`-separated documents, e.g. CRD manifests; the `n`-th
+    /// document's errors name the source `source_name[n]`).
     pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Schema, SchemaError> {
         let mut b = Builder::default();
         add_bytes(&mut b, bytes, source_name)?;
@@ -88,28 +90,44 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
     Ok(files)
 }
 
+/// Parser limits for schema documents: no practical depth limit (the
+/// parser and the compiler are both iterative), last duplicate key wins.
+pub(crate) fn parse_options() -> ParseOptions {
+    ParseOptions {
+        max_depth: usize::MAX,
+        duplicate_keys: DuplicateKeys::LastWins,
+        ..ParseOptions::default()
+    }
+}
+
+pub(crate) fn parse_error(e: &ParseError, source: &str) -> SchemaError {
+    let kind = match e.kind {
+        ParseErrorKind::TooDeep => SchemaErrorKind::TooDeep,
+        _ => SchemaErrorKind::Parse,
+    };
+    SchemaError::new(kind, format!("{source}:{}:{}", e.line, e.column), e.to_string())
+}
+
 pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(), SchemaError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|c| !c.is_ascii_whitespace());
+    let arena = Arena::with_capacity(bytes.len());
     if first == Some(&b'{') {
-        let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| json_error(&e, source))?;
-        return add_document(b, &doc, source);
+        let doc = parse_json(&arena, bytes, &parse_options()).map_err(|e| parse_error(&e, source))?;
+        return add_document(b, doc, source);
     }
-    crate::yaml::add_yaml(b, bytes, source)
-}
-
-fn json_error(e: &serde_json::Error, source: &str) -> SchemaError {
-    let text = e.to_string();
-    let kind = if text.contains("recursion limit exceeded") {
-        SchemaErrorKind::TooDeep
-    } else {
-        SchemaErrorKind::Parse
-    };
-    SchemaError::new(
-        kind,
-        format!("{source}:{}:{}", e.line(), e.column()),
-        format!("invalid JSON: {text}"),
-    )
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        SchemaError::new(SchemaErrorKind::Parse, source, format!("the input is not UTF-8: {e}"))
+    })?;
+    let docs = parse_yaml(&arena, text, &parse_options()).map_err(|e| parse_error(&e, source))?;
+    if docs.is_empty() {
+        return Err(SchemaError::new(SchemaErrorKind::NotASchema, source, "the input holds no document"));
+    }
+    for (i, doc) in docs.into_iter().enumerate() {
+        let name = if i == 0 { source.to_owned() } else { format!("{source}[{i}]") };
+        add_document(b, doc, &name)?;
+    }
+    Ok(())
 }
 
 /// Compiles one parsed document (see [`Schema::from_json_value`]).
