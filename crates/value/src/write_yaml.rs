@@ -87,7 +87,15 @@ pub fn write_yaml(out: &mut String, v: &Value<'_>) {
         frame.first = false;
         match key {
             Some(k) => {
+                let start = out.len();
                 write_key(out, k);
+                if out.len() - start > MAX_IMPLICIT_KEY {
+                    // YAML limits implicit keys to 1024 characters: longer
+                    // keys need the explicit `? key` / `: value` form.
+                    out.insert_str(start, "? ");
+                    out.push('\n');
+                    push_spaces(out, n);
+                }
                 out.push(':');
                 match value {
                     Value::Object(o) if !o.is_empty() => {
@@ -135,6 +143,10 @@ pub fn write_yaml(out: &mut String, v: &Value<'_>) {
         }
     }
 }
+
+/// Longest key (in bytes, as written) that may be an implicit key; YAML
+/// allows 1024 characters, and bytes never undercount characters.
+const MAX_IMPLICIT_KEY: usize = 1024;
 
 fn push_spaces(out: &mut String, n: usize) {
     for _ in 0..n {
@@ -295,5 +307,37 @@ fn write_literal(out: &mut String, s: &str, indent: usize) {
             out.push_str(line);
         }
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_json, parse_yaml, to_yaml_string, Arena, ParseOptions};
+
+    /// Fuzz finding (json_roundtrip): keys longer than YAML's 1024-character
+    /// implicit-key limit were written as implicit keys and did not read back.
+    #[test]
+    fn long_keys_use_the_explicit_form() {
+        let arena = Arena::new();
+        let k = "k".repeat(1100);
+        for value in [
+            "null",
+            "1",
+            "{\"a\":[1,{\"b\":2}]}",
+            "[1,[2],{\"c\":3}]",
+            "\"x\\ny\"",
+        ] {
+            let doc = format!("{{\"{k}\":{value},\"b\":[{{\"{k}\":[true]}}]}}");
+            let v = parse_json(
+                &arena,
+                arena.alloc_str(&doc).as_bytes(),
+                &ParseOptions::default(),
+            )
+            .unwrap();
+            let yaml = to_yaml_string(&v);
+            let back = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default())
+                .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+            assert!(v.deep_eq(&back[0]), "{yaml}");
+        }
     }
 }
