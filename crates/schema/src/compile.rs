@@ -254,7 +254,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     fn strip_all_of(&mut self, mut s: D, mut path: u32) -> (D, u32) {
         // Nested allOf wrappers are followed a bounded number of times.
         for _ in 0..8 {
-            let Some(first) = s.get("allOf").and_then(|a| a.elements()).and_then(|e| e.first().copied())
+            let Some(first) = s
+                .get("allOf")
+                .and_then(|a| a.elements())
+                .and_then(|e| e.first().copied())
             else {
                 break;
             };
@@ -407,10 +410,11 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     }
 
     fn scalar(&mut self, s: D) -> NodeKind {
-        let enum_values = s
-            .get("enum")
-            .and_then(|e| e.elements())
-            .map(|e| e.into_iter().map(|v| v.scalar_text().into_boxed_str()).collect());
+        let enum_values = s.get("enum").and_then(|e| e.elements()).map(|e| {
+            e.into_iter()
+                .map(|v| v.scalar_text().into_boxed_str())
+                .collect()
+        });
         NodeKind::Scalar { enum_values }
     }
 
@@ -527,7 +531,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         if !entry.is_object() {
             return Err(bad(
                 self,
-                format!("a union must be an object, but received a {}", entry.go_type()),
+                format!(
+                    "a union must be an object, but received a {}",
+                    entry.go_type()
+                ),
             ));
         }
         let discriminator = match entry.get("discriminator") {
@@ -581,7 +588,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             }
         }
         if discriminator.is_some() && members.is_empty() {
-            return Err(bad(self, "a union with a discriminator has no members".into()));
+            return Err(bad(
+                self,
+                "a union with a discriminator has no members".into(),
+            ));
         }
         Ok(Union {
             discriminator,
@@ -657,7 +667,12 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         })
     }
 
-    fn ext_str(&mut self, prop: D, key: &'static str, path: u32) -> Result<Option<&'d str>, SchemaError> {
+    fn ext_str(
+        &mut self,
+        prop: D,
+        key: &'static str,
+        path: u32,
+    ) -> Result<Option<&'d str>, SchemaError> {
         match prop.get(key) {
             None => Ok(None),
             Some(v) => match v.as_str() {
@@ -716,7 +731,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 return Err(self.err(
                     SchemaErrorKind::InvalidExtension,
                     at,
-                    format!("expected a list of strings, but received a {}", keys.go_type()),
+                    format!(
+                        "expected a list of strings, but received a {}",
+                        keys.go_type()
+                    ),
                 ));
             };
             for (i, k) in list.into_iter().enumerate() {
@@ -762,7 +780,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 return Err(self.err(
                     SchemaErrorKind::InvalidExtension,
                     at,
-                    format!("expected a list of {{group, version, kind}}, but received a {}", list.go_type()),
+                    format!(
+                        "expected a list of {{group, version, kind}}, but received a {}",
+                        list.go_type()
+                    ),
                 ))
             }
         };
@@ -803,13 +824,15 @@ pub(crate) fn parse_strategy(text: &str) -> Result<(Strategy, bool), String> {
     }
     let parts: Vec<&str> = text.split([',', '|']).map(str::trim).collect();
     let shown = || format!("[{}]", parts.join(" "));
-    let one = |p: &str| match p {
+    let one = |p: &str| {
+        match p {
         "merge" => Ok(Strategy::Merge),
         "replace" => Ok(Strategy::Replace),
         "retainKeys" => Ok(Strategy::None),
         other => Err(format!(
             "unknown patch strategy \"{other}\" in \"{text}\" (expected merge, replace, retainKeys, or merge,retainKeys)"
         )),
+    }
     };
     match parts.as_slice() {
         [x] => Ok((one(x)?, *x == "retainKeys")),

@@ -33,7 +33,12 @@ impl<'d> Doc<'d> for &'d serde_json::Value {
         serde_json::Value::as_bool(self)
     }
     fn members(self) -> Option<Vec<(&'d str, Self)>> {
-        Some(self.as_object()?.iter().map(|(k, v)| (k.as_str(), v)).collect())
+        Some(
+            self.as_object()?
+                .iter()
+                .map(|(k, v)| (k.as_str(), v))
+                .collect(),
+        )
     }
     fn is_object(self) -> bool {
         serde_json::Value::is_object(self)

@@ -36,9 +36,7 @@ pub fn embedded() -> &'static Schema {
 /// [`embedded`], reporting a compile error of the embedded data instead of
 /// falling back to an empty schema.
 pub fn embedded_checked() -> Result<&'static Schema, &'static SchemaError> {
-    EMBEDDED
-        .get_or_init(|| compile_embedded())
-        .as_ref()
+    EMBEDDED.get_or_init(compile_embedded).as_ref()
 }
 
 /// Compiles the embedded document afresh (for benchmarks; use [`embedded`]).

@@ -68,7 +68,11 @@ pub struct SchemaError {
 
 impl SchemaError {
     /// Builds an error.
-    pub fn new(kind: SchemaErrorKind, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        kind: SchemaErrorKind,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         SchemaError {
             kind,
             pointer: pointer.into(),
@@ -87,7 +91,13 @@ impl fmt::Display for SchemaError {
         if self.pointer.is_empty() {
             write!(f, "{}: {}", self.kind.name(), self.message)
         } else {
-            write!(f, "{}: {}: {}", self.kind.name(), self.pointer, self.message)
+            write!(
+                f,
+                "{}: {}: {}",
+                self.kind.name(),
+                self.pointer,
+                self.message
+            )
         }
     }
 }

@@ -72,7 +72,11 @@ fn shape(c: Cursor<'_>) -> String {
 /// element / value type).
 ///
 /// `type_name` is a definition name or a GVK (`apps/v1/Deployment`, `v1/Pod`).
-pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Result<String, SchemaError> {
+pub fn explain(
+    schema: &Schema,
+    type_name: &str,
+    field_path: Option<&str>,
+) -> Result<String, SchemaError> {
     let root = schema.cursor(type_name).ok_or_else(|| {
         SchemaError::new(
             SchemaErrorKind::UnknownType,
@@ -82,7 +86,11 @@ pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Re
     })?;
     let mut out = String::new();
     let _ = write!(out, "TYPE:       {}", root.type_name().unwrap_or(type_name));
-    if let Some(gvk) = schema.gvk_entries().into_iter().find(|(_, id)| Some(*id) == root.node_id()) {
+    if let Some(gvk) = schema
+        .gvk_entries()
+        .into_iter()
+        .find(|(_, id)| Some(*id) == root.node_id())
+    {
         let _ = write!(out, " ({})", gvk.0);
     }
     out.push('\n');
@@ -107,7 +115,10 @@ pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Re
                         format!("{type_name}:{path}"),
                         format!(
                             "no field \"{seg}\" in {}",
-                            cursor.type_name().map(str::to_owned).unwrap_or_else(|| shape(cursor))
+                            cursor
+                                .type_name()
+                                .map(str::to_owned)
+                                .unwrap_or_else(|| shape(cursor))
                         ),
                     ))
                 }
@@ -147,7 +158,14 @@ pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Re
         let members: Vec<String> = u
             .members
             .iter()
-            .map(|m| format!("{}={}{}", m.field, m.value, if m.optional { " (optional)" } else { "" }))
+            .map(|m| {
+                format!(
+                    "{}={}{}",
+                    m.field,
+                    m.value,
+                    if m.optional { " (optional)" } else { "" }
+                )
+            })
             .collect();
         let _ = write!(
             out,
@@ -174,7 +192,15 @@ pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Re
                 ]
             })
             .collect();
-        let head = ["NAME", "KIND", "STRATEGY", "MERGE-KEY", "LIST-TYPE", "MAP-TYPE"].map(String::from);
+        let head = [
+            "NAME",
+            "KIND",
+            "STRATEGY",
+            "MERGE-KEY",
+            "LIST-TYPE",
+            "MAP-TYPE",
+        ]
+        .map(String::from);
         let mut widths = head.clone().map(|h| h.len());
         for r in &rows {
             for (w, c) in widths.iter_mut().zip(r) {
@@ -184,7 +210,9 @@ pub fn explain(schema: &Schema, type_name: &str, field_path: Option<&str>) -> Re
         let _ = writeln!(
             out,
             "FIELDS{}:",
-            body.type_name().map(|n| format!(" of {n}")).unwrap_or_default()
+            body.type_name()
+                .map(|n| format!(" of {n}"))
+                .unwrap_or_default()
         );
         for r in std::iter::once(&head).chain(rows.iter()) {
             let mut line = String::from("  ");

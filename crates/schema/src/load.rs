@@ -6,14 +6,19 @@ use crate::compile::{open_crd_metadata, shift_node, Builder, Root};
 use crate::doc::Doc;
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::model::{Gvk, Schema};
-use smpatch_value::{parse_json, parse_yaml, Arena, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+use smpatch_value::{
+    parse_json, parse_yaml, Arena, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions,
+};
 
 impl Schema {
     /// Compiles one parsed document: an OpenAPI v2 document (`definitions`),
     /// an OpenAPI v3 document (`components.schemas`), a JSON-Schema document
     /// with `$defs`, a CustomResourceDefinition, or a `List` of those.
     /// `source_name` prefixes error pointers.
-    pub fn from_json_value(doc: &serde_json::Value, source_name: &str) -> Result<Schema, SchemaError> {
+    pub fn from_json_value(
+        doc: &serde_json::Value,
+        source_name: &str,
+    ) -> Result<Schema, SchemaError> {
         let mut b = Builder::default();
         add_document(&mut b, doc, source_name)?;
         Ok(b.finish())
@@ -48,7 +53,11 @@ impl Schema {
             for file in expand(p.as_ref())? {
                 let name = file.display().to_string();
                 let bytes = std::fs::read(&file).map_err(|e| {
-                    SchemaError::new(SchemaErrorKind::Io, name.clone(), format!("cannot read: {e}"))
+                    SchemaError::new(
+                        SchemaErrorKind::Io,
+                        name.clone(),
+                        format!("cannot read: {e}"),
+                    )
                 })?;
                 add_bytes(&mut b, &bytes, &name)?;
             }
@@ -59,9 +68,11 @@ impl Schema {
     /// Combines two schemas. `other`'s names and GVKs win over `self`'s.
     pub fn merge(mut self, other: Schema) -> Schema {
         let offset = self.nodes.len() as u32;
-        self.nodes.extend(other.nodes.into_iter().map(|n| shift_node(n, offset)));
+        self.nodes
+            .extend(other.nodes.into_iter().map(|n| shift_node(n, offset)));
         for (name, id) in other.by_name {
-            self.by_name.insert(name, crate::model::NodeId(id.0 + offset));
+            self.by_name
+                .insert(name, crate::model::NodeId(id.0 + offset));
         }
         for (gvk, id) in other.by_gvk {
             self.by_gvk.insert(gvk, crate::model::NodeId(id.0 + offset));
@@ -72,7 +83,11 @@ impl Schema {
 
 fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
     let io = |e: std::io::Error| {
-        SchemaError::new(SchemaErrorKind::Io, path.display().to_string(), format!("cannot read: {e}"))
+        SchemaError::new(
+            SchemaErrorKind::Io,
+            path.display().to_string(),
+            format!("cannot read: {e}"),
+        )
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_dir() {
@@ -105,7 +120,11 @@ pub(crate) fn parse_error(e: &ParseError, source: &str) -> SchemaError {
         ParseErrorKind::TooDeep => SchemaErrorKind::TooDeep,
         _ => SchemaErrorKind::Parse,
     };
-    SchemaError::new(kind, format!("{source}:{}:{}", e.line, e.column), e.to_string())
+    SchemaError::new(
+        kind,
+        format!("{source}:{}:{}", e.line, e.column),
+        e.to_string(),
+    )
 }
 
 pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(), SchemaError> {
@@ -113,30 +132,50 @@ pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(
     let first = bytes.iter().find(|c| !c.is_ascii_whitespace());
     let arena = Arena::with_capacity(bytes.len());
     if first == Some(&b'{') {
-        let doc = parse_json(&arena, bytes, &parse_options()).map_err(|e| parse_error(&e, source))?;
+        let doc =
+            parse_json(&arena, bytes, &parse_options()).map_err(|e| parse_error(&e, source))?;
         return add_document(b, doc, source);
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        SchemaError::new(SchemaErrorKind::Parse, source, format!("the input is not UTF-8: {e}"))
+        SchemaError::new(
+            SchemaErrorKind::Parse,
+            source,
+            format!("the input is not UTF-8: {e}"),
+        )
     })?;
     let docs = parse_yaml(&arena, text, &parse_options()).map_err(|e| parse_error(&e, source))?;
     if docs.is_empty() {
-        return Err(SchemaError::new(SchemaErrorKind::NotASchema, source, "the input holds no document"));
+        return Err(SchemaError::new(
+            SchemaErrorKind::NotASchema,
+            source,
+            "the input holds no document",
+        ));
     }
     for (i, doc) in docs.into_iter().enumerate() {
-        let name = if i == 0 { source.to_owned() } else { format!("{source}[{i}]") };
+        let name = if i == 0 {
+            source.to_owned()
+        } else {
+            format!("{source}[{i}]")
+        };
         add_document(b, doc, &name)?;
     }
     Ok(())
 }
 
 /// Compiles one parsed document (see [`Schema::from_json_value`]).
-pub(crate) fn add_document<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), SchemaError> {
+pub(crate) fn add_document<'d, D: Doc<'d>>(
+    b: &mut Builder,
+    doc: D,
+    source: &str,
+) -> Result<(), SchemaError> {
     if !doc.is_object() {
         return Err(SchemaError::new(
             SchemaErrorKind::NotASchema,
             format!("{source}#"),
-            format!("expected a schema document (an object), but received a {}", doc.go_type()),
+            format!(
+                "expected a schema document (an object), but received a {}",
+                doc.go_type()
+            ),
         ));
     }
     let kind = doc.get("kind").and_then(|k| k.as_str());
@@ -186,8 +225,12 @@ pub fn crd_definition_name(group: &str, version: &str, kind: &str) -> String {
 }
 
 fn add_crd<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), SchemaError> {
-    let bad = |ptr: &str, m: &str| SchemaError::new(SchemaErrorKind::InvalidCrd, format!("{source}#{ptr}"), m);
-    let spec = doc.get("spec").ok_or_else(|| bad("/spec", "a CustomResourceDefinition needs a spec"))?;
+    let bad = |ptr: &str, m: &str| {
+        SchemaError::new(SchemaErrorKind::InvalidCrd, format!("{source}#{ptr}"), m)
+    };
+    let spec = doc
+        .get("spec")
+        .ok_or_else(|| bad("/spec", "a CustomResourceDefinition needs a spec"))?;
     let group = spec
         .get("group")
         .and_then(|g| g.as_str())
@@ -217,23 +260,27 @@ fn add_crd<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), 
     match spec.get("versions").and_then(|v| v.elements()) {
         Some(versions) if !versions.is_empty() => {
             for (i, v) in versions.into_iter().enumerate() {
-                let name = v
-                    .get("name")
-                    .and_then(|n| n.as_str())
-                    .ok_or_else(|| bad(&format!("/spec/versions/{i}/name"), "version name must be a string"))?;
+                let name = v.get("name").and_then(|n| n.as_str()).ok_or_else(|| {
+                    bad(
+                        &format!("/spec/versions/{i}/name"),
+                        "version name must be a string",
+                    )
+                })?;
                 let own = v
                     .get("schema")
                     .and_then(|s| s.get("openAPIV3Schema"))
                     .filter(|s| s.is_object());
                 match (own, legacy) {
-                    (Some(s), _) => push(name, s, format!("/spec/versions/{i}/schema/openAPIV3Schema")),
+                    (Some(s), _) => push(
+                        name,
+                        s,
+                        format!("/spec/versions/{i}/schema/openAPIV3Schema"),
+                    ),
                     (None, Some(s)) => push(name, s, "/spec/validation/openAPIV3Schema".into()),
-                    (None, None) => {
-                        return Err(bad(
-                            &format!("/spec/versions/{i}/schema"),
-                            "the version has no schema.openAPIV3Schema and the CRD no spec.validation",
-                        ))
-                    }
+                    (None, None) => return Err(bad(
+                        &format!("/spec/versions/{i}/schema"),
+                        "the version has no schema.openAPIV3Schema and the CRD no spec.validation",
+                    )),
                 }
             }
         }
@@ -241,8 +288,14 @@ fn add_crd<'d, D: Doc<'d>>(b: &mut Builder, doc: D, source: &str) -> Result<(), 
             let version = spec
                 .get("version")
                 .and_then(|v| v.as_str())
-                .ok_or_else(|| bad("/spec/versions", "a CustomResourceDefinition needs spec.versions"))?;
-            let s = legacy.ok_or_else(|| bad("/spec/validation", "no spec.validation.openAPIV3Schema"))?;
+                .ok_or_else(|| {
+                    bad(
+                        "/spec/versions",
+                        "a CustomResourceDefinition needs spec.versions",
+                    )
+                })?;
+            let s = legacy
+                .ok_or_else(|| bad("/spec/validation", "no spec.validation.openAPIV3Schema"))?;
             push(version, s, "/spec/validation/openAPIV3Schema".into());
         }
     }

@@ -1,4 +1,5 @@
 //! The embedded Kubernetes schema answers the metadata kubectl relies on.
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use smpatch_schema::{embedded, embedded_checked, explain, Cursor, Strategy};
 
@@ -12,7 +13,11 @@ fn walk<'s>(mut c: Cursor<'s>, path: &[&str]) -> Cursor<'s> {
 #[test]
 fn embedded_compiles() {
     let s = embedded_checked().unwrap();
-    assert!(s.definition_names().count() > 800, "{}", s.definition_names().count());
+    assert!(
+        s.definition_names().count() > 800,
+        "{}",
+        s.definition_names().count()
+    );
     assert!(s.gvks().count() > 100);
 }
 
@@ -57,7 +62,12 @@ fn pod_and_core_group() {
 
 #[test]
 fn explain_volumes() {
-    let text = explain(embedded(), "apps/v1/Deployment", Some("spec.template.spec.volumes")).unwrap();
+    let text = explain(
+        embedded(),
+        "apps/v1/Deployment",
+        Some("spec.template.spec.volumes"),
+    )
+    .unwrap();
     assert!(text.contains("STRATEGY:   merge,retainKeys"), "{text}");
     assert!(text.contains("MERGE KEY:  name"), "{text}");
     assert!(text.contains("list of io.k8s.api.core.v1.Volume"), "{text}");

@@ -1,5 +1,6 @@
 //! Loader features on small inline documents: CRDs (YAML and JSON), unions,
 //! enums, maps, unknown fields, merging and directories.
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use serde_json::json;
 use smpatch_schema::{Gvk, LookupError, NodeKind, Schema, Strategy};
@@ -93,7 +94,9 @@ fn crd_yaml() {
     let s = Schema::from_bytes(CRD_YAML.as_bytes(), "crds.yaml").unwrap();
     let w = s.cursor("example.com/v1/Widget").unwrap();
     assert_eq!(w.type_name(), Some("com.example.v1.Widget"));
-    assert!(s.cursor_for_gvk(&Gvk::from_api_version("example.com/v2", "Widget")).is_some());
+    assert!(s
+        .cursor_for_gvk(&Gvk::from_api_version("example.com/v2", "Widget"))
+        .is_some());
     assert!(s.cursor("example.com/v1beta1/Gadget").is_some());
     // metadata of a CRD is schema-less, not a map.
     let md = w.lookup_object("metadata").unwrap().cursor;
@@ -110,29 +113,59 @@ fn crd_yaml() {
     assert_eq!(mode.enum_values().unwrap().len(), 3);
     // list-type map with two keys.
     let ports = spec.lookup_list("ports").unwrap();
-    assert_eq!(&*ports.meta.list_map_keys, &["port".into(), "protocol".into()]);
+    assert_eq!(
+        &*ports.meta.list_map_keys,
+        &["port".into(), "protocol".into()]
+    );
     assert_eq!(ports.meta.strategy, Strategy::None);
     // preserve-unknown-fields without properties: unknown.
     let extra = spec.lookup_object("extra").unwrap().cursor;
     assert!(extra.is_unknown());
-    assert!(extra.lookup_object("x").unwrap().cursor.lookup_list("y").is_ok());
+    assert!(extra
+        .lookup_object("x")
+        .unwrap()
+        .cursor
+        .lookup_list("y")
+        .is_ok());
     // ... with properties: a struct whose unknown fields look up as unknown.
     let open = spec.lookup_object("open").unwrap().cursor;
     assert!(matches!(open.kind(), Some(NodeKind::Struct { .. })));
-    assert!(open.lookup_object("known").unwrap().cursor.lookup_object("b").is_err());
+    assert!(open
+        .lookup_object("known")
+        .unwrap()
+        .cursor
+        .lookup_object("b")
+        .is_err());
     assert!(open.lookup_object("unknown").unwrap().cursor.is_unknown());
     let t = spec.lookup_object("template").unwrap().cursor;
     assert!(t.flags().embedded_resource && t.is_unknown());
-    assert!(spec.lookup_object("size").unwrap().cursor.flags().int_or_string);
+    assert!(
+        spec.lookup_object("size")
+            .unwrap()
+            .cursor
+            .flags()
+            .int_or_string
+    );
     assert!(spec.lookup_object("anything").unwrap().cursor.is_unknown());
     let labels = spec.lookup_object("labels").unwrap().cursor;
     assert!(labels.map_value().unwrap().is_unknown());
-    assert!(matches!(labels.lookup_object("k"), Err(LookupError::InMap { .. })));
+    assert!(matches!(
+        labels.lookup_object("k"),
+        Err(LookupError::InMap { .. })
+    ));
     // Undeclared fields of an ordinary struct fail as in the reference.
-    assert!(matches!(spec.lookup_object("nope"), Err(LookupError::NoSuchField { .. })));
+    assert!(matches!(
+        spec.lookup_object("nope"),
+        Err(LookupError::NoSuchField { .. })
+    ));
     // Legacy spec.validation.
     let g = s.cursor("example.com/v1beta1/Gadget").unwrap();
-    let n = g.lookup_object("spec").unwrap().cursor.lookup_object("count").unwrap();
+    let n = g
+        .lookup_object("spec")
+        .unwrap()
+        .cursor
+        .lookup_object("count")
+        .unwrap();
     assert!(matches!(n.cursor.kind(), Some(NodeKind::Scalar { .. })));
 }
 
@@ -146,7 +179,10 @@ fn crd_json_and_list() {
         let s = Schema::from_json_value(doc, "a.json").unwrap();
         assert!(s.cursor("a.io/v1/A").is_some());
         let bytes = serde_json::to_vec(doc).unwrap();
-        assert!(Schema::from_bytes(&bytes, "a.json").unwrap().cursor("a.io/v1/A").is_some());
+        assert!(Schema::from_bytes(&bytes, "a.json")
+            .unwrap()
+            .cursor("a.io/v1/A")
+            .is_some());
     }
 }
 
@@ -178,13 +214,20 @@ fn v3_allof_extensions_on_wrapper() {
     let t = s.cursor("T").unwrap();
     let src = t.lookup_object("src").unwrap();
     assert!(src.meta.retain_keys);
-    assert_eq!(src.meta.strategy, Strategy::None, "never read from the definition");
+    assert_eq!(
+        src.meta.strategy,
+        Strategy::None,
+        "never read from the definition"
+    );
     assert_eq!(src.cursor.type_name(), Some("Src"));
     let l = t.lookup_list("l").unwrap();
     assert_eq!(l.meta.merge_key(), Some("type"));
     assert_eq!(l.cursor.type_name(), Some("Src"));
     // A list lookup on a struct property yields the struct (§2.4).
-    assert_eq!(t.lookup_list("src").unwrap().cursor.type_name(), Some("Src"));
+    assert_eq!(
+        t.lookup_list("src").unwrap().cursor.type_name(),
+        Some("Src")
+    );
     // Fields iterate sorted.
     let names: Vec<&str> = t.fields().map(|(n, _)| n).collect();
     assert_eq!(names, ["l", "src"]);
@@ -194,18 +237,49 @@ fn v3_allof_extensions_on_wrapper() {
 fn merge_and_directories() {
     let a = Schema::from_json_value(&json!({"swagger": "2.0", "definitions": {
         "A": {"properties": {"x": {"type": "array", "x-kubernetes-patch-strategy": "merge"}}, "x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "A"}]}}}), "a").unwrap();
-    let b = Schema::from_json_value(&json!({"swagger": "2.0", "definitions": {
+    let b = Schema::from_json_value(
+        &json!({"swagger": "2.0", "definitions": {
         "A": {"properties": {"x": {"type": "array"}}},
-        "B": {"properties": {"a": {"$ref": "#/definitions/A"}}}}}), "b").unwrap();
+        "B": {"properties": {"a": {"$ref": "#/definitions/A"}}}}}),
+        "b",
+    )
+    .unwrap();
     let m = a.clone().merge(b);
     // Last wins for names; GVK still points at the first A.
-    assert_eq!(m.cursor("A").unwrap().lookup_list("x").unwrap().meta.strategy, Strategy::None);
-    assert_eq!(m.cursor("v1/A").unwrap().lookup_list("x").unwrap().meta.strategy, Strategy::Merge);
-    assert!(m.cursor("B").unwrap().lookup_object("a").unwrap().cursor.lookup_list("x").is_ok());
+    assert_eq!(
+        m.cursor("A")
+            .unwrap()
+            .lookup_list("x")
+            .unwrap()
+            .meta
+            .strategy,
+        Strategy::None
+    );
+    assert_eq!(
+        m.cursor("v1/A")
+            .unwrap()
+            .lookup_list("x")
+            .unwrap()
+            .meta
+            .strategy,
+        Strategy::Merge
+    );
+    assert!(m
+        .cursor("B")
+        .unwrap()
+        .lookup_object("a")
+        .unwrap()
+        .cursor
+        .lookup_list("x")
+        .is_ok());
 
     let dir = std::env::temp_dir().join(format!("smpatch-schema-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("1.json"), r#"{"swagger":"2.0","definitions":{"A":{"properties":{"x":{}}}}}"#).unwrap();
+    std::fs::write(
+        dir.join("1.json"),
+        r#"{"swagger":"2.0","definitions":{"A":{"properties":{"x":{}}}}}"#,
+    )
+    .unwrap();
     std::fs::write(dir.join("2.yaml"), CRD_YAML).unwrap();
     std::fs::write(dir.join("ignored.txt"), "not a schema").unwrap();
     let s = Schema::load_path(&dir).unwrap();
@@ -213,7 +287,10 @@ fn merge_and_directories() {
     let s = Schema::load_paths(&[dir.join("1.json"), dir.join("2.yaml")]).unwrap();
     assert!(s.cursor("A").is_some() && s.cursor("example.com/v1/Widget").is_some());
     std::fs::write(dir.join("3.yml"), "kind: ConfigMap\n").unwrap();
-    assert_eq!(Schema::load_path(&dir).unwrap_err().kind_name(), "not_a_schema");
+    assert_eq!(
+        Schema::load_path(&dir).unwrap_err().kind_name(),
+        "not_a_schema"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,5 +1,6 @@
 //! Malformed and hostile schemas: each case states the outcome, and nothing
 //! overflows the stack or goes quadratic.
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use serde_json::json;
 use smpatch_schema::{Schema, Strategy};
@@ -19,8 +20,10 @@ fn v2(defs: serde_json::Value) -> serde_json::Value {
 fn cases() -> Vec<Case> {
     let prop = |p: serde_json::Value| v2(json!({"T": {"properties": {"f": p}}}));
     let union_a = |u: serde_json::Value| {
-        v2(json!({"T": {"properties": {"type": {"type": "string"}, "a": {"type": "string"}, "b": {"type": "string"}},
-                        "x-kubernetes-unions": u}}))
+        v2(
+            json!({"T": {"properties": {"type": {"type": "string"}, "a": {"type": "string"}, "b": {"type": "string"}},
+                        "x-kubernetes-unions": u}}),
+        )
     };
     vec![
         Case {
@@ -36,11 +39,16 @@ fn cases() -> Vec<Case> {
         Case {
             name: "v3 dangling ref inside allOf",
             doc: json!({"openapi": "3.0", "components": {"schemas": {"T": {"properties": {"f": {"allOf": [{"$ref": "#/components/schemas/X"}]}}}}}}),
-            expect: Err(("dangling_ref", "/components/schemas/T/properties/f/allOf/0/$ref")),
+            expect: Err((
+                "dangling_ref",
+                "/components/schemas/T/properties/f/allOf/0/$ref",
+            )),
         },
         Case {
             name: "recursive type through a property is fine",
-            doc: v2(json!({"T": {"properties": {"self": {"$ref": "#/definitions/T"}, "l": {"type": "array", "items": {"$ref": "#/definitions/T"}}}}})),
+            doc: v2(
+                json!({"T": {"properties": {"self": {"$ref": "#/definitions/T"}, "l": {"type": "array", "items": {"$ref": "#/definitions/T"}}}}}),
+            ),
             expect: Ok(()),
         },
         Case {
@@ -56,17 +64,26 @@ fn cases() -> Vec<Case> {
         Case {
             name: "non-string strategy",
             doc: prop(json!({"type": "array", "x-kubernetes-patch-strategy": 1})),
-            expect: Err(("invalid_extension", "/definitions/T/properties/f/x-kubernetes-patch-strategy")),
+            expect: Err((
+                "invalid_extension",
+                "/definitions/T/properties/f/x-kubernetes-patch-strategy",
+            )),
         },
         Case {
             name: "non-string strategy on a v3 allOf wrapper",
             doc: json!({"openapi": "3.0", "components": {"schemas": {"X": {"type": "object"}, "T": {"properties": {"f": {"allOf": [{"$ref": "#/components/schemas/X"}], "x-kubernetes-patch-strategy": true}}}}}}),
-            expect: Err(("invalid_extension", "/components/schemas/T/properties/f/x-kubernetes-patch-strategy")),
+            expect: Err((
+                "invalid_extension",
+                "/components/schemas/T/properties/f/x-kubernetes-patch-strategy",
+            )),
         },
         Case {
             name: "unknown strategy (Q29)",
             doc: prop(json!({"type": "array", "x-kubernetes-patch-strategy": "mrege"})),
-            expect: Err(("unknown_strategy", "/properties/f/x-kubernetes-patch-strategy")),
+            expect: Err((
+                "unknown_strategy",
+                "/properties/f/x-kubernetes-patch-strategy",
+            )),
         },
         Case {
             name: "two strategies",
@@ -75,7 +92,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "three strategies",
-            doc: prop(json!({"type": "array", "x-kubernetes-patch-strategy": "merge,retainKeys,merge"})),
+            doc: prop(
+                json!({"type": "array", "x-kubernetes-patch-strategy": "merge,retainKeys,merge"}),
+            ),
             expect: Err(("unknown_strategy", "/x-kubernetes-patch-strategy")),
         },
         Case {
@@ -105,7 +124,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "bad gvk",
-            doc: v2(json!({"T": {"type": "object", "x-kubernetes-group-version-kind": [{"group": "", "version": 1, "kind": "T"}]}})),
+            doc: v2(
+                json!({"T": {"type": "object", "x-kubernetes-group-version-kind": [{"group": "", "version": 1, "kind": "T"}]}}),
+            ),
             expect: Err(("invalid_extension", "/x-kubernetes-group-version-kind/0")),
         },
         Case {
@@ -115,7 +136,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "union: same discriminated name twice",
-            doc: union_a(json!([{"discriminator": "type", "fields-to-discriminateBy": {"a": "A", "b": "A"}}])),
+            doc: union_a(
+                json!([{"discriminator": "type", "fields-to-discriminateBy": {"a": "A", "b": "A"}}]),
+            ),
             expect: Err(("invalid_union", "/x-kubernetes-unions/0")),
         },
         Case {
@@ -125,7 +148,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "union: field in two unions",
-            doc: union_a(json!([{"fields-to-discriminateBy": {"a": "A"}}, {"fields-to-discriminateBy": {"a": "B"}}])),
+            doc: union_a(
+                json!([{"fields-to-discriminateBy": {"a": "A"}}, {"fields-to-discriminateBy": {"a": "B"}}]),
+            ),
             expect: Err(("invalid_union", "/x-kubernetes-unions/1")),
         },
         Case {
@@ -140,7 +165,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "union format B: bad member",
-            doc: prop(json!({"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": 1}}}})),
+            doc: prop(
+                json!({"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": 1}}}}),
+            ),
             expect: Err(("invalid_union", "/properties/f/x-kubernetes-unions")),
         },
         Case {
@@ -150,8 +177,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "union format B shares a field with format A",
-            doc: v2(json!({"T": {"properties": {"type": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}}}}, "a": {}},
-                                "x-kubernetes-unions": [{"fields-to-discriminateBy": {"a": "A"}}]}})),
+            doc: v2(
+                json!({"T": {"properties": {"type": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}}}}, "a": {}},
+                                "x-kubernetes-unions": [{"fields-to-discriminateBy": {"a": "A"}}]}}),
+            ),
             expect: Err(("invalid_union", "x-kubernetes-unions")),
         },
         Case {
@@ -180,7 +209,10 @@ fn cases() -> Vec<Case> {
             doc: json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                         "spec": {"group": "g.io", "names": {"kind": "X"}, "versions": [{"name": "v1",
                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"$ref": "#/definitions/Y"}}}}}]}}),
-            expect: Err(("dangling_ref", "/spec/versions/0/schema/openAPIV3Schema/properties/spec/$ref")),
+            expect: Err((
+                "dangling_ref",
+                "/spec/versions/0/schema/openAPIV3Schema/properties/spec/$ref",
+            )),
         },
         Case {
             name: "reference testdata quirk: additionalProperties is a string",
@@ -202,12 +234,19 @@ fn hostile_table() {
             let ok = match (&case.expect, got) {
                 (Ok(()), Ok(_)) => true,
                 (Err((kind, ptr)), Err(e)) => {
-                    e.kind_name() == *kind && e.pointer.starts_with("doc.json") && e.pointer.ends_with(ptr)
+                    e.kind_name() == *kind
+                        && e.pointer.starts_with("doc.json")
+                        && e.pointer.ends_with(ptr)
                 }
                 _ => false,
             };
             if !ok {
-                failures.push(format!("{} ({how}): expected {:?}, got {:?}", case.name, case.expect, got.as_ref().map(|_| ())));
+                failures.push(format!(
+                    "{} ({how}): expected {:?}, got {:?}",
+                    case.name,
+                    case.expect,
+                    got.as_ref().map(|_| ())
+                ));
             }
         }
     }
@@ -216,14 +255,18 @@ fn hostile_table() {
 
 #[test]
 fn error_messages() {
-    let doc = v2(json!({"T": {"properties": {"f": {"type": "array", "x-kubernetes-patch-strategy": 1}}}}));
+    let doc = v2(
+        json!({"T": {"properties": {"f": {"type": "array", "x-kubernetes-patch-strategy": 1}}}}),
+    );
     let e = Schema::from_json_value(&doc, "s.json").unwrap_err();
     assert_eq!(e.message, "expected a string, but received a int");
     assert_eq!(
         e.to_string(),
         "invalid_extension: s.json#/definitions/T/properties/f/x-kubernetes-patch-strategy: expected a string, but received a int"
     );
-    let doc = v2(json!({"T": {"properties": {"f": {"type": "array", "x-kubernetes-patch-strategy": "a,b"}}}}));
+    let doc = v2(
+        json!({"T": {"properties": {"f": {"type": "array", "x-kubernetes-patch-strategy": "a,b"}}}}),
+    );
     let e = Schema::from_json_value(&doc, "s.json").unwrap_err();
     assert_eq!(e.message, "unexpected patch strategy: [a b]");
     let e = Schema::from_bytes(b"{\"swagger\": ", "s.json").unwrap_err();

@@ -1,5 +1,6 @@
 //! Real documents from `../shared`: everything loads, and the v2 and v3 forms
 //! of the same types answer identical metadata.
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 mod common;
 
@@ -26,11 +27,20 @@ fn assert_same(v2: &Schema, v3: &Schema, what: &str) -> usize {
             diffs.push(format!("{name}\n  v2: {a}\n  v3: {b}"));
         }
     }
-    assert!(diffs.is_empty(), "{what}: {} differences:\n{}", diffs.len(), diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
     // GVK index agrees too.
     let g2: BTreeSet<String> = v2.gvks().map(|g| g.to_string()).collect();
     let g3: BTreeSet<String> = v3.gvks().map(|g| g.to_string()).collect();
-    assert!(g3.is_subset(&g2), "{what}: GVKs only in v3: {:?}", g3.difference(&g2).collect::<Vec<_>>());
+    assert!(
+        g3.is_subset(&g2),
+        "{what}: GVKs only in v3: {:?}",
+        g3.difference(&g2).collect::<Vec<_>>()
+    );
     common.len()
 }
 
@@ -112,7 +122,12 @@ fn crd_v2_v3_pairs_agree() {
 fn swagger_1_27_loads() {
     let s = load("openapi/kubernetes-v1.27.swagger.json");
     assert!(s.definition_names().count() >= 490);
-    let pod = s.cursor("v1/Pod").unwrap().lookup_object("spec").unwrap().cursor;
+    let pod = s
+        .cursor("v1/Pod")
+        .unwrap()
+        .lookup_object("spec")
+        .unwrap()
+        .cursor;
     let v = pod.lookup_list("volumes").unwrap();
     assert_eq!(v.meta.strategy, Strategy::Merge);
     assert!(v.meta.retain_keys);
@@ -124,8 +139,22 @@ fn swagger_1_27_loads() {
     // The 1.27 and the embedded 1.37 schema agree on the Deployment path.
     let emb = smpatch_schema::embedded();
     for s in [&s, emb] {
-        let spec = s.cursor("apps/v1/Deployment").unwrap().lookup_object("spec").unwrap().cursor;
-        let t = spec.lookup_object("template").unwrap().cursor.lookup_object("spec").unwrap().cursor;
-        assert_eq!(t.lookup_list("containers").unwrap().meta.merge_key(), Some("name"));
+        let spec = s
+            .cursor("apps/v1/Deployment")
+            .unwrap()
+            .lookup_object("spec")
+            .unwrap()
+            .cursor;
+        let t = spec
+            .lookup_object("template")
+            .unwrap()
+            .cursor
+            .lookup_object("spec")
+            .unwrap()
+            .cursor;
+        assert_eq!(
+            t.lookup_list("containers").unwrap().meta.merge_key(),
+            Some("name")
+        );
     }
 }

@@ -1,4 +1,5 @@
 //! Shared helpers for the schema tests.
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 #![allow(dead_code)]
 
 use std::fmt::Write;
