@@ -77,3 +77,48 @@ fn explain_volumes() {
     let err = explain(embedded(), "v9/Nothing", None).unwrap_err();
     assert_eq!(err.kind_name(), "unknown_type");
 }
+
+/// The generator's translation keeps patch metadata: every field the 1.27
+/// swagger and the embedded 1.37 schema both define has the same strategy,
+/// retainKeys flag and merge key (Kubernetes does not change these).
+#[test]
+fn embedded_agrees_with_swagger_1_27() {
+    let shared = std::env::var_os("SMPATCH_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
+    let old =
+        smpatch_schema::Schema::load_path(shared.join("openapi/kubernetes-v1.27.swagger.json"))
+            .unwrap();
+    let new = embedded();
+    let mut compared = 0;
+    let mut diffs = Vec::new();
+    for name in old.definition_names() {
+        let (Some(a), Some(b)) = (old.cursor(name), new.cursor(name)) else {
+            continue;
+        };
+        let fb: std::collections::HashMap<&str, _> = b.fields().collect();
+        for (field, fa) in a.fields() {
+            let Some(fb) = fb.get(field) else { continue };
+            compared += 1;
+            let (ma, mb) = (fa.meta, fb.meta);
+            if (ma.strategy, ma.retain_keys, ma.merge_key())
+                != (mb.strategy, mb.retain_keys, mb.merge_key())
+            {
+                diffs.push(format!("{name}.{field}: 1.27 {ma:?} / 1.37 {mb:?}"));
+            }
+            // Same shape class too.
+            let class = |c: Cursor<'_>| std::mem::discriminant(c.kind().unwrap());
+            if class(fa.cursor) != class(fb.cursor) {
+                diffs.push(format!(
+                    "{name}.{field}: shape {:?} / {:?}",
+                    fa.cursor.kind(),
+                    fb.cursor.kind()
+                ));
+            }
+        }
+    }
+    assert!(compared > 1500, "{compared}");
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
