@@ -41,8 +41,8 @@ SCALARS = {"string", "integer", "number", "boolean"}
 REF_PREFIX = "#/$defs/"
 
 
-def find_definitions():
-    tmp = tempfile.mkdtemp(prefix="kv-venv-")
+def find_definitions(tmp):
+    """pip-install the package into a venv under `tmp`; return the file path."""
     subprocess.run([sys.executable, "-m", "venv", tmp], check=True)
     py = os.path.join(tmp, "bin", "python")
     subprocess.run(
@@ -112,9 +112,13 @@ def main():
     default_out = os.path.join(here, "..", "..", "crates", "schema", "data", f"k8s-v{VERSION}.json")
     ap.add_argument("--out", default=default_out)
     args = ap.parse_args()
-    path = args.definitions or find_definitions()
-    with open(path, encoding="utf-8") as f:
-        src = json.load(f)
+    if args.definitions:
+        with open(args.definitions, encoding="utf-8") as f:
+            src = json.load(f)
+    else:
+        with tempfile.TemporaryDirectory(prefix="kv-venv-") as tmp:
+            with open(find_definitions(tmp), encoding="utf-8") as f:
+                src = json.load(f)
     defs = src["$defs"]
     dump = lambda v: json.dumps(v, separators=(",", ":"), sort_keys=False, ensure_ascii=False)
     lines = []
