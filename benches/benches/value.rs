@@ -1,0 +1,58 @@
+//! Parse + write round trip: the arena value crate against serde_json.
+//!
+//! `arena`: `parse_json` + `to_json_string`, with the arena created outside
+//! the timed loop and `reset()` each iteration. `serde_json`:
+//! `from_slice::<serde_json::Value>` + `to_string` (the baseline).
+
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+
+fn round_trip(c: &mut Criterion) {
+    let opts = ParseOptions::default();
+    for (label, size) in [("1KB", 1_000), ("120KB", 120_000), ("1.5MB", 1_500_000)] {
+        let doc = smpatch_benches::k8s_doc(size);
+        let bytes = doc.as_bytes();
+        let mut group = c.benchmark_group(format!("value_round_trip/{label}"));
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        let mut arena = Arena::new();
+        group.bench_with_input(BenchmarkId::new("arena", label), bytes, |b, bytes| {
+            b.iter(|| {
+                arena.reset();
+                let v = parse_json(&arena, bytes, &opts).expect("valid JSON");
+                to_json_string(&v)
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("serde_json", label), bytes, |b, bytes| {
+            b.iter(|| {
+                let v: serde_json::Value = serde_json::from_slice(bytes).expect("valid JSON");
+                serde_json::to_string(&v).expect("serializable")
+            })
+        });
+        group.finish();
+    }
+}
+
+fn parse_only(c: &mut Criterion) {
+    let opts = ParseOptions::default();
+    let doc = smpatch_benches::k8s_doc(120_000);
+    let bytes = doc.as_bytes();
+    let mut group = c.benchmark_group("value_parse/120KB");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    let mut arena = Arena::new();
+    group.bench_function(BenchmarkId::new("arena", "120KB"), |b| {
+        b.iter(|| {
+            arena.reset();
+            parse_json(&arena, bytes, &opts).map(|v| v.is_object())
+        })
+    });
+    group.bench_function(BenchmarkId::new("serde_json", "120KB"), |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(bytes).map(|v| v.is_object()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, round_trip, parse_only);
+criterion_main!(benches);
