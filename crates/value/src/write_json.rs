@@ -139,7 +139,7 @@ fn write(out: &mut String, v: &Value<'_>, style: Style) {
                     }
                 }
                 Value::String(s) => write_str(out, s, style.go),
-                Value::Array(items) if items.is_empty() => out.push_str("[]"),
+                Value::Array([]) => out.push_str("[]"),
                 Value::Object(o) if o.is_empty() => out.push_str("{}"),
                 Value::Array(items) => {
                     out.push('[');
@@ -300,7 +300,7 @@ pub(crate) fn go_format_float(f: f64) -> String {
     let (neg, digits, exp) = shortest_digits(f);
     let sign = if neg { "-" } else { "" };
     let abs = f.abs();
-    if abs < 1e-6 || abs >= 1e21 {
+    if !(1e-6..1e21).contains(&abs) {
         let mut out = String::from(sign);
         out.push_str(&digits[..1]);
         if digits.len() > 1 {

@@ -56,6 +56,8 @@ const FIELDS: &[&str] = &[
     "error_path",
 ];
 
+type Writer = fn(&Value<'_>) -> String;
+
 /// Runs one case; returns a failure description.
 fn check(case: &Map<String, J>) -> Result<(), String> {
     for k in case.keys() {
@@ -101,7 +103,7 @@ fn check(case: &Map<String, J>) -> Result<(), String> {
         return Ok(());
     }
     let docs = parsed.map_err(|e| format!("unexpected error {}: {e}", e.kind_name()))?;
-    let writers: [(&str, fn(&Value<'_>) -> String); 5] = [
+    let writers: [(&str, Writer); 5] = [
         ("compact", to_json_string),
         ("go", to_go_json),
         ("pretty", to_json_pretty),
