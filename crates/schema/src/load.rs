@@ -101,6 +101,13 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
             files.push(p);
         }
     }
+    if files.is_empty() {
+        return Err(SchemaError::new(
+            SchemaErrorKind::NotASchema,
+            path.display().to_string(),
+            "the directory holds no *.json, *.yaml or *.yml file",
+        ));
+    }
     files.sort();
     Ok(files)
 }

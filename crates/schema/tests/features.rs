@@ -292,6 +292,13 @@ fn merge_and_directories() {
         "not_a_schema"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+    // An empty directory is an error, not an empty schema.
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(
+        Schema::load_path(&dir).unwrap_err().kind_name(),
+        "not_a_schema"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
