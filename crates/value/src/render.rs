@@ -27,20 +27,53 @@ pub fn render<'v>(v: &Value<'v>) -> Cow<'v, str> {
             NumberKind::Int => Cow::Borrowed(n.literal()),
             NumberKind::Float => Cow::Owned(go_format_g(n.as_f64())),
         },
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(|i| render(i).into_owned()).collect();
-            Cow::Owned(format!("[{}]", parts.join(" ")))
-        }
-        Value::Object(o) => {
-            let mut keys: Vec<_> = o.iter().collect();
-            keys.sort_by(|a, b| a.0.cmp(b.0));
-            let parts: Vec<String> = keys
-                .iter()
-                .map(|(k, v)| format!("{k}:{}", render(v)))
-                .collect();
-            Cow::Owned(format!("map[{}]", parts.join(" ")))
+        Value::Array(_) | Value::Object(_) => Cow::Owned(render_container(v)),
+    }
+}
+
+/// `%v` of a container, iteratively: `[a b]`, `map[k:v]` (keys sorted).
+fn render_container(v: &Value<'_>) -> String {
+    enum Item<'a> {
+        Value(Value<'a>),
+        Text(&'static str),
+        Key(&'a str),
+    }
+    let mut out = String::new();
+    let mut stack = vec![Item::Value(*v)];
+    while let Some(item) = stack.pop() {
+        match item {
+            Item::Text(t) => out.push_str(t),
+            Item::Key(k) => {
+                out.push_str(k);
+                out.push(':');
+            }
+            Item::Value(Value::Array(items)) => {
+                out.push('[');
+                stack.push(Item::Text("]"));
+                for (i, it) in items.iter().enumerate().rev() {
+                    stack.push(Item::Value(*it));
+                    if i > 0 {
+                        stack.push(Item::Text(" "));
+                    }
+                }
+            }
+            Item::Value(Value::Object(o)) => {
+                out.push_str("map[");
+                stack.push(Item::Text("]"));
+                let mut ms: Vec<_> = o.members().iter().collect();
+                ms.sort_by(|a, b| a.key.cmp(b.key));
+                for (i, m) in ms.iter().enumerate().rev() {
+                    stack.push(Item::Value(m.value));
+                    stack.push(Item::Key(m.key));
+                    if i > 0 {
+                        stack.push(Item::Text(" "));
+                    }
+                }
+            }
+            Item::Value(scalar) => out.push_str(&render(&scalar)),
         }
     }
+    out
 }
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)` as `%v` prints a float64.
@@ -130,6 +163,18 @@ pub(crate) fn shortest_digits(f: f64) -> (bool, String, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn containers_render_like_go() {
+        let arena = crate::Arena::new();
+        let v = crate::parse_json(
+            &arena,
+            br#"{"b":[1,"x",null],"a":{"d":true,"c":1.5}}"#,
+            &crate::ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(render(&v), "map[a:map[c:1.5 d:true] b:[1 x <nil>]]");
+    }
 
     #[test]
     fn go_g_format() {

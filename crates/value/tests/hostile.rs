@@ -158,6 +158,7 @@ fn cases() -> Vec<Case> {
                     && to_go_json(&v[0]) == s
                     && to_yaml_string(&v[0]).len() == 2 * MILLION + 1
                     && v[0].deep_eq(&v[0])
+                    && smpatch_value::render(&v[0]).len() == 2 * MILLION
                     && v[0].depth() == MILLION
             }),
         },
