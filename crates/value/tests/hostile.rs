@@ -70,6 +70,16 @@ fn yaml_block_nested() -> Vec<u8> {
     s.into_bytes()
 }
 
+fn yaml_block_seq_1m() -> Vec<u8> {
+    let mut s = "- ".repeat(MILLION);
+    s.push('x');
+    s.into_bytes()
+}
+
+fn yaml_flow_maps_1m() -> Vec<u8> {
+    "{a: ".repeat(MILLION).into_bytes()
+}
+
 fn dup_keys_10k() -> Vec<u8> {
     let items: Vec<String> = (0..10_000).map(|i| format!("\"a\":{i}")).collect();
     format!("{{{}}}", items.join(",")).into_bytes()
@@ -199,6 +209,20 @@ fn cases() -> Vec<Case> {
             format: Yaml,
             input: yaml_block_nested,
             opts: defaults,
+            expect: Error("too_deep"),
+        },
+        Case {
+            name: "1,000,000 nested block sequences on one line (yaml)",
+            format: Yaml,
+            input: yaml_block_seq_1m,
+            opts: defaults,
+            expect: Error("too_deep"),
+        },
+        Case {
+            name: "1,000,000 nested flow mappings (yaml)",
+            format: Yaml,
+            input: yaml_flow_maps_1m,
+            opts: unlimited_depth,
             expect: Error("too_deep"),
         },
         Case {

@@ -247,3 +247,14 @@ fn yaml_tricky_strings() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Keys and values longer than YAML's 1024-character implicit key limit.
+#[test]
+fn yaml_long_strings() {
+    let arena = Arena::new();
+    let long = "k".repeat(5000);
+    let v = Value::object_from(&arena, &[(long.as_str(), Value::String(&long))]);
+    let text = to_yaml_string(&v);
+    let back = parse_yaml_single(&arena, &text, &ParseOptions::default()).unwrap();
+    assert!(back == v);
+}
