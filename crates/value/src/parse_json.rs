@@ -652,3 +652,38 @@ pub(crate) fn last_wins<'a>(ms: &[Member<'a>]) -> Vec<Member<'a>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn within(s: &str, input: &[u8]) -> bool {
+        let r = input.as_ptr_range();
+        let p = s.as_ptr();
+        r.start <= p && p <= r.end
+    }
+
+    #[test]
+    fn unescaped_strings_borrow_from_the_input() {
+        let arena = Arena::new();
+        let input = br#"{"plain": "abc", "esc\u0041": "x\ny"}"#;
+        let v = parse_json(&arena, input, &ParseOptions::default()).unwrap();
+        let o = v.as_object().unwrap();
+        let ms = o.members();
+        assert!(within(ms[0].key, input) && within(ms[0].value.as_str().unwrap(), input));
+        assert_eq!((ms[1].key, ms[1].value.as_str().unwrap()), ("escA", "x\ny"));
+        assert!(!within(ms[1].key, input) && !within(ms[1].value.as_str().unwrap(), input));
+        // Number literals borrow too.
+        let text = b" 12.50 ";
+        let n = parse_json(&arena, text, &ParseOptions::default()).unwrap();
+        assert!(within(n.as_number().unwrap().literal(), text));
+    }
+
+    #[test]
+    fn swar_stop_byte_detection() {
+        for b in 0u8..=255 {
+            let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
+            assert_eq!(has_stop_byte(w), STOP[b as usize], "byte {b:#x}");
+        }
+    }
+}
