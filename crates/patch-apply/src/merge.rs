@@ -320,16 +320,24 @@ impl<'a, 'o> Merger<'a, 'o> {
     }
 
     fn plan<'m>(&self, meta: &'m PatchMeta) -> ListPlan<'m> {
+        // List-type metadata drives SMP only for non-built-in types: the
+        // reference reads built-ins' struct tags, where those fields are
+        // atomic. `compound_keys` still uses the list-map keys of a built-in
+        // list that also has a merge key.
+        let derived = !meta.native;
         let map_keys = (meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty())
             .then_some(&meta.list_map_keys[..]);
         match meta.strategy {
             Strategy::Merge => match (meta.merge_key(), map_keys) {
-                (_, Some(ks)) if self.opts.compound_keys => ListPlan::Merge(KeySpec::Compound(ks)),
+                (k, Some(ks)) if self.opts.compound_keys && (derived || k.is_some()) => {
+                    ListPlan::Merge(KeySpec::Compound(ks))
+                }
                 (Some(k), _) => ListPlan::Merge(KeySpec::Single(k)),
-                (None, Some(ks)) => ListPlan::Merge(KeySpec::Compound(ks)),
-                (None, None) => ListPlan::Merge(KeySpec::Value),
+                (None, Some(ks)) if derived => ListPlan::Merge(KeySpec::Compound(ks)),
+                (None, _) => ListPlan::Merge(KeySpec::Value),
             },
             Strategy::Replace => ListPlan::Atomic,
+            Strategy::None if !derived => ListPlan::Atomic,
             Strategy::None => match (meta.list_type, meta.merge_key(), map_keys) {
                 (Some(ListType::Map), None, Some(ks)) => ListPlan::Merge(KeySpec::Compound(ks)),
                 (Some(ListType::Set), _, _) => ListPlan::Merge(KeySpec::Value),
@@ -344,7 +352,10 @@ impl<'a, 'o> Merger<'a, 'o> {
             ListPlan::Merge(k) => k,
             ListPlan::Atomic => match meta.merge_key() {
                 Some(k) => KeySpec::Single(k),
-                None if meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty() => {
+                None if !meta.native
+                    && meta.list_type == Some(ListType::Map)
+                    && !meta.list_map_keys.is_empty() =>
+                {
                     KeySpec::Compound(&meta.list_map_keys)
                 }
                 None => KeySpec::Value,

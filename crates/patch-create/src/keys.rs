@@ -61,18 +61,28 @@ pub(crate) enum ListPlan<'s> {
 /// * no strategy, `list-type: map` with map keys and no merge key: a merge
 ///   list keyed by every map key;
 /// * no strategy and `list-type: set`: a primitive merge list;
+/// * (the two list-type rules, and list-map keys without `compound_keys`,
+///   apply only to non-built-in types: `PatchMeta::native` fields follow
+///   their struct tags like the reference);
 /// * anything else: atomic.
 pub(crate) fn list_plan(meta: &PatchMeta, compound_keys: bool) -> ListPlan<'_> {
+    // List-type metadata is used only for non-built-in types (see
+    // `PatchMeta::native`); built-ins follow their struct tags, as the
+    // reference does.
+    let derived = !meta.native;
     let map_keys = (meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty())
         .then_some(&meta.list_map_keys[..]);
     match meta.strategy {
         Strategy::Merge => match (meta.merge_key(), map_keys) {
-            (_, Some(ks)) if compound_keys => ListPlan::Merge(Keys::Many(ks)),
+            (k, Some(ks)) if compound_keys && (derived || k.is_some()) => {
+                ListPlan::Merge(Keys::Many(ks))
+            }
             (Some(k), _) => ListPlan::Merge(Keys::One(k)),
-            (None, Some(ks)) => ListPlan::Merge(Keys::Many(ks)),
-            (None, None) => ListPlan::Merge(Keys::None),
+            (None, Some(ks)) if derived => ListPlan::Merge(Keys::Many(ks)),
+            (None, _) => ListPlan::Merge(Keys::None),
         },
         Strategy::Replace => ListPlan::Atomic,
+        Strategy::None if !derived => ListPlan::Atomic,
         Strategy::None => match (meta.list_type, meta.merge_key(), map_keys) {
             (Some(ListType::Map), None, Some(ks)) => ListPlan::Merge(Keys::Many(ks)),
             (Some(ListType::Set), _, _) => ListPlan::Merge(Keys::None),

@@ -78,6 +78,7 @@ impl Builder {
             paths: Vec::new(),
             tasks: Vec::new(),
             aliases: HashMap::new(),
+            native: false,
         };
         c.run(defs, roots)
     }
@@ -98,6 +99,9 @@ struct Task<D> {
     path: u32,
     /// A named definition: read `x-kubernetes-group-version-kind`.
     is_def: bool,
+    /// The node belongs to a Kubernetes built-in definition (see
+    /// [`PatchMeta::native`]); nested inline schemas inherit it.
+    native: bool,
 }
 
 struct Compiler<'b, 'd, D> {
@@ -109,6 +113,8 @@ struct Compiler<'b, 'd, D> {
     paths: Vec<(u32, PathSeg<'d>)>,
     tasks: Vec<Task<D>>,
     aliases: HashMap<NodeId, (NodeId, u32)>,
+    /// `native` of the task being compiled.
+    native: bool,
 }
 
 enum PathSeg<'d> {
@@ -195,6 +201,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     schema: def,
                     path,
                     is_def: true,
+                    native: is_native_definition(name),
                 });
             }
         }
@@ -211,6 +218,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 schema: root.schema,
                 path,
                 is_def: false,
+                native: false,
             });
             root_ids.push(id);
         }
@@ -313,6 +321,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             schema: s,
             path,
             is_def: false,
+            native: self.native,
         });
         Ok(id)
     }
@@ -335,6 +344,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     }
 
     fn compile_node(&mut self, task: Task<D>) -> Result<(), SchemaError> {
+        self.native = task.native;
         if task.is_def {
             self.read_gvks(task.schema, task.node, task.path)?;
         }
@@ -692,6 +702,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     /// Patch metadata from the property schema itself (spec §2.2).
     fn read_meta(&mut self, prop: D, path: u32) -> Result<PatchMeta, SchemaError> {
         let mut meta = PatchMeta::EMPTY;
+        meta.native = self.native;
         if !prop.is_object() {
             return Ok(meta);
         }
@@ -840,6 +851,14 @@ pub(crate) fn parse_strategy(text: &str) -> Result<(Strategy, bool), String> {
         [a, b] if *b == "retainKeys" => Ok((one(a)?, true)),
         _ => Err(format!("unexpected patch strategy: {}", shown())),
     }
+}
+
+/// True for the definition names of Kubernetes built-in types
+/// (`io.k8s.api.core.v1.Container`, `io.k8s.apimachinery.…`): the reference
+/// reads their patch metadata from Go struct tags only, never from
+/// `x-kubernetes-list-type` (spec §2.6).
+pub(crate) fn is_native_definition(name: &str) -> bool {
+    name.starts_with("io.k8s.")
 }
 
 /// Remaps the node ids of `other` by `offset` (for [`Schema::merge`]).

@@ -61,6 +61,13 @@ pub struct PatchMeta {
     pub list_map_keys: Vec<Box<str>>,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<MapType>,
+    /// The field belongs to a Kubernetes built-in type (a definition whose
+    /// name starts with `io.k8s.`, or an inline schema nested in one). The
+    /// reference takes the patch metadata of built-ins from Go struct tags
+    /// only, so merge algorithms must not derive list behaviour from
+    /// `list_type` / `list_map_keys` for such fields (spec §2.6): a
+    /// `list-type: map|set` list without a merge strategy stays atomic.
+    pub native: bool,
 }
 
 impl PatchMeta {
@@ -72,6 +79,7 @@ impl PatchMeta {
         list_type: None,
         list_map_keys: Vec::new(),
         map_type: None,
+        native: false,
     };
 
     /// The merge key as `&str`.
@@ -551,5 +559,26 @@ mod tests {
         assert_eq!(f.meta, &PatchMeta::EMPTY);
         let f = f.cursor.lookup_list("b").unwrap();
         assert!(f.cursor.is_unknown());
+    }
+
+    #[test]
+    fn native_marks_builtin_fields_only() {
+        let s = crate::embedded();
+        let pod = s.cursor("v1/Pod").unwrap();
+        let spec = pod.lookup_object("spec").unwrap().cursor;
+        let c = spec.lookup_list("containers").unwrap();
+        assert!(c.meta.native);
+        let res = c.cursor.lookup_object("resources").unwrap();
+        let claims = res.cursor.lookup_list("claims").unwrap();
+        assert!(claims.meta.native && claims.meta.list_type == Some(ListType::Map));
+        let crd = Schema::from_bytes(
+            br#"{"swagger":"2.0","definitions":{"com.example.W":{"properties":{"l":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},"o":{"properties":{"m":{"type":"array","items":{"type":"string"}}}}}}}}"#,
+            "t",
+        )
+        .unwrap();
+        let w = crd.cursor("com.example.W").unwrap();
+        assert!(!w.lookup_list("l").unwrap().meta.native);
+        let o = w.lookup_object("o").unwrap().cursor;
+        assert!(!o.lookup_list("m").unwrap().meta.native);
     }
 }
