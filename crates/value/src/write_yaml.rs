@@ -13,7 +13,12 @@ use crate::{Member, Value};
 /// double quotes for text that would resolve to another type (`"yes"`,
 /// `"123"`, `"null"`, `""`) or holds control characters (escaped), single
 /// quotes for text starting with an indicator or holding `: ` or ` #`.
-/// Multi-line strings use literal blocks (`|`, `|-`, `|+`).
+/// Multi-line strings use literal blocks (`|`, `|-`, `|+`). Checked against
+/// `kubectl -o yaml` (testdata/value/json.json); the differences are on
+/// purpose: strings of only newlines or whose first line starts with a space
+/// are double-quoted (kubectl writes `|2+`), U+0085/U+2028/U+2029 are
+/// escaped, `?x`-style indicators may be quoted where kubectl is not, and keys
+/// keep insertion order (kubectl sorts them).
 ///
 /// Round trip: `parse_yaml_single(to_yaml_string(v))` deep-equals `v` except
 /// that, as in kubectl, floats with an integral value (`1.0`) read back as
@@ -164,7 +169,7 @@ fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
         Value::Number(n) => out.push_str(n.literal()),
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
-        Value::String(s) => match string_style(s, true) {
+        Value::String(s) => match string_style(s, false) {
             Style::Plain => out.push_str(s),
             Style::Single => write_single(out, s),
             Style::Double => write_double(out, s),
@@ -178,7 +183,7 @@ fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
 }
 
 fn write_key(out: &mut String, k: &str) {
-    match string_style(k, false) {
+    match string_style(k, true) {
         Style::Plain => out.push_str(k),
         Style::Single => write_single(out, k),
         Style::Double | Style::Literal => write_double(out, k),
@@ -202,7 +207,37 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
-fn string_style(s: &str, allow_block: bool) -> Style {
+/// go-yaml's timestamp shapes (`2001-12-14`, `2001-12-14T21:59:43Z`, …):
+/// plain they would read as timestamps in YAML 1.1, so kubectl quotes them.
+fn looks_like_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |from: usize, min: usize, max: usize| {
+        let n = b[from.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        (min..=max).contains(&n).then_some(from + n)
+    };
+    let Some(i) = digits(0, 4, 4) else {
+        return false;
+    };
+    if b.get(i) != Some(&b'-') {
+        return false;
+    }
+    let Some(i) = digits(i + 1, 1, 2) else {
+        return false;
+    };
+    if b.get(i) != Some(&b'-') {
+        return false;
+    }
+    let Some(i) = digits(i + 1, 1, 2) else {
+        return false;
+    };
+    matches!(b.get(i), None | Some(b'T' | b't' | b' '))
+}
+
+fn string_style(s: &str, is_key: bool) -> Style {
+    let allow_block = !is_key;
     if s.is_empty() || s.chars().any(needs_escape) {
         return Style::Double;
     }
@@ -217,38 +252,47 @@ fn string_style(s: &str, allow_block: bool) -> Style {
             Style::Double
         };
     }
-    if resolve_plain(s) != Resolved::Str {
+    match resolve_plain(s) {
+        Resolved::Str => {}
+        // `<<` is only special as a key.
+        Resolved::Merge if !is_key => {}
+        _ => return Style::Double,
+    }
+    if looks_like_timestamp(s) {
         return Style::Double;
     }
     let b = s.as_bytes();
     let first = b[0];
     let last = b[b.len() - 1];
-    if matches!(
-        first,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'\''
-            | b'"'
-            | b'%'
-            | b'@'
-            | b'`'
-            | b' '
-    ) || last == b' '
+    // `-`, `?` and `:` may start a plain scalar when a non-space follows.
+    let indicator_then_space =
+        matches!(first, b'-' | b'?' | b':') && b.get(1).is_none_or(|c| *c == b' ');
+    if indicator_then_space
+        || matches!(
+            first,
+            b',' | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'|'
+                | b'>'
+                | b'\''
+                | b'"'
+                | b'%'
+                | b'@'
+                | b'`'
+                | b' '
+        )
+        || last == b' '
         || last == b':'
         || s.contains(": ")
         || s.contains(" #")
         || s.starts_with("...")
+        || s.starts_with("---")
     {
         return Style::Single;
     }
@@ -277,7 +321,9 @@ fn write_double(out: &mut String, s: &str) {
             '\r' => out.push_str("\\r"),
             c if needs_escape(c) => {
                 let n = c as u32;
-                if n <= 0xFFFF {
+                if n <= 0xFF {
+                    out.push_str(&format!("\\x{n:02X}"));
+                } else if n <= 0xFFFF {
                     out.push_str(&format!("\\u{n:04X}"));
                 } else {
                     out.push_str(&format!("\\U{n:08X}"));
