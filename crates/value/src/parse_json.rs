@@ -76,6 +76,8 @@ struct Frame<'a> {
     start: usize,
     /// The key whose value is being read (objects only).
     key: Option<&'a str>,
+    /// Byte offset of the opening bracket.
+    open: usize,
 }
 
 struct Parser<'a, 'o> {
@@ -149,6 +151,7 @@ impl<'a> Parser<'a, '_> {
                             ),
                         ));
                     }
+                    let open = self.pos;
                     self.pos += 1;
                     self.skip_ws();
                     let is_object = c == b'{';
@@ -170,6 +173,7 @@ impl<'a> Parser<'a, '_> {
                             is_object,
                             start,
                             key: None,
+                            open,
                         });
                         if is_object {
                             self.parse_key()?;
@@ -541,10 +545,11 @@ impl<'a> Parser<'a, '_> {
                     // Point the path at the repeated key.
                     let mut path = self.path_segments();
                     path.push(PathSeg::Key(key));
+                    let open = self.frames.last().map_or(0, |f| f.open);
                     return Err(ParseError::at(
                         ParseErrorKind::DuplicateKey,
                         self.full,
-                        self.pos.saturating_sub(1),
+                        nth_key_offset(self.b, open, d),
                         pointer(path),
                         format!("duplicate key {key:?} in object"),
                     ));
@@ -618,6 +623,65 @@ impl<'a> Parser<'a, '_> {
             ),
         }
     }
+}
+
+/// Byte offset of the `n`th key (0-based) of the well-formed object whose
+/// `{` is at `open`. Only called on the error path, so a simple rescan.
+fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
+    let ws = |i: &mut usize| {
+        while matches!(b.get(*i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            *i += 1;
+        }
+    };
+    let skip_string = |i: &mut usize| {
+        *i += 1;
+        while let Some(&c) = b.get(*i) {
+            *i += 1;
+            match c {
+                b'"' => return,
+                b'\\' => *i += 1,
+                _ => {}
+            }
+        }
+    };
+    let mut i = open + 1;
+    for k in 0..=n {
+        ws(&mut i);
+        if k == n {
+            return i;
+        }
+        skip_string(&mut i); // the key
+        ws(&mut i);
+        i += 1; // `:`
+        ws(&mut i);
+        // Skip one value: count brackets outside strings.
+        let mut depth = 0usize;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'"' => {
+                    skip_string(&mut i);
+                    if depth == 0 {
+                        break;
+                    }
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                b',' | b'}' | b']' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        ws(&mut i);
+        i += 1; // `,`
+    }
+    i
 }
 
 /// Index of the first member whose key already appeared, if any. Linear for

@@ -209,6 +209,7 @@ pub fn parse_yaml<'a>(
         opts,
         values: Vec::new(),
         members: Vec::new(),
+        key_offsets: Vec::new(),
         frames: Vec::new(),
         anchors: HashMap::new(),
         expanded: 0,
@@ -274,6 +275,8 @@ struct Frame<'a> {
     nodes: usize,
     height: usize,
     key: Option<Key<'a>>,
+    /// Byte offset of `key`.
+    key_at: usize,
     merged: Vec<Member<'a>>,
 }
 
@@ -283,6 +286,8 @@ struct Builder<'a, 'o> {
     opts: &'o ParseOptions,
     values: Vec<Value<'a>>,
     members: Vec<Member<'a>>,
+    /// Byte offset of each key in `members`, for duplicate-key errors.
+    key_offsets: Vec<usize>,
     frames: Vec<Frame<'a>>,
     anchors: HashMap<usize, Sized<'a>>,
     expanded: usize,
@@ -329,7 +334,7 @@ impl<'a> Builder<'a, '_> {
                 }
                 if self.expecting_key() {
                     let key = self.key_from_value(s.value, &span)?;
-                    self.set_key(Key::Str(key));
+                    self.set_key(Key::Str(key), &span);
                 } else {
                     self.emit(s, &span)?;
                 }
@@ -376,7 +381,7 @@ impl<'a> Builder<'a, '_> {
                             },
                         );
                     }
-                    self.set_key(key);
+                    self.set_key(key, &span);
                 } else {
                     let value = self.value_from_resolved(resolved, s, &span)?;
                     let sized = Sized {
@@ -414,6 +419,7 @@ impl<'a> Builder<'a, '_> {
                     nodes: 1,
                     height: 1,
                     key: None,
+                    key_at: 0,
                     merged: Vec::new(),
                 });
             }
@@ -455,10 +461,11 @@ impl<'a> Builder<'a, '_> {
                     let key = ms[d].key;
                     let mut segs = self.path_segments();
                     segs.push(PathSeg::Key(key));
+                    let at = self.key_offsets.get(f.start + d).copied();
                     return Err(ParseError::at(
                         ParseErrorKind::DuplicateKey,
                         self.input.as_bytes(),
-                        self.byte_offset(span),
+                        at.unwrap_or_else(|| self.byte_offset(span)),
                         pointer(segs),
                         format!("duplicate key {key:?} in mapping"),
                     ));
@@ -479,6 +486,7 @@ impl<'a> Builder<'a, '_> {
         }
         let members = self.arena.alloc_slice_copy(&out);
         self.members.truncate(f.start);
+        self.key_offsets.truncate(f.start);
         Ok(Value::Object(Object::from_members(members)))
     }
 
@@ -486,9 +494,11 @@ impl<'a> Builder<'a, '_> {
         matches!(self.frames.last(), Some(f) if f.is_map && f.key.is_none())
     }
 
-    fn set_key(&mut self, key: Key<'a>) {
+    fn set_key(&mut self, key: Key<'a>, span: &Span) {
+        let at = self.byte_offset(span);
         if let Some(f) = self.frames.last_mut() {
             f.key = Some(key);
+            f.key_at = at;
         }
     }
 
@@ -504,10 +514,13 @@ impl<'a> Builder<'a, '_> {
             return Ok(());
         }
         match f.key.take() {
-            Some(Key::Str(key)) => self.members.push(Member {
-                key,
-                value: s.value,
-            }),
+            Some(Key::Str(key)) => {
+                self.key_offsets.push(f.key_at);
+                self.members.push(Member {
+                    key,
+                    value: s.value,
+                });
+            }
             Some(Key::Merge) | None => {
                 let sources: &[Value<'a>] = match s.value {
                     Value::Array(items) => items,

@@ -1,5 +1,9 @@
 //! Data-driven cases from `testdata/value/*.json`, all run by one `check`.
 //!
+//! Case fields: `name`, `input`, `format` (`json`|`yaml`), `options`, then
+//! outputs `compact`|`go`|`pretty`|`go_pretty`|`yaml`, or `error` (kind name)
+//! with optional `error_path` (JSON pointer) and `error_at` (`line:column`).
+//!
 //! Set `SMPATCH_CASE=<substring>` to run only the cases whose name matches.
 
 use serde_json::{Map, Value as J};
@@ -54,6 +58,7 @@ const FIELDS: &[&str] = &[
     "yaml",
     "error",
     "error_path",
+    "error_at",
 ];
 
 type Writer = fn(&Value<'_>) -> String;
@@ -93,6 +98,14 @@ fn check(case: &Map<String, J>) -> Result<(), String> {
                 return Err(format!(
                     "expected error path {path:?}, got {:?}: {err}",
                     err.path
+                ));
+            }
+        }
+        if let Some(at) = case.get("error_at").and_then(J::as_str) {
+            let got = format!("{}:{}", err.line, err.column);
+            if got != at {
+                return Err(format!(
+                    "expected error at {at} (line:column), got {got}: {err}"
                 ));
             }
         }
