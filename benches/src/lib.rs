@@ -207,3 +207,200 @@ pub fn k8s_doc(target_bytes: usize) -> String {
     out.push_str("]}");
     out
 }
+
+/// One patch benchmark input, all JSON text: a live object, a strategic merge
+/// patch for it (shaped as `kubectl` would send it), the object the patch
+/// produces, and a "current" object for three-way diffs (`original` plus
+/// fields a server adds).
+///
+/// `modified` is built independently of the patch code, so a bench can check
+/// `apply(original, patch) == modified` once before timing anything.
+#[derive(Clone, Debug)]
+pub struct PatchCase {
+    /// Short label of the case (used as the criterion parameter).
+    pub label: String,
+    /// Number of list elements the case is about (for per-element scaling).
+    pub elements: usize,
+    /// The object before the change (also the last-applied configuration).
+    pub original: String,
+    /// The strategic merge patch (Deployment schema).
+    pub patch: String,
+    /// The object after the change.
+    pub modified: String,
+    /// `original` plus server-side fields (timestamps, managedFields, status).
+    pub current: String,
+}
+
+fn parse(doc: &str) -> serde_json::Value {
+    serde_json::from_str(doc).unwrap_or(serde_json::Value::Null)
+}
+
+fn pod_spec(doc: &mut serde_json::Value) -> &mut serde_json::Value {
+    &mut doc["spec"]["template"]["spec"]
+}
+
+fn containers(doc: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
+    let cs = &mut pod_spec(doc)["containers"];
+    if !cs.is_array() {
+        *cs = serde_json::Value::Array(Vec::new());
+    }
+    match cs {
+        serde_json::Value::Array(a) => a,
+        _ => unreachable!("made an array above"),
+    }
+}
+
+fn name_of(v: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({ "name": v["name"].clone() })
+}
+
+fn server_side(doc: &serde_json::Value) -> serde_json::Value {
+    let mut cur = doc.clone();
+    let meta = &mut cur["metadata"];
+    meta["creationTimestamp"] = "2024-01-01T09:00:00Z".into();
+    meta["managedFields"] = serde_json::json!([{
+        "manager": "kube-controller-manager", "operation": "Update", "apiVersion": "apps/v1",
+        "time": "2024-01-01T10:00:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:status": {"f:replicas": {}, "f:updatedReplicas": {}}}
+    }]);
+    let ps = pod_spec(&mut cur);
+    ps["serviceAccountName"] = "default".into();
+    ps["serviceAccount"] = "default".into();
+    cur["status"]["updatedReplicas"] = 1.into();
+    cur["status"]["availableReplicas"] = 1.into();
+    cur
+}
+
+fn finish(
+    label: String,
+    elements: usize,
+    original: &serde_json::Value,
+    patch: serde_json::Value,
+    modified: &serde_json::Value,
+) -> PatchCase {
+    PatchCase {
+        label,
+        elements,
+        original: original.to_string(),
+        patch: patch.to_string(),
+        modified: modified.to_string(),
+        current: server_side(original).to_string(),
+    }
+}
+
+/// Container patches for the listed container indexes: each sets a new image
+/// (the element's merge key first, as `kubectl` writes it).
+fn image_bumps(doc: &serde_json::Value, which: &[usize]) -> (serde_json::Value, serde_json::Value) {
+    let mut modified = doc.clone();
+    let cs = containers(&mut modified);
+    let order: Vec<_> = cs.iter().map(name_of).collect();
+    let mut elems = Vec::new();
+    for &i in which {
+        let image = format!("registry.example.com/bumped/app-{i}:v2.0.{i}");
+        cs[i]["image"] = image.clone().into();
+        elems.push(serde_json::json!({ "name": cs[i]["name"].clone(), "image": image }));
+    }
+    let patch = serde_json::json!({"spec": {"template": {"spec": {
+        "$setElementOrder/containers": order,
+        "containers": elems,
+    }}}});
+    (patch, modified)
+}
+
+/// A small Deployment (one container, 5 env vars) and an image bump.
+pub fn case_image_bump() -> PatchCase {
+    let original = parse(&deployment(1, 5));
+    let (patch, modified) = image_bumps(&original, &[0]);
+    finish("small-image-bump".into(), 1, &original, patch, &modified)
+}
+
+/// A ~120 KB Deployment (50 containers of 27 env vars, unique names) and a
+/// patch changing the image of 10 of its containers.
+pub fn case_deployment_50() -> PatchCase {
+    let mut original = parse(&deployment(50, 27));
+    // Make container names unique whatever the generator drew.
+    for (i, c) in containers(&mut original).iter_mut().enumerate() {
+        let n = format!("{}-c{i}", c["name"].as_str().unwrap_or("c"));
+        c["name"] = n.into();
+    }
+    let which: Vec<usize> = (0..10).map(|k| k * 5 + 2).collect();
+    let (patch, modified) = image_bumps(&original, &which);
+    finish("120KB-50c-10-elems".into(), 50, &original, patch, &modified)
+}
+
+fn env_deployment(n: usize) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let original = parse(&deployment(1, n));
+    let mut o = original.clone();
+    let env = match &containers(&mut o)[0]["env"] {
+        serde_json::Value::Array(a) => a.clone(),
+        _ => Vec::new(),
+    };
+    (original, env)
+}
+
+fn env_patch(
+    original: &serde_json::Value,
+    order: Option<Vec<serde_json::Value>>,
+    elems: Vec<serde_json::Value>,
+) -> serde_json::Value {
+    let mut o = original.clone();
+    let cs = containers(&mut o);
+    let mut c = serde_json::json!({ "name": cs[0]["name"].clone() });
+    if let Some(order) = order {
+        c["$setElementOrder/env"] = serde_json::Value::Array(order);
+    }
+    c["env"] = serde_json::Value::Array(elems);
+    serde_json::json!({"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [name_of(&cs[0])],
+        "containers": [c],
+    }}}})
+}
+
+/// A Deployment whose one container has `n` env vars, and a patch that
+/// changes every one of them (`valueFrom` entries become plain values) and
+/// reverses their order with `$setElementOrder/env`.
+pub fn case_env_all(n: usize) -> PatchCase {
+    let (original, env) = env_deployment(n);
+    let mut new_env = Vec::with_capacity(n);
+    let mut patch_elems = Vec::with_capacity(n);
+    for (i, e) in env.iter().enumerate().rev() {
+        let value = format!("changed-{i}");
+        new_env.push(serde_json::json!({ "name": e["name"].clone(), "value": value }));
+        let mut p = serde_json::json!({ "name": e["name"].clone(), "value": value });
+        if e.get("valueFrom").is_some() {
+            p["valueFrom"] = serde_json::Value::Null;
+        }
+        patch_elems.push(p);
+    }
+    let order: Vec<_> = new_env.iter().map(name_of).collect();
+    let patch = env_patch(&original, Some(order), patch_elems);
+    let mut modified = original.clone();
+    containers(&mut modified)[0]["env"] = serde_json::Value::Array(new_env);
+    finish(format!("env-{n}-all"), n, &original, patch, &modified)
+}
+
+/// A Deployment whose one container has `n` env vars, and a patch that
+/// changes the value of the middle one.
+pub fn case_env_one(n: usize) -> PatchCase {
+    let (original, env) = env_deployment(n);
+    let mid = n / 2;
+    let elem = serde_json::json!({ "name": env[mid]["name"].clone(), "value": "changed" });
+    let patch = env_patch(&original, None, vec![elem]);
+    let mut modified = original.clone();
+    containers(&mut modified)[0]["env"][mid]["value"] = "changed".into();
+    finish(format!("env-{n}-one"), n, &original, patch, &modified)
+}
+
+/// Every patch bench case, small to large: the image bump, the 50-container
+/// Deployment, and env lists of 1k, 4k and 16k entries patched all over and
+/// at one element.
+pub fn patch_cases() -> Vec<PatchCase> {
+    let mut cases = vec![case_image_bump(), case_deployment_50()];
+    for n in [1_000, 4_000, 16_000] {
+        cases.push(case_env_all(n));
+    }
+    for n in [1_000, 4_000, 16_000] {
+        cases.push(case_env_one(n));
+    }
+    cases
+}
