@@ -275,7 +275,7 @@ struct Frame<'a> {
     nodes: usize,
     height: usize,
     key: Option<Key<'a>>,
-    /// Byte offset of `key`.
+    /// Character index of `key` (turned into a byte offset only on error).
     key_at: usize,
     merged: Vec<Member<'a>>,
 }
@@ -286,7 +286,7 @@ struct Builder<'a, 'o> {
     opts: &'o ParseOptions,
     values: Vec<Value<'a>>,
     members: Vec<Member<'a>>,
-    /// Byte offset of each key in `members`, for duplicate-key errors.
+    /// Character index of each key in `members`, for duplicate-key errors.
     key_offsets: Vec<usize>,
     frames: Vec<Frame<'a>>,
     anchors: HashMap<usize, Sized<'a>>,
@@ -461,7 +461,10 @@ impl<'a> Builder<'a, '_> {
                     let key = ms[d].key;
                     let mut segs = self.path_segments();
                     segs.push(PathSeg::Key(key));
-                    let at = self.key_offsets.get(f.start + d).copied();
+                    let at = self
+                        .key_offsets
+                        .get(f.start + d)
+                        .map(|&c| char_to_byte(self.input, c));
                     return Err(ParseError::at(
                         ParseErrorKind::DuplicateKey,
                         self.input.as_bytes(),
@@ -495,7 +498,7 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn set_key(&mut self, key: Key<'a>, span: &Span) {
-        let at = self.byte_offset(span);
+        let at = span.start.index();
         if let Some(f) = self.frames.last_mut() {
             f.key = Some(key);
             f.key_at = at;
