@@ -8,7 +8,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+use smpatch_value::{parse_json, parse_yaml, to_json_string, to_yaml_string, Arena, ParseOptions};
 
 fn round_trip(c: &mut Criterion) {
     let opts = ParseOptions::default();
@@ -54,5 +54,26 @@ fn parse_only(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, round_trip, parse_only);
+fn yaml(c: &mut Criterion) {
+    let opts = ParseOptions::default();
+    let doc = smpatch_benches::k8s_doc(120_000);
+    let arena = Arena::new();
+    let v = parse_json(&arena, doc.as_bytes(), &opts).expect("valid JSON");
+    let text = to_yaml_string(&v);
+    let mut group = c.benchmark_group("value_yaml/120KB");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    let mut parse_arena = Arena::new();
+    group.bench_function(BenchmarkId::new("parse_yaml", "120KB"), |b| {
+        b.iter(|| {
+            parse_arena.reset();
+            parse_yaml(&parse_arena, &text, &opts).map(|d| d.len())
+        })
+    });
+    group.bench_function(BenchmarkId::new("to_yaml_string", "120KB"), |b| {
+        b.iter(|| to_yaml_string(&v).len())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, round_trip, parse_only, yaml);
 criterion_main!(benches);

@@ -229,9 +229,27 @@ fn push_u_escape(out: &mut String, c: u32) {
     }
 }
 
+/// True for bytes the standard (non-Go) escaping leaves alone.
+static PLAIN_STD: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut i = 0;
+    while i < 256 {
+        let e = ESCAPE[i];
+        t[i] = e == 0 || e == 2;
+        i += 1;
+    }
+    t
+};
+
 fn write_str(out: &mut String, s: &str, go: bool) {
+    out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
+    if !go && b.iter().all(|&c| PLAIN_STD[c as usize]) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut run = 0;
     let mut i = 0;
     while i < b.len() {
