@@ -171,7 +171,8 @@ fn is_yaml_style_float(s: &str) -> bool {
 /// null, `0x1F` and `0o10` and `010` are integers, and floats become the JSON
 /// text Go would write for them (so `1.0` and `1e3` read as the integers `1`
 /// and `1000`). Quoted and block scalars are always strings; `!!str` forces
-/// a string. Non-string keys become strings (`1: x` → `"1"`); `null` and
+/// a string, as does any custom tag (`!foo 12` → `"12"`); `!!int`, `!!float`,
+/// `!!bool` and `!!null` resolve even quoted text. Non-string keys become strings (`1: x` → `"1"`); `null` and
 /// unsigned keys beyond `i64` are errors, as in kubectl. `.inf` and `.nan`
 /// are errors (JSON cannot hold them). Anchors, aliases and `<<` merge keys
 /// are expanded. Documents that are empty or `null` are skipped, as kubectl
@@ -350,13 +351,19 @@ impl<'a> Builder<'a, '_> {
                         ),
                     ));
                 }
-                let forced_str = tag.as_ref().is_some_and(|t| {
-                    t.suffix == "str" && (t.is_yaml_core_schema() || t.handle == "!!")
-                });
-                let resolved = if style == ScalarStyle::Plain && !forced_str {
-                    resolve_plain(&text)
-                } else {
-                    Resolved::Str
+                // Tags as kubectl reads them: core `!!int`/`!!float`/`!!bool`/
+                // `!!null` resolve the text even when quoted, every other tag
+                // (`!!str`, custom `!foo`) makes a string.
+                let resolved = match tag.as_deref() {
+                    None if style == ScalarStyle::Plain => resolve_plain(&text),
+                    None => Resolved::Str,
+                    Some(t)
+                        if (t.is_yaml_core_schema() || t.handle == "!!")
+                            && matches!(t.suffix.as_str(), "int" | "float" | "bool" | "null") =>
+                    {
+                        resolve_plain(&text)
+                    }
+                    Some(_) => Resolved::Str,
                 };
                 let s: &'a str = match text {
                     Cow::Borrowed(s) => s,

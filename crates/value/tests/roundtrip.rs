@@ -258,3 +258,30 @@ fn yaml_long_strings() {
     let back = parse_yaml_single(&arena, &text, &ParseOptions::default()).unwrap();
     assert!(back == v);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Any bytes: a value or an error, never a panic; errors point inside.
+    #[test]
+    fn parse_json_total(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        let arena = Arena::new();
+        if let Err(e) = parse_json(&arena, &bytes, &ParseOptions::default()) {
+            prop_assert!(e.offset <= bytes.len());
+        }
+    }
+
+    /// JSON-ish text mutations: a value or an error, never a panic.
+    #[test]
+    fn parse_json_total_on_near_json(s in r#"[\[\]{}",:0-9eE.+\-a-z\\ \n]{0,40}"#) {
+        let arena = Arena::new();
+        let _ = parse_json(&arena, s.as_bytes(), &ParseOptions::default());
+    }
+
+    /// YAML-ish text: a value or an error, never a panic.
+    #[test]
+    fn parse_yaml_total(s in r#"[\[\]{}",:#&*!|>'%@`?\-~ \na-z0-9.<]{0,40}"#) {
+        let arena = Arena::new();
+        let _ = smpatch_value::parse_yaml(&arena, &s, &ParseOptions::default());
+    }
+}
