@@ -170,10 +170,10 @@ fn is_yaml_style_float(s: &str) -> bool {
 /// `testdata/value/yaml-scalars.json`): `yes`/`on`/`y` are booleans, `~` is
 /// null, `0x1F` and `0o10` and `010` are integers, and floats become the JSON
 /// text Go would write for them (so `1.0` and `1e3` read as the integers `1`
-/// and `1000`). Quoted and block scalars are always strings; `!!str` forces
-/// a string, as does any custom tag (`!foo 12` → `"12"`); `!!int`, `!!float`,
-/// `!!bool` and `!!null` resolve even quoted text. Non-string keys become strings (`1: x` → `"1"`); `null` and
-/// unsigned keys beyond `i64` are errors, as in kubectl. `.inf` and `.nan`
+/// and `1000`). Quoted and block scalars are strings unless tagged `!!int`,
+/// `!!float`, `!!bool` or `!!null`; `!!str` and any custom tag (`!foo 12` →
+/// `"12"`) make a string. Non-string keys become strings (`1: x` → `"1"`);
+/// `null` and unsigned keys beyond `i64` are errors, as in kubectl. `.inf` and `.nan`
 /// are errors (JSON cannot hold them). Anchors, aliases and `<<` merge keys
 /// are expanded. Documents that are empty or `null` are skipped, as kubectl
 /// skips them.
