@@ -265,9 +265,13 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn literal(&mut self, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
-        if self.b[self.pos..].starts_with(word) {
+        let rest = &self.b[self.pos..];
+        if rest.starts_with(word) {
             self.pos += word.len();
             Ok(v)
+        } else if word.starts_with(rest) {
+            // The (valid) input ends inside the word.
+            Err(self.eof())
         } else {
             Err(self.unexpected("a JSON value"))
         }

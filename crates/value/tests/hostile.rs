@@ -317,6 +317,13 @@ fn cases() -> Vec<Case> {
             expect: Error("invalid_utf8"),
         },
         Case {
+            name: "invalid UTF-8 inside a literal",
+            format: Json,
+            input: || b"[tru\xff]".to_vec(),
+            opts: defaults,
+            expect: Error("invalid_utf8"),
+        },
+        Case {
             name: "UTF-16 surrogate encoded in UTF-8",
             format: Json,
             input: || b"\"\xed\xa0\x80\"".to_vec(),
