@@ -257,6 +257,8 @@ def live_object(rng):
         if kind == "StatefulSet":
             spec["serviceName"] = "svc"
         obj["spec"] = spec
+    if rng.random() < 0.05 and "spec" in obj:
+        obj["spec"][pick(rng, JUNK)] = {"q": 0, "r": [1]}  # unknown to the schema
     return obj
 
 
@@ -349,7 +351,7 @@ def patch_object(rng, live, path, depth=0):
         # An unknown field holding an object; kubectl errors if live holds one too.
         p[pick(rng, JUNK)] = {"q": 1}
     if rng.random() < 0.15 and isinstance(live, dict):
-        for lk in list_fields_for(path):
+        for lk in list_fields_for(path, live):
             if lk not in live and rng.random() < 0.5:
                 kind = list_kind(path, lk)
                 if kind[0] == "keyed":
@@ -364,13 +366,17 @@ def patch_object(rng, live, path, depth=0):
     return p
 
 
-def list_fields_for(path):
+def list_fields_for(path, live):
     last = path[-1] if path else ""
     if last == "metadata":
         return ["finalizers", "ownerReferences"]
-    if last == "spec" and "containers" not in path:
+    if "containers" in live:
         return ["volumes", "tolerations", "imagePullSecrets", "hostAliases", "topologySpreadConstraints", "initContainers"]
-    return ["env", "ports", "volumeMounts", "args"]
+    if last in ("containers", "initContainers"):
+        return ["env", "ports", "volumeMounts", "args", "command"]
+    if "selector" in live and "template" not in live:
+        return ["ports", "externalIPs"]
+    return []
 
 
 def object_directives(rng, p, live):

@@ -304,6 +304,21 @@ impl<'a, 'o> Merger<'a, 'o> {
         };
         match r {
             Ok(f) => Ok(f),
+            // Q23: the reference's Go-struct lookup of a built-in falls back
+            // to a case-insensitive JSON-name match (`fix_quirks`: exact only).
+            Err(e @ LookupError::NoSuchField { .. }) if !self.opts.fix_quirks => match cursor
+                .go_fold_field(key)
+            {
+                Some(name) if list => cursor.lookup_list(name),
+                Some(name) => cursor.lookup_object(name),
+                None => Err(e),
+            }
+            .map_err(|e| {
+                self.err(
+                    ErrorKind::SchemaLookup,
+                    format!("{e}; the schema does not describe this field, so it cannot be merged"),
+                )
+            }),
             Err(LookupError::InMap { .. }) if self.opts.fix_quirks => {
                 // Q23 fix: the value schema of a map applies to every member.
                 let c = cursor.map_value().unwrap_or(Cursor::UNKNOWN);

@@ -86,6 +86,11 @@ pub(crate) fn lookup_object<'s>(
             cursor: cur.map_value().unwrap_or(Cursor::UNKNOWN),
             meta: &EMPTY_META,
         }),
+        // Q23: built-ins' Go-struct lookup folds case (as the apply crate).
+        Err(e @ LookupError::NoSuchField { .. }) if !fix_quirks => match cur.go_fold_field(k) {
+            Some(name) => cur.lookup_object(name),
+            None => Err(e),
+        },
         r => r,
     }
 }
@@ -102,6 +107,10 @@ pub(crate) fn lookup_list<'s>(
             cursor: Cursor::UNKNOWN,
             meta: &EMPTY_META,
         }),
+        Err(e @ LookupError::NoSuchField { .. }) if !fix_quirks => match cur.go_fold_field(k) {
+            Some(name) => cur.lookup_list(name),
+            None => Err(e),
+        },
         r => r,
     }
 }

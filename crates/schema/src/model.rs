@@ -445,6 +445,42 @@ impl<'s> Cursor<'s> {
         }
     }
 
+    /// The name of the struct field that the Go reference's struct lookup
+    /// would match case-insensitively for `key` when no field has exactly that
+    /// name (spec §2.5, [QUIRK Q23]), for Kubernetes built-in structs only
+    /// (their fields are [`PatchMeta::native`]; the reference reads built-ins'
+    /// metadata from Go struct tags, whose JSON-name match folds case as
+    /// `encoding/json` does: ASCII letters, plus `K` (U+212A) for `k` and
+    /// `ſ` (U+017F) for `s`). `None` when a field has exactly that name, when
+    /// nothing matches, and for non-built-in schemas.
+    pub fn go_fold_field(&self, key: &str) -> Option<&'s str> {
+        let Some(NodeKind::Struct { fields, .. }) = self.kind() else {
+            return None;
+        };
+        if fields.contains_key(key) {
+            return None;
+        }
+        let fold = |c: char| match c {
+            '\u{212A}' => 'k',
+            '\u{017F}' => 's',
+            c => c.to_ascii_lowercase(),
+        };
+        let mut best: Option<&'s str> = None;
+        for (name, def) in fields {
+            if def.meta.native
+                && name.chars().count() == key.chars().count()
+                && name
+                    .chars()
+                    .zip(key.chars())
+                    .all(|(a, b)| fold(a) == fold(b))
+                && best.is_none_or(|b| **name < *b)
+            {
+                best = Some(name);
+            }
+        }
+        best
+    }
+
     /// Lookup for a field whose value is an object (spec §2.1).
     pub fn lookup_object(&self, key: &str) -> Result<Field<'s>, LookupError> {
         Ok(match self.struct_field(key)? {
