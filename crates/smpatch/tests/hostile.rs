@@ -1,0 +1,43 @@
+//! Hostile inputs (issue 5): the table of `tasks/reliability/src/table.rs`,
+//! run through the public facade and the batch path. Each case must end in
+//! a structured error of the expected kind or a correct result; a panic,
+//! abort or stack overflow fails the test binary, a quadratic blow-up makes
+//! it time out. Outcomes only, no timing (the `reliability` program in
+//! `tasks/reliability` records time and peak memory in docs/RELIABILITY.md).
+//!
+//! `SMPATCH_HOSTILE=text` runs only the cases whose name contains `text`.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
+#[path = "../../../tasks/reliability/src/table.rs"]
+mod table;
+
+#[test]
+fn hostile_inputs() {
+    let filter = std::env::var("SMPATCH_HOSTILE").unwrap_or_default();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in table::cases() {
+        if !case.name.contains(filter.as_str()) {
+            continue;
+        }
+        ran += 1;
+        let start = std::time::Instant::now();
+        let outcome = (case.run)();
+        eprintln!("{:>6} ms  {}", start.elapsed().as_millis(), case.name);
+        if !case.expect.matches(&outcome) {
+            failures.push(format!(
+                "{}: expected {}, got {}",
+                case.name,
+                case.expect.describe(),
+                outcome.describe()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} hostile cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

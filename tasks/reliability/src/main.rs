@@ -1,0 +1,158 @@
+//! Runs the hostile-input table of issue 5 and writes `docs/RELIABILITY.md`.
+//!
+//! ```text
+//! cargo run --release -p smpatch-reliability -- [--write docs/RELIABILITY.md]
+//! ```
+//!
+//! Each case runs in a child process of this program (`--case NAME`), so its
+//! time and peak memory (`VmHWM` of `/proc/self/status`) are its own; a
+//! crash of the child is reported as such instead of ending the run.
+
+#[path = "table.rs"]
+mod table;
+
+use std::process::Command;
+use std::time::Instant;
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// User + system CPU time of this process in milliseconds, from
+/// `/proc/self/stat` (fields 14 and 15, in clock ticks of 1/100 s).
+fn cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some((utime + stime) * 10)
+}
+
+fn run_one(name: &str) -> i32 {
+    let Some(case) = table::cases().into_iter().find(|c| c.name == name) else {
+        eprintln!("no case named {name:?}");
+        return 2;
+    };
+    let start = Instant::now();
+    let cpu0 = cpu_ms().unwrap_or(0);
+    let outcome = (case.run)();
+    let wall = start.elapsed().as_secs_f64() * 1000.0;
+    let ms = match cpu_ms() {
+        Some(c) => format!("{wall:.0} / {}", c.saturating_sub(cpu0)),
+        None => format!("{wall:.0} / ?"),
+    };
+    let peak = peak_rss_kib().map_or("?".to_owned(), |k| format!("{:.0}", k as f64 / 1024.0));
+    let pass = case.expect.matches(&outcome);
+    // One tab-separated line for the parent.
+    println!(
+        "{}\t{ms}\t{peak}\t{}",
+        if pass { "pass" } else { "FAIL" },
+        outcome.describe().replace(['\t', '\n'], " ")
+    );
+    i32::from(!pass)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--case") {
+        let name = args.get(i + 1).cloned().unwrap_or_default();
+        std::process::exit(run_one(&name));
+    }
+    let write = args
+        .iter()
+        .position(|a| a == "--write")
+        .and_then(|i| args.get(i + 1).cloned());
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cannot find this program: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut rows = Vec::new();
+    let mut failed = 0;
+    for case in table::cases() {
+        let start = Instant::now();
+        let out = Command::new(&exe).args(["--case", case.name]).output();
+        let wall = start.elapsed().as_secs_f64() * 1000.0;
+        let (status, ms, peak, outcome) = match out {
+            Ok(o) if !o.stdout.is_empty() => {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                let f: Vec<&str> = text.trim_end().splitn(4, '\t').collect();
+                match f.as_slice() {
+                    [s, ms, peak, outcome] => (
+                        s.to_string(),
+                        ms.to_string(),
+                        peak.to_string(),
+                        outcome.to_string(),
+                    ),
+                    _ => ("FAIL".into(), format!("{wall:.0}"), "?".into(), text),
+                }
+            }
+            Ok(o) => (
+                "FAIL".into(),
+                format!("{wall:.0}"),
+                "?".into(),
+                format!(
+                    "crashed ({}): {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                ),
+            ),
+            Err(e) => (
+                "FAIL".into(),
+                "?".into(),
+                "?".into(),
+                format!("could not run: {e}"),
+            ),
+        };
+        if status != "pass" {
+            failed += 1;
+        }
+        eprintln!(
+            "{status:4} {ms:>7} ms {peak:>6} MiB  {}: {outcome}",
+            case.name
+        );
+        rows.push((case.name, case.expect.describe(), outcome, ms, peak, status));
+    }
+    if let Some(path) = write {
+        let mut md = String::from(
+            "# Reliability: hostile inputs\n\n\
+             Written by `cargo run --release -p smpatch-reliability -- --write docs/RELIABILITY.md`\n\
+             (tasks/reliability); the same table runs as the test `crates/smpatch/tests/hostile.rs`.\n\
+             Every case goes through the public facade or the batch path and must end in a\n\
+             structured error of the expected kind or a correct result. Each case runs in its own\n\
+             child process: time is the case's wall time / CPU time (user + system) in\n\
+             milliseconds, peak memory the child's `VmHWM`\n\
+             (resident set high-water mark, including the ~10 MiB of the program itself).\n\n\
+             | Input | Expected | Outcome | Wall / CPU (ms) | Peak RSS (MiB) | |\n\
+             |---|---|---|---:|---:|---|\n",
+        );
+        for (name, expect, outcome, ms, peak, status) in &rows {
+            let esc = |s: &str| s.replace('|', "\\|");
+            md.push_str(&format!(
+                "| {} | {} | {} | {ms} | {peak} | {status} |\n",
+                esc(name),
+                esc(expect),
+                esc(outcome)
+            ));
+        }
+        md.push_str(&format!(
+            "\n{} cases, {failed} failed. Machine: {} CPUs; release build.\n",
+            rows.len(),
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        ));
+        if let Err(e) = std::fs::write(&path, md) {
+            eprintln!("cannot write {path}: {e}");
+            std::process::exit(2);
+        }
+    }
+    std::process::exit(i32::from(failed > 0));
+}
