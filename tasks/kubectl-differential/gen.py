@@ -497,8 +497,24 @@ def patch_list_field(rng, parent_live, p, path, k):
         p["$setElementOrder/" + k] = order
 
 
+def recase(rng, v, p=0.05):
+    """Upper-cases the first letter of some keys (Go struct lookups fold case)."""
+    if isinstance(v, list):
+        return [recase(rng, x, p) for x in v]
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if k[:1].islower() and k not in ("apiVersion", "kind", "metadata", "name") and rng.random() < p:
+                k = k[0].upper() + k[1:]
+            out[k] = recase(rng, x, p)
+        return out
+    return v
+
+
 def case(rng):
     live = live_object(rng)
+    if rng.random() < 0.1:
+        live = recase(rng, live, 0.15)
     patch = patch_object(rng, live, [])
     if not patch or rng.random() < 0.03:
         patch["metadata"] = {"labels": {"p": "1"}}

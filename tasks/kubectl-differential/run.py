@@ -182,6 +182,7 @@ def main():
     tally = collections.Counter()
     errpairs = collections.Counter()
     mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
+    errex = open(os.path.join(args.out, "error-examples.jsonl"), "w")
     for i, (live, patch) in enumerate(cases):
         t, o = theirs[i], ours.get(i, ("err", {"kind": "no_response"}))
         if t[0] == "err" and "unable to decode" in t[1]:
@@ -201,6 +202,9 @@ def main():
                     short = key
                     break
             errpairs[(short, o[1]["kind"])] += 1
+            if errpairs[(short, o[1]["kind"])] == 1:
+                errex.write(json.dumps({"i": i, "pair": [short, o[1]["kind"]], "live": live, "patch": patch,
+                                        "kubectl": t[1][:2000], "ours": o[1]}) + "\n")
             continue
         if t[0] == "ok" and o[0] == "ok":
             if norm(t[1]) == norm(o[1]):
