@@ -19,8 +19,15 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(out) = smpatch::apply_bytes(original, patch, t.schema, &t.ty, &opts) {
         let arena = Arena::new();
-        let v = parse_json(&arena, &out, &ParseOptions { max_depth: usize::MAX, ..ParseOptions::default() })
-            .unwrap_or_else(|e| panic!("apply output is not JSON: {e}"));
+        let v = parse_json(
+            &arena,
+            &out,
+            &ParseOptions {
+                max_depth: usize::MAX,
+                ..ParseOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("apply output is not JSON: {e}"));
         assert!(v.is_object(), "apply output is not an object");
     }
 });

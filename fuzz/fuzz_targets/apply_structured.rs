@@ -9,7 +9,9 @@ use smpatch_testkit::{merge_item_doc, merge_item_patch, Unstructured};
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(flags) = u.arbitrary::<u8>() else { return };
+    let Ok(flags) = u.arbitrary::<u8>() else {
+        return;
+    };
     let clean_original = flags & 8 == 0;
     let original = if clean_original {
         merge_item_doc(&mut u, 3)

@@ -15,7 +15,9 @@ fn names_a_file(line: &str) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let mut state = BatchState::new();
     for line in text.lines().take(8) {
         if names_a_file(line) {
@@ -29,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
                 smpatch_value::parse_json(
                     &smpatch_value::Arena::new(),
                     out.as_bytes(),
-                    &smpatch_value::ParseOptions { max_depth: usize::MAX, ..Default::default() },
+                    &smpatch_value::ParseOptions {
+                        max_depth: usize::MAX,
+                        ..Default::default()
+                    },
                 )
                 .map(|_| serde_json::json!({"id": null, "ok": null}))
             })

@@ -9,7 +9,9 @@ use smpatch_testkit::{merge_item_doc, Unstructured};
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(flags) = u.arbitrary::<u8>() else { return };
+    let Ok(flags) = u.arbitrary::<u8>() else {
+        return;
+    };
     let (Ok(o), Ok(m)) = (merge_item_doc(&mut u, 3), merge_item_doc(&mut u, 3)) else {
         return;
     };
@@ -24,14 +26,24 @@ fuzz_target!(|data: &[u8]| {
     };
     let t = smpatch_fuzz::target();
     let fix = unchanged || flags & 2 != 0;
-    let copts = CreateOptions { fix_quirks: fix, ..CreateOptions::default() };
-    let aopts = ApplyOptions { fix_quirks: fix, ..ApplyOptions::default() };
+    let copts = CreateOptions {
+        fix_quirks: fix,
+        ..CreateOptions::default()
+    };
+    let aopts = ApplyOptions {
+        fix_quirks: fix,
+        ..ApplyOptions::default()
+    };
     let p = smpatch::create_three_way_json(&o, &m, &c, t.schema, &t.ty, true, &copts)
         .unwrap_or_else(|e| panic!("create3 failed: {e}\no {o}\nm {m}\nc {c}"));
-    let r = smpatch::apply_json(&c, &p, t.schema, &t.ty, &aopts)
-        .unwrap_or_else(|e| panic!("apply of a three-way patch failed: {e}\no {o}\nm {m}\nc {c}\npatch {p}"));
+    let r = smpatch::apply_json(&c, &p, t.schema, &t.ty, &aopts).unwrap_or_else(|e| {
+        panic!("apply of a three-way patch failed: {e}\no {o}\nm {m}\nc {c}\npatch {p}")
+    });
     if unchanged {
-        assert_eq!(r, m, "current == original but apply(c, create3) != m\no {o}\nm {m}\npatch {p}");
+        assert_eq!(
+            r, m,
+            "current == original but apply(c, create3) != m\no {o}\nm {m}\npatch {p}"
+        );
     }
     match smpatch::create_three_way_json(&o, &m, &c, t.schema, &t.ty, false, &copts) {
         Ok(p2) => assert_eq!(p2, p, "overwrite changed a conflict-free patch"),
@@ -39,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
         // keys on both sides are looked up as fields; two empty lists fail).
         Err(e) if !fix && matches!(e.kind, "schema_lookup" | "no_elements") => {}
         Err(e) => {
-            assert_eq!(e.kind, "conflict", "unexpected error without overwrite: {e}");
+            assert_eq!(
+                e.kind, "conflict",
+                "unexpected error without overwrite: {e}"
+            );
             assert!(!unchanged, "conflict although current == original: {e}");
         }
     }

@@ -16,13 +16,23 @@ fuzz_target!(|data: &[u8]| {
     let compact = to_json_string(&v);
     let v2 = parse_json(&arena, compact.as_bytes(), &opts)
         .unwrap_or_else(|e| panic!("compact output does not re-parse: {e}: {compact}"));
-    assert!(v.deep_eq(&v2), "compact round trip changed the value: {compact}");
-    assert_eq!(to_json_string(&v2), compact, "compact output is not a fixed point");
+    assert!(
+        v.deep_eq(&v2),
+        "compact round trip changed the value: {compact}"
+    );
+    assert_eq!(
+        to_json_string(&v2),
+        compact,
+        "compact output is not a fixed point"
+    );
 
     let pretty = to_json_pretty(&v);
     let v3 = parse_json(&arena, pretty.as_bytes(), &opts)
         .unwrap_or_else(|e| panic!("pretty output does not re-parse: {e}: {pretty}"));
-    assert!(v.deep_eq(&v3), "pretty round trip changed the value: {pretty}");
+    assert!(
+        v.deep_eq(&v3),
+        "pretty round trip changed the value: {pretty}"
+    );
 
     // Go's writer normalizes numbers (1.0 -> 1, and the float -0.0 -> `-0`,
     // which reads back as the integer 0 -> `0`), so a fixed point holds from

@@ -4,14 +4,20 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use smpatch::{ApplyOptions, Cursor, CreateOptions, Schema, TypeRef};
+use smpatch::{ApplyOptions, CreateOptions, Cursor, Schema, TypeRef};
 
 fn walk(c: Cursor<'_>, budget: &mut usize, depth: u32) {
     if depth == 0 || *budget == 0 {
         return;
     }
     *budget -= 1;
-    let _ = (c.kind(), c.type_name(), c.flags(), c.enum_values(), c.unions());
+    let _ = (
+        c.kind(),
+        c.type_name(),
+        c.flags(),
+        c.enum_values(),
+        c.unions(),
+    );
     if let Some(items) = c.list_items() {
         walk(items, budget, depth - 1);
     }
@@ -33,7 +39,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(schema) = Schema::from_bytes(data, "fuzz.json") else {
         return;
     };
-    let names: Vec<String> = schema.definition_names().take(8).map(str::to_owned).collect();
+    let names: Vec<String> = schema
+        .definition_names()
+        .take(8)
+        .map(str::to_owned)
+        .collect();
     let original = json!({"a": {"b": [{"name": "x", "v": 1}], "c": [1, 2]}, "name": "n"});
     let modified = json!({"a": {"b": [{"name": "y"}, {"name": "x", "v": 2}], "c": [2]}});
     for name in names {
@@ -44,7 +54,13 @@ fuzz_target!(|data: &[u8]| {
         walk(c, &mut budget, 6);
         let _ = smpatch_schema::explain(&schema, &name, None);
         let ty = TypeRef::Definition(name);
-        if let Ok(p) = smpatch::create_two_way_json(&original, &modified, &schema, &ty, &CreateOptions::default()) {
+        if let Ok(p) = smpatch::create_two_way_json(
+            &original,
+            &modified,
+            &schema,
+            &ty,
+            &CreateOptions::default(),
+        ) {
             let _ = smpatch::apply_json(&original, &p, &schema, &ty, &ApplyOptions::default());
         }
         let _ = smpatch::apply_json(&original, &modified, &schema, &ty, &ApplyOptions::default());

@@ -89,7 +89,14 @@ fn item(u: &mut Unstructured<'_>, depth: u32, retain: bool, name: Option<&str>) 
         m.insert("name".into(), J::String(n.to_owned()));
     }
     let fields: &[&str] = if retain {
-        &["name", "value", "other", "mergingList", "nonMergingList", "mergingIntList"]
+        &[
+            "name",
+            "value",
+            "other",
+            "mergingList",
+            "nonMergingList",
+            "mergingIntList",
+        ]
     } else {
         &[
             "name",
