@@ -5,7 +5,7 @@
 //! arena value (untouched subtrees are shared).
 
 use crate::gosort::go_stable_sort;
-use crate::identity::{identity, render_id, Id, IdError, KeySpec, PosIndex};
+use crate::identity::{id_hash, identity, render_id, Id, IdError, KeySpec, PosIndex};
 use crate::{ApplyOptions, Error, ErrorKind};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -1021,11 +1021,10 @@ impl<'a, 'o> Merger<'a, 'o> {
         // §3.9.2 merge the rest in patch order.
         let n = live.len();
         let mut merged = live_after.clone();
-        let mut index: PosIndex<'a> = PosIndex::default();
-        index.reserve(merged.len() + rest.len());
+        let mut index = PosIndex::with_capacity(merged.len() + rest.len());
         for (i, v) in merged.iter().enumerate() {
             if let Ok(id) = identity(*v, keys) {
-                index.entry(id).or_insert(i);
+                index.insert_first(id, i);
             }
         }
         let mut appended: Vec<Value<'a>> = Vec::new();
@@ -1040,8 +1039,9 @@ impl<'a, 'o> Merger<'a, 'o> {
             patch_rest.push(*e);
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
-            match index.get(&id) {
-                Some(&i) => {
+            let h = id_hash(&id);
+            match index.get_hashed(h, &id) {
+                Some(i) => {
                     self.path.push(Seg::Index(*j));
                     let r = self.merge_object(merged[i], eo, elem);
                     self.path.pop();
@@ -1057,7 +1057,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     } else {
                         *e
                     };
-                    index.insert(id, merged.len());
+                    index.insert_first_hashed(h, id, merged.len());
                     merged.push(v);
                     appended.push(v);
                 }
@@ -1071,10 +1071,11 @@ impl<'a, 'o> Merger<'a, 'o> {
     }
 
     fn check_duplicates(&self, live: &'a [Value<'a>], keys: KeySpec<'_>) -> Result<(), Error> {
-        let mut index: PosIndex<'a> = PosIndex::default();
+        let mut index = PosIndex::with_capacity(live.len());
         for (i, v) in live.iter().enumerate() {
             if let Ok(id) = identity(*v, keys) {
-                if let Some(&first) = index.get(&id) {
+                let h = id_hash(&id);
+                if let Some(first) = index.get_hashed(h, &id) {
                     return Err(self.err(
                         ErrorKind::DuplicateMergeKey,
                         format!(
@@ -1084,7 +1085,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                         ),
                     ));
                 }
-                index.insert(id, i);
+                index.insert_first_hashed(h, id, i);
             }
         }
         Ok(())
@@ -1116,10 +1117,13 @@ impl<'a, 'o> Merger<'a, 'o> {
                 ),
             ));
         }
-        let mut ids: Vec<Id<'a>> = Vec::with_capacity(merged.len());
+        let mut ids: Vec<(Id<'a>, u64)> = Vec::with_capacity(merged.len());
         for v in &merged {
             match identity(*v, spec) {
-                Ok(id) => ids.push(id),
+                Ok(id) => {
+                    let h = id_hash(&id);
+                    ids.push((id, h));
+                }
                 Err(e) => return Err(self.id_error(None, e, v, "merged list element")),
             }
         }
@@ -1130,14 +1134,14 @@ impl<'a, 'o> Merger<'a, 'o> {
         let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::new();
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
-        for (v, id) in merged.into_iter().zip(ids) {
-            let rpos = r_index.get(&id).copied();
+        for (v, (id, h)) in merged.into_iter().zip(ids) {
+            let rpos = r_index.get_hashed(h, &id);
             let is_delete = !primitive
                 && v.as_object()
                     .and_then(|o| o.get(PATCH))
                     .is_some_and(|d| d.as_str() == Some("delete"));
-            match p_index.get(&id) {
-                Some(&pp) => {
+            match p_index.get_hashed(h, &id) {
+                Some(pp) => {
                     if is_delete {
                         patch_deletes.push((pp, rpos, v));
                     } else {
@@ -1193,12 +1197,11 @@ impl<'a, 'o> Merger<'a, 'o> {
         spec: KeySpec<'_>,
         is_patch: bool,
     ) -> Result<PosIndex<'a>, Error> {
-        let mut index = PosIndex::default();
-        index.reserve(list.len());
+        let mut index = PosIndex::with_capacity(list.len());
         for (i, v) in list.iter().enumerate() {
             match identity(*v, spec) {
                 Ok(id) => {
-                    index.entry(id).or_insert(i);
+                    index.insert_first(id, i);
                 }
                 Err(e) => {
                     let what = if is_patch {
