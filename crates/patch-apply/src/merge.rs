@@ -50,6 +50,35 @@ enum ListPlan<'m> {
 struct ListMerge<'a> {
     items: Vec<Value<'a>>,
     r_prime: Vec<Value<'a>>,
+    /// Set when the caller asked to defer the ordering of a keyed merge:
+    /// `items` is then the merged content in merge order (live, then
+    /// appended), not yet ordered by §3.10.
+    deferred: Option<Deferred<'a>>,
+}
+
+/// What the §3.10 ordering of a keyed merge needs, kept so that a following
+/// `$setElementOrder` pass can skip it when it cannot change the outcome.
+struct Deferred<'a> {
+    /// `pos(P, ·)` over the non-special patch elements.
+    p_index: PosIndex<'a>,
+    /// The merge index: first position of each identity in live-after-deletes
+    /// followed by the appended patch elements (their identities as sent).
+    index: PosIndex<'a>,
+    /// Length of the live list after deletions: `pos(R, ·)` is `index`
+    /// restricted to positions below it.
+    live_len: usize,
+    /// True when every appended element kept its identity through cleaning,
+    /// so `index` also gives `pos(L' ++ A, ·)` (and hence `pos(R', ·)`).
+    exact: bool,
+}
+
+/// One element of a list being ordered: its position in the order list and
+/// in the reference order (§3.10.2), and whether it holds `$patch: delete`.
+struct Placed<'a> {
+    value: Value<'a>,
+    ppos: Option<usize>,
+    rpos: Option<usize>,
+    delete: bool,
 }
 
 enum Cleaned<'a> {
@@ -147,6 +176,26 @@ pub(crate) struct Merger<'a, 'o> {
     mode: Mode,
     path: Vec<Seg<'a>>,
     depth: usize,
+}
+
+/// Looks every element up in the order list (`p`) and the reference order
+/// (`rpos`), with the identities (and hashes) computed once.
+fn place<'a>(
+    merged: &[Value<'a>],
+    ids: Vec<(Id<'a>, u64, bool)>,
+    p: &PosIndex<'a>,
+    rpos: impl Fn(u64, &Id<'a>) -> Option<usize>,
+) -> Vec<Placed<'a>> {
+    merged
+        .iter()
+        .zip(ids)
+        .map(|(v, (id, h, delete))| Placed {
+            value: *v,
+            ppos: p.get_hashed(h, &id),
+            rpos: rpos(h, &id),
+            delete,
+        })
+        .collect()
 }
 
 fn is_directive_key(k: &str) -> bool {
@@ -598,12 +647,12 @@ impl<'a, 'o> Merger<'a, 'o> {
                 let field = self.lookup(cursor, k, true)?;
                 match self.plan(field.meta) {
                     ListPlan::Merge(keys) => {
-                        let r = self.merge_list(tl, pl, field.cursor, keys, del)?;
+                        let r = self.merge_list(tl, pl, field.cursor, keys, del, false)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
                     ListPlan::Atomic if del => {
                         let keys = self.order_keys(field.meta);
-                        let r = self.merge_list(tl, pl, field.cursor, keys, del)?;
+                        let r = self.merge_list(tl, pl, field.cursor, keys, del, false)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
                     ListPlan::Atomic => self.store_as_sent(t, k, pv)?,
@@ -861,6 +910,10 @@ impl<'a, 'o> Merger<'a, 'o> {
     }
 
     /// `merge_list(L, P)` (§3.8, §3.9, §3.12) with its ordering (§3.10).
+    ///
+    /// With `defer`, a keyed merge returns its content unordered together with
+    /// what ordering it needs ([`ListMerge::deferred`]); the caller must order
+    /// it with [`Merger::order_merge`] or prove that unnecessary.
     fn merge_list(
         &mut self,
         live: &'a [Value<'a>],
@@ -868,16 +921,18 @@ impl<'a, 'o> Merger<'a, 'o> {
         elem: Cursor<'_>,
         keys: KeySpec<'_>,
         del: bool,
+        defer: bool,
     ) -> Result<ListMerge<'a>, Error> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
                 items: Vec::new(),
                 r_prime: Vec::new(),
+                deferred: None,
             });
         }
         self.enter()?;
         let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.merge_list_inner(live, patch, elem, keys, del)
+            self.merge_list_inner(live, patch, elem, keys, del, defer)
         });
         self.leave();
         r
@@ -890,6 +945,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         elem: Cursor<'_>,
         keys: KeySpec<'_>,
         del: bool,
+        defer: bool,
     ) -> Result<ListMerge<'a>, Error> {
         let kind = self.element_kind(&[live, patch])?;
         if kind != Some(Kind::Object) {
@@ -911,6 +967,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                 return Ok(ListMerge {
                     items,
                     r_prime: live.to_vec(),
+                    deferred: None,
                 });
             }
             let mut seen: rustc_hash::FxHashSet<Id<'a>> = Default::default();
@@ -926,6 +983,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             return Ok(ListMerge {
                 items,
                 r_prime: live.to_vec(),
+                deferred: None,
             });
         }
         // Objects: a keyed list.
@@ -1016,6 +1074,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             return Ok(ListMerge {
                 items,
                 r_prime: live_after,
+                deferred: None,
             });
         }
         // §3.9.2 merge the rest in patch order.
@@ -1029,6 +1088,8 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
         let mut appended: Vec<Value<'a>> = Vec::new();
         let mut patch_rest: Vec<Value<'a>> = Vec::with_capacity(rest.len());
+        let mut p_index = PosIndex::with_capacity(rest.len());
+        let mut exact = true;
         for (j, e) in &rest {
             let id = match identity(*e, keys) {
                 Ok(id) => id,
@@ -1036,10 +1097,11 @@ impl<'a, 'o> Merger<'a, 'o> {
                     return Err(self.id_error(Some(Seg::Index(*j)), err, e, "patch element"))
                 }
             };
+            let h = id_hash(&id);
+            p_index.insert_first_hashed(h, id.clone(), patch_rest.len());
             patch_rest.push(*e);
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
-            let h = id_hash(&id);
             match index.get_hashed(h, &id) {
                 Some(i) => {
                     self.path.push(Seg::Index(*j));
@@ -1048,26 +1110,51 @@ impl<'a, 'o> Merger<'a, 'o> {
                     merged[i] = r?;
                 }
                 None => {
-                    let v = if self.mode == Mode::Apply {
+                    let (v, same) = if self.mode == Mode::Apply {
                         // Q6 (always fixed): new elements are cleaned.
                         self.path.push(Seg::Index(*j));
-                        let r = self.clean_value(*e, false);
+                        let r = self.clean(*e, false);
                         self.path.pop();
-                        r?.unwrap_or(Value::empty_object())
+                        match r? {
+                            Cleaned::Same => (*e, true),
+                            Cleaned::New(c) => (c, false),
+                            Cleaned::Drop => (Value::empty_object(), false),
+                        }
                     } else {
-                        *e
+                        (*e, true)
                     };
+                    if exact && !same {
+                        exact = identity(v, keys).is_ok_and(|cid| cid == id);
+                    }
                     index.insert_first_hashed(h, id, merged.len());
                     merged.push(v);
                     appended.push(v);
                 }
             }
         }
-        let items = self.order(merged, &patch_rest, &live_after, keys, false)?;
+        let live_len = live_after.len();
         let mut r_prime = live_after;
         r_prime.extend(appended);
         r_prime.truncate(n);
-        Ok(ListMerge { items, r_prime })
+        let d = Deferred {
+            p_index,
+            index,
+            live_len,
+            exact,
+        };
+        if defer {
+            return Ok(ListMerge {
+                items: merged,
+                r_prime,
+                deferred: Some(d),
+            });
+        }
+        let items = self.order_merge(merged, &d, keys)?;
+        Ok(ListMerge {
+            items,
+            r_prime,
+            deferred: None,
+        })
     }
 
     fn check_duplicates(&self, live: &'a [Value<'a>], keys: KeySpec<'_>) -> Result<(), Error> {
@@ -1117,42 +1204,123 @@ impl<'a, 'o> Merger<'a, 'o> {
                 ),
             ));
         }
-        let mut ids: Vec<(Id<'a>, u64)> = Vec::with_capacity(merged.len());
-        for v in &merged {
+        let ids = self.merged_ids(&merged, spec, primitive)?;
+        let p_index = self.position_index(porder, spec, true)?;
+        let r_index = self.position_index(reference, spec, false)?;
+        let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
+        Ok(self.arrange(placed))
+    }
+
+    /// The §3.10 ordering of a keyed merge: `order(merged, P, L', keys)`
+    /// with the indexes the merge built. The identities of `P` and `L'` were
+    /// checked while merging (an `L'` element without one is still in
+    /// `merged` and fails there first), and `pos(L', ·)` is the merge index
+    /// below `live_len`.
+    fn order_merge(
+        &self,
+        merged: Vec<Value<'a>>,
+        d: &Deferred<'a>,
+        keys: KeySpec<'_>,
+    ) -> Result<Vec<Value<'a>>, Error> {
+        let ids = self.merged_ids(&merged, keys, false)?;
+        let placed = place(&merged, ids, &d.p_index, |h, id| {
+            d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
+        });
+        Ok(self.arrange(placed))
+    }
+
+    /// The `$setElementOrder` ordering of a keyed merge whose own ordering
+    /// was deferred, without that first ordering, when this provably gives
+    /// the same list: every element has an identity (so the first pass could
+    /// not fail), none is a `$patch: delete` object, the elements found in
+    /// the order list have distinct positions there, and the others have
+    /// distinct positions in `R'`. Then both sorts of §3.10.2 have strict
+    /// keys and the outcome does not depend on the order of `merged`.
+    /// `None` when that cannot be shown (the caller then runs both passes).
+    fn order_set_fast(
+        &self,
+        merged: &[Value<'a>],
+        order: &[Value<'a>],
+        d: &Deferred<'a>,
+        n: usize,
+        keys: KeySpec<'_>,
+    ) -> Option<Vec<Value<'a>>> {
+        if !d.exact {
+            return None;
+        }
+        let ids = self.merged_ids(merged, keys, false).ok()?;
+        let mut s_index = PosIndex::with_capacity(order.len());
+        for (i, v) in order.iter().enumerate() {
+            s_index.insert_first(identity(*v, keys).ok()?, i);
+        }
+        // `R'` is the first `n` elements of live-after-deletes ++ appended.
+        let placed = place(merged, ids, &s_index, |h, id| {
+            d.index.get_hashed(h, id).filter(|&p| p < n)
+        });
+        let mut seen_p = vec![false; order.len()];
+        let mut seen_r = vec![false; n];
+        for x in &placed {
+            if x.delete {
+                return None;
+            }
+            let slot = match (x.ppos, x.rpos) {
+                (Some(p), _) => seen_p.get_mut(p)?,
+                (None, Some(r)) => seen_r.get_mut(r)?,
+                (None, None) => return None,
+            };
+            if *slot {
+                return None;
+            }
+            *slot = true;
+        }
+        Some(self.arrange(placed))
+    }
+
+    /// Identity, its hash and "holds `$patch: delete`" of every element.
+    fn merged_ids(
+        &self,
+        merged: &[Value<'a>],
+        spec: KeySpec<'_>,
+        primitive: bool,
+    ) -> Result<Vec<(Id<'a>, u64, bool)>, Error> {
+        let mut ids = Vec::with_capacity(merged.len());
+        for v in merged {
             match identity(*v, spec) {
                 Ok(id) => {
                     let h = id_hash(&id);
-                    ids.push((id, h));
+                    let delete = !primitive
+                        && v.as_object()
+                            .and_then(|o| o.get(PATCH))
+                            .is_some_and(|d| d.as_str() == Some("delete"));
+                    ids.push((id, h, delete));
                 }
                 Err(e) => return Err(self.id_error(None, e, v, "merged list element")),
             }
         }
-        let p_index = self.position_index(porder, spec, true)?;
-        let r_index = self.position_index(reference, spec, false)?;
-        // (ppos or rpos, rpos, value, is_delete)
+        Ok(ids)
+    }
+
+    /// Steps 1–3 of §3.10.2 on placed elements.
+    fn arrange(&self, placed: Vec<Placed<'a>>) -> Vec<Value<'a>> {
+        // (ppos, rpos, value)
         let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::new();
         let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::new();
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
-        for (v, (id, h)) in merged.into_iter().zip(ids) {
-            let rpos = r_index.get_hashed(h, &id);
-            let is_delete = !primitive
-                && v.as_object()
-                    .and_then(|o| o.get(PATCH))
-                    .is_some_and(|d| d.as_str() == Some("delete"));
-            match p_index.get_hashed(h, &id) {
+        for x in placed {
+            match x.ppos {
                 Some(pp) => {
-                    if is_delete {
-                        patch_deletes.push((pp, rpos, v));
+                    if x.delete {
+                        patch_deletes.push((pp, x.rpos, x.value));
                     } else {
-                        patch_items.push((pp, rpos, v));
+                        patch_items.push((pp, x.rpos, x.value));
                     }
                 }
                 None => {
-                    if is_delete {
-                        server_deletes.push((rpos, v));
+                    if x.delete {
+                        server_deletes.push((x.rpos, x.value));
                     } else {
-                        server.push((rpos, v));
+                        server.push((x.rpos, x.value));
                     }
                 }
             }
@@ -1188,7 +1356,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
         out.extend(server[i..].iter().map(|x| x.1));
         out.extend(patch_items[j..].iter().map(|x| x.2));
-        Ok(out)
+        out
     }
 
     fn position_index(
@@ -1289,28 +1457,32 @@ impl<'a, 'o> Merger<'a, 'o> {
             self.validate_order(p, order, keys)?;
         }
         let merge_plan = self.plan(field.meta);
-        let (merged, r_prime) = match (live, plist) {
+        let (merged, r_prime, deferred) = match (live, plist) {
             (None, None) => return Ok(None),
-            (Some(l), None) => (l.to_vec(), l.to_vec()),
+            (Some(l), None) => (l.to_vec(), l.to_vec(), None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p)?, Vec::new())
+                (self.strip_list(p)?, Vec::new(), None)
             }
             (Some(l), Some(p)) => {
                 let saved = self.path.pop();
                 self.path.push(Seg::Key(f));
                 let r = match merge_plan {
-                    ListPlan::Merge(k) => self.merge_list(l, p, field.cursor, k, false),
+                    // The merge's own ordering is deferred: the ordering by
+                    // `order` below often makes it unnecessary.
+                    ListPlan::Merge(k) => self.merge_list(l, p, field.cursor, k, false, true),
                     ListPlan::Atomic => {
                         if self.mode == Mode::Apply {
                             self.strip_list(p).map(|items| ListMerge {
                                 items,
                                 r_prime: l.to_vec(),
+                                deferred: None,
                             })
                         } else {
                             Ok(ListMerge {
                                 items: p.to_vec(),
                                 r_prime: l.to_vec(),
+                                deferred: None,
                             })
                         }
                     }
@@ -1320,7 +1492,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     self.path.push(s);
                 }
                 let r = r?;
-                (r.items, r.r_prime)
+                (r.items, r.r_prime, r.deferred)
             }
         };
         let kind = self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])])?;
@@ -1342,6 +1514,27 @@ impl<'a, 'o> Merger<'a, 'o> {
                 "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
             ));
         }
+        let merged = match deferred {
+            None => merged,
+            Some(d) => {
+                // A keyed merge (so objects, and `keys` is its merge key):
+                // skip its own ordering when it cannot matter, else run it
+                // here, at the field's path as inside `merge_list`.
+                let n = live.map_or(0, <[Value<'a>]>::len);
+                if let Some(ordered) = self.order_set_fast(&merged, order, &d, n, keys) {
+                    t.set(f, Value::array_from(self.arena, &ordered));
+                    return Ok(Some(f));
+                }
+                let saved = self.path.pop();
+                self.path.push(Seg::Key(f));
+                let r = self.order_merge(merged, &d, keys);
+                self.path.pop();
+                if let Some(s) = saved {
+                    self.path.push(s);
+                }
+                r?
+            }
+        };
         let ordered = self.order(merged, order, &r_prime, keys, primitive)?;
         t.set(f, Value::array_from(self.arena, &ordered));
         Ok(Some(f))
