@@ -321,6 +321,40 @@ fn million_atomic_list_create() -> Outcome {
     )
 }
 
+/// 100,000 live elements and 10,000 patch elements sharing one merge key.
+fn duplicate_merge_keys(reject: bool) -> Outcome {
+    let live = vec![r#"{"name":"a"}"#; 100_000].join(",");
+    let patch = vec![r#"{"name":"a","image":"x"}"#; 10_000].join(",");
+    let original = format!(r#"{{"spec":{{"containers":[{live}]}}}}"#);
+    let patch = format!(r#"{{"spec":{{"containers":[{patch}]}}}}"#);
+    let opts = ApplyOptions {
+        reject_duplicate_keys: reject,
+        ..ApplyOptions::default()
+    };
+    from_result(
+        smpatch::apply_bytes(
+            original.as_bytes(),
+            patch.as_bytes(),
+            embedded(),
+            &pod(),
+            &opts,
+        ),
+        |out| {
+            let images = count(&out, br#""image":"x""#);
+            let names = count(&out, br#""name":"#);
+            format!("{names} elements, {images} patched")
+        },
+    )
+}
+
+fn duplicate_merge_keys_merged() -> Outcome {
+    duplicate_merge_keys(false)
+}
+
+fn duplicate_merge_keys_rejected() -> Outcome {
+    duplicate_merge_keys(true)
+}
+
 fn count(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).filter(|w| *w == needle).count()
 }
@@ -823,6 +857,16 @@ pub fn cases() -> Vec<Case> {
             name: "1,000,000-element atomic list (create2)",
             expect: Ok("patch replaces the list (1000000 items)"),
             run: million_atomic_list_create,
+        },
+        Case {
+            name: "100,000 live and 10,000 patch elements with one merge key (all merge into the first)",
+            expect: Ok("100000 elements, 1 patched"),
+            run: duplicate_merge_keys_merged,
+        },
+        Case {
+            name: "the same with reject_duplicate_keys",
+            expect: Error(&["duplicate_merge_key"]),
+            run: duplicate_merge_keys_rejected,
         },
         Case {
             name: "10,000 duplicate keys",
