@@ -7,6 +7,10 @@
 //! from libFuzzer) and proptest (bytes from a `Vec<u8>` strategy, see
 //! [`from_bytes`]).
 //!
+//! The proptest strategies of `crates/patch-create/tests/laws.rs` (the
+//! widget schema) are the other generator family; new shared generators
+//! belong here.
+//!
 //! Must not: depend on the smpatch crates (fuzz and every crate's tests can
 //! use it without cycles), or read files.
 //!
