@@ -78,6 +78,20 @@ pub(crate) fn conflicts(
     Ok(smpatch_patch_create::conflicts(left, right, cursor, opts)?)
 }
 
+/// One patch equivalent to applying `first` then `second` (spec §3.15, with
+/// `$patch` directives carried through: the fix for quirk Q32).
+pub(crate) fn compose<'a>(
+    arena: &'a Arena,
+    first: Value<'a>,
+    second: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &CreateOptions,
+) -> Result<Value<'a>, Error> {
+    Ok(smpatch_patch_create::compose(
+        arena, first, second, cursor, opts,
+    )?)
+}
+
 /// Loads a schema file or directory (OpenAPI v2/v3 JSON, CRD YAML).
 pub(crate) fn load_schema_path(path: &Path) -> Result<Schema, Error> {
     Schema::load_path(path).map_err(schema_error)
