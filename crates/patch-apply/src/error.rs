@@ -144,14 +144,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Appends one RFC 6901 reference token (escaping `~` and `/`) to a pointer.
-pub fn push_pointer_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-}
+/// Appends one RFC 6901 reference token (escaping `~` and `/`) to a pointer
+/// (defined in `smpatch-value`; re-exported so this crate's API is unchanged).
+pub use smpatch_value::push_pointer_token;

@@ -122,16 +122,6 @@ enum PathSeg<'d> {
     Seg(Seg<'d>),
 }
 
-fn escape_into(out: &mut String, key: &str) {
-    for ch in key.chars() {
-        match ch {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-}
-
 impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     fn root_path(&mut self, text: String) -> u32 {
         self.paths.push((NO_PARENT, PathSeg::Root(text)));
@@ -158,11 +148,13 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         }
         let mut out = format!("{}#{}", self.source, root);
         for s in segs.iter().rev() {
-            out.push('/');
             match s {
-                Seg::Key(k) => escape_into(&mut out, k),
-                Seg::Lit(l) => out.push_str(l),
-                Seg::Index(i) => out.push_str(&i.to_string()),
+                Seg::Key(k) => smpatch_value::push_pointer_token(&mut out, k),
+                Seg::Lit(l) => {
+                    out.push('/');
+                    out.push_str(l);
+                }
+                Seg::Index(i) => smpatch_value::push_pointer_token(&mut out, &i.to_string()),
             }
         }
         out

@@ -196,19 +196,28 @@ pub(crate) enum PathSeg<'a> {
 pub(crate) fn pointer<'s>(segs: impl IntoIterator<Item = PathSeg<'s>>) -> String {
     let mut out = String::new();
     for s in segs {
-        out.push('/');
         match s {
-            PathSeg::Key(k) => {
-                for c in k.chars() {
-                    match c {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
-                }
-            }
-            PathSeg::Index(i) => out.push_str(&i.to_string()),
+            PathSeg::Key(k) => push_pointer_token(&mut out, k),
+            PathSeg::Index(i) => push_pointer_token(&mut out, &i.to_string()),
         }
     }
     out
+}
+
+/// Appends one RFC 6901 reference token (escaping `~` and `/`) to a pointer.
+///
+/// ```
+/// let mut p = String::new();
+/// smpatch_value::push_pointer_token(&mut p, "a/b~c");
+/// assert_eq!(p, "/a~1b~0c");
+/// ```
+pub fn push_pointer_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
 }

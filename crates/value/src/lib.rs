@@ -46,7 +46,7 @@ mod write_yaml;
 mod yaml;
 
 pub use arena::Arena;
-pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+pub use error::{push_pointer_token, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 pub use parse_json::parse_json;
 pub use render::{go_format_g, render};
 pub use serde_conv::{from_serde, to_serde, ConvertError};

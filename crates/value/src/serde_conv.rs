@@ -134,10 +134,9 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
     fn pointer(segs: &[PathSeg<'_>]) -> String {
         let mut out = String::new();
         for s in segs {
-            out.push('/');
             match s {
-                PathSeg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                PathSeg::Index(i) => out.push_str(&i.to_string()),
+                PathSeg::Key(k) => crate::push_pointer_token(&mut out, k),
+                PathSeg::Index(i) => crate::push_pointer_token(&mut out, &i.to_string()),
             }
         }
         out
