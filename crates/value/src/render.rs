@@ -131,6 +131,18 @@ pub(crate) fn plain(sign: &str, digits: &str, exp: i32) -> String {
 }
 
 fn format_exponent(sign: &str, digits: &str, exp: i32) -> String {
+    let mut out = mantissa_and_exp_sign(sign, digits, exp);
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(&e.to_string());
+    out
+}
+
+/// `sign d[.ddd]e±`: scientific notation up to the exponent's digits, which
+/// callers write in their own width.
+pub(crate) fn mantissa_and_exp_sign(sign: &str, digits: &str, exp: i32) -> String {
     let mut out = String::from(sign);
     out.push_str(&digits[..1]);
     if digits.len() > 1 {
@@ -139,11 +151,6 @@ fn format_exponent(sign: &str, digits: &str, exp: i32) -> String {
     }
     out.push('e');
     out.push(if exp < 0 { '-' } else { '+' });
-    let e = exp.unsigned_abs();
-    if e < 10 {
-        out.push('0');
-    }
-    out.push_str(&e.to_string());
     out
 }
 

@@ -319,14 +319,7 @@ pub(crate) fn go_format_float(f: f64) -> String {
     let sign = if neg { "-" } else { "" };
     let abs = f.abs();
     if !(1e-6..1e21).contains(&abs) {
-        let mut out = String::from(sign);
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
+        let mut out = crate::render::mantissa_and_exp_sign(sign, &digits, exp);
         out.push_str(&exp.unsigned_abs().to_string());
         out
     } else {
