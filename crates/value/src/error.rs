@@ -192,6 +192,32 @@ pub(crate) enum PathSeg<'a> {
     Index(usize),
 }
 
+/// The path of a parser's stack of open containers, outermost first: each is
+/// `(Some(key being read or None), _)` for a map or `(None, start)` for a
+/// list whose items begin at `values[start]`; a list's index is the number of
+/// items it holds so far (up to the next open list's start, or `values_len`).
+pub(crate) fn open_path<'a>(
+    open: impl Iterator<Item = (Option<Option<&'a str>>, usize)> + Clone,
+    values_len: usize,
+) -> Vec<PathSeg<'a>> {
+    let mut segs = Vec::new();
+    let mut rest = open.clone();
+    for (map_key, start) in open {
+        rest.next();
+        match map_key {
+            Some(key) => segs.extend(key.map(PathSeg::Key)),
+            None => {
+                let end = rest
+                    .clone()
+                    .find(|g| g.0.is_none())
+                    .map_or(values_len, |g| g.1);
+                segs.push(PathSeg::Index(end - start));
+            }
+        }
+    }
+    segs
+}
+
 /// RFC 6901 pointer text for a path.
 pub(crate) fn pointer<'s>(segs: impl IntoIterator<Item = PathSeg<'s>>) -> String {
     let mut out = String::new();

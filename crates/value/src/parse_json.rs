@@ -5,8 +5,11 @@
 //! object members) and are copied into one arena slice when their container
 //! closes. Unescaped strings are borrowed from the input.
 
-use crate::error::{pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg};
-use crate::{Arena, Member, Number, NumberKind, Object, Value};
+use crate::error::{
+    open_path, pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg,
+};
+use crate::value::scan_json_number;
+use crate::{Arena, Member, Number, Object, Value};
 use std::collections::HashMap;
 
 /// Reads one JSON document (RFC 8259) into `arena`.
@@ -477,46 +480,7 @@ impl<'a> Parser<'a, '_> {
     fn parse_number(&mut self) -> Result<Number<'a>, ParseError> {
         let b = self.b;
         let start = self.pos;
-        let mut i = start;
-        let mut kind = NumberKind::Int;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        match b.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                i += 1;
-                while matches!(b.get(i), Some(b'0'..=b'9')) {
-                    i += 1;
-                }
-            }
-            _ => return Err(self.bad_number(start, "a digit must follow `-`")),
-        }
-        if b.get(i) == Some(&b'.') {
-            kind = NumberKind::Float;
-            i += 1;
-            let d = i;
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if i == d {
-                return Err(self.bad_number(start, "a digit must follow the decimal point"));
-            }
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            kind = NumberKind::Float;
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            let d = i;
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if i == d {
-                return Err(self.bad_number(start, "a digit must follow the exponent"));
-            }
-        }
+        let (i, kind) = scan_json_number(b, start).map_err(|why| self.bad_number(start, why))?;
         if let Some(&c) = b.get(i) {
             if c.is_ascii_alphanumeric() || c == b'.' || c == b'+' || c == b'-' {
                 return Err(self.bad_number(
@@ -566,21 +530,11 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn path_segments(&self) -> Vec<PathSeg<'a>> {
-        let mut segs = Vec::with_capacity(self.frames.len());
-        for (k, f) in self.frames.iter().enumerate() {
-            if f.is_object {
-                if let Some(key) = f.key {
-                    segs.push(PathSeg::Key(key));
-                }
-            } else {
-                let end = self.frames[k + 1..]
-                    .iter()
-                    .find(|g| !g.is_object)
-                    .map_or(self.values.len(), |g| g.start);
-                segs.push(PathSeg::Index(end - f.start));
-            }
-        }
-        segs
+        let open = self.frames.iter().map(|f| {
+            let key = f.key;
+            (f.is_object.then_some(key), f.start)
+        });
+        open_path(open, self.values.len())
     }
 
     fn err(&self, kind: ParseErrorKind, offset: usize, message: String) -> ParseError {

@@ -211,43 +211,53 @@ fn canonical_int(text: &str) -> &str {
 
 /// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
 pub(crate) fn is_json_number(b: &[u8]) -> bool {
-    let mut i = 0;
-    if b.first() == Some(&b'-') {
+    matches!(scan_json_number(b, 0), Ok((end, _)) if end == b.len())
+}
+
+/// Scans the longest RFC 8259 number starting at `b[start]`: its end and
+/// kind, or what is missing (the parser's error message).
+#[inline]
+pub(crate) fn scan_json_number(
+    b: &[u8],
+    start: usize,
+) -> Result<(usize, NumberKind), &'static str> {
+    let digits_from = |mut i: usize| {
+        while matches!(b.get(i), Some(b'0'..=b'9')) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = start;
+    let mut kind = NumberKind::Int;
+    if b.get(i) == Some(&b'-') {
         i += 1;
     }
     match b.get(i) {
         Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-        }
-        _ => return false,
+        Some(b'1'..=b'9') => i = digits_from(i + 1),
+        _ => return Err("a digit must follow `-`"),
     }
     if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while matches!(b.get(i), Some(b'0'..=b'9')) {
-            i += 1;
+        kind = NumberKind::Float;
+        let end = digits_from(i + 1);
+        if end == i + 1 {
+            return Err("a digit must follow the decimal point");
         }
-        if i == start {
-            return false;
-        }
+        i = end;
     }
     if matches!(b.get(i), Some(b'e' | b'E')) {
+        kind = NumberKind::Float;
         i += 1;
         if matches!(b.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
-        let start = i;
-        while matches!(b.get(i), Some(b'0'..=b'9')) {
-            i += 1;
+        let end = digits_from(i);
+        if end == i {
+            return Err("a digit must follow the exponent");
         }
-        if i == start {
-            return false;
-        }
+        i = end;
     }
-    i == b.len()
+    Ok((i, kind))
 }
 
 /// One `key: value` member of an [`Object`].

@@ -7,7 +7,9 @@
 //! [`ParseOptions::max_yaml_alias_expansions`], so a consumer that walks the
 //! expanded tree is never handed an exponential one.
 
-use crate::error::{pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg};
+use crate::error::{
+    open_path, pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg,
+};
 use crate::parse_json::{first_duplicate, last_wins};
 use crate::render::go_format_g;
 use crate::write_json::go_format_float;
@@ -640,21 +642,14 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn path_segments(&self) -> Vec<PathSeg<'a>> {
-        let mut segs = Vec::with_capacity(self.frames.len());
-        for (k, f) in self.frames.iter().enumerate() {
-            if f.is_map {
-                if let Some(Key::Str(key)) = f.key {
-                    segs.push(PathSeg::Key(key));
-                }
-            } else {
-                let end = self.frames[k + 1..]
-                    .iter()
-                    .find(|g| !g.is_map)
-                    .map_or(self.values.len(), |g| g.start);
-                segs.push(PathSeg::Index(end - f.start));
-            }
-        }
-        segs
+        let open = self.frames.iter().map(|f| {
+            let key = match f.key {
+                Some(Key::Str(k)) => Some(k),
+                _ => None,
+            };
+            (f.is_map.then_some(key), f.start)
+        });
+        open_path(open, self.values.len())
     }
 
     fn byte_offset(&self, span: &Span) -> usize {
