@@ -82,8 +82,7 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
             return respond_error(
                 arena,
                 Value::Null,
-                &Error::new(
-                    "invalid_request",
+                &invalid_at(
                     "",
                     format!(
                         "a request must be a JSON object, not a {}",
@@ -96,11 +95,7 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
             return respond_error(
                 arena,
                 Value::Null,
-                &Error::new(
-                    "invalid_request",
-                    e.path.clone(),
-                    format!("request is not valid JSON: {e}"),
-                ),
+                &invalid_at(e.path.clone(), format!("request is not valid JSON: {e}")),
             )
         }
     };
@@ -142,7 +137,12 @@ fn respond_error(arena: &Arena, id: Value<'_>, e: &Error) -> String {
 }
 
 fn invalid(message: impl Into<String>) -> Error {
-    Error::new("invalid_request", "", message)
+    invalid_at("", message)
+}
+
+/// An `invalid_request` error at `path` of the request.
+fn invalid_at(path: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::new("invalid_request", path, message)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -174,15 +174,14 @@ fn run<'a>(
         Some(Value::String("conflicts")) => Op::Conflicts,
         Some(Value::String("normalize")) => Op::Normalize,
         Some(Value::String(other)) => {
-            return Err(Error::new(
-                "invalid_request",
+            return Err(invalid_at(
                 "/op",
                 format!(
                 "unknown op {other:?}; expected apply, create2, create3, conflicts or normalize"
             ),
             ))
         }
-        Some(_) => return Err(Error::new("invalid_request", "/op", "op must be a string")),
+        Some(_) => return Err(invalid_at("/op", "op must be a string")),
         None => return Err(invalid("the request has no \"op\"")),
     };
     if op == Op::Normalize {
@@ -230,13 +229,7 @@ fn run<'a>(
             let overwrite = match request.get("overwrite") {
                 None | Some(Value::Null) => true,
                 Some(Value::Bool(b)) => b,
-                Some(_) => {
-                    return Err(Error::new(
-                        "invalid_request",
-                        "/overwrite",
-                        "overwrite must be true or false",
-                    ))
-                }
+                Some(_) => return Err(invalid_at("/overwrite", "overwrite must be true or false")),
             };
             engine::create_three_way(arena, o, m, c, cursor(&[m, o, c])?, overwrite, &create_opts)
         }
@@ -264,8 +257,7 @@ fn document<'a>(
         ))),
         (_, Some(Value::String(t))) => parse_document(arena, t.as_bytes(), empty, true, name)
             .map_err(|e| e.with_prefix(&format!("/{text_key}"))),
-        (_, Some(t)) if !t.is_null() => Err(Error::new(
-            "invalid_request",
+        (_, Some(t)) if !t.is_null() => Err(invalid_at(
             format!("/{text_key}"),
             format!("{text_key} must be a string"),
         )),
@@ -281,20 +273,13 @@ fn schema_choice(
     let obj = match schema {
         None | Some(Value::Null) => return Ok(SchemaChoice::Detect),
         Some(Value::Object(o)) => o,
-        Some(_) => {
-            return Err(Error::new(
-                "invalid_request",
-                "/schema",
-                "schema must be an object",
-            ))
-        }
+        Some(_) => return Err(invalid_at("/schema", "schema must be an object")),
     };
     let string = |key: &str| -> Result<Option<String>, Error> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.to_owned())),
-            Some(_) => Err(Error::new(
-                "invalid_request",
+            Some(_) => Err(invalid_at(
                 format!("/schema/{key}"),
                 format!("schema.{key} must be a string"),
             )),
@@ -302,8 +287,7 @@ fn schema_choice(
     };
     for (key, _) in obj.iter() {
         if !matches!(key, "file" | "definition" | "builtin" | "none") {
-            return Err(Error::new(
-                "invalid_request",
+            return Err(invalid_at(
                 format!("/schema/{key}"),
                 format!(
                     "unknown schema key {key:?}; expected file (+ definition), builtin or none"
@@ -325,8 +309,7 @@ fn schema_choice(
     }
     match obj.get("none") {
         Some(Value::Bool(true)) => Ok(SchemaChoice::None),
-        _ => Err(Error::new(
-            "invalid_request",
+        _ => Err(invalid_at(
             "/schema",
             "schema needs \"file\", \"builtin\" or \"none\": true",
         )),
@@ -342,13 +325,7 @@ fn set_options(
     let obj = match options {
         Value::Null => return Ok(()),
         Value::Object(o) => o,
-        _ => {
-            return Err(Error::new(
-                "invalid_request",
-                "/options",
-                "options must be an object",
-            ))
-        }
+        _ => return Err(invalid_at("/options", "options must be an object")),
     };
     let is_apply = op == Op::Apply;
     for (key, value) in obj.iter() {
@@ -361,15 +338,13 @@ fn set_options(
         match known {
             Some(Ok(())) => {}
             Some(Err(expected)) => {
-                return Err(Error::new(
-                    "invalid_request",
+                return Err(invalid_at(
                     path,
                     format!("option {key:?} must be {expected}"),
                 ))
             }
             None => {
-                return Err(Error::new(
-                    "invalid_request",
+                return Err(invalid_at(
                     path,
                     format!(
                         "unknown option {key:?} for this op; known: {}",
