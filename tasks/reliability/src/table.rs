@@ -137,6 +137,17 @@ fn apply_merge_item(original: &[u8], patch: &[u8]) -> Result<Vec<u8>, smpatch::E
     )
 }
 
+/// `apply_bytes` with the embedded schema, schemaless, default options.
+fn apply_schemaless(original: &[u8], patch: &[u8]) -> Result<Vec<u8>, smpatch::Error> {
+    smpatch::apply_bytes(
+        original,
+        patch,
+        embedded(),
+        &schemaless(),
+        &ApplyOptions::default(),
+    )
+}
+
 fn summary_len(out: Vec<u8>) -> String {
     format!("{} bytes", out.len())
 }
@@ -154,26 +165,14 @@ fn nested_objects(n: usize) -> Vec<u8> {
 
 fn deep_original() -> Outcome {
     from_result(
-        smpatch::apply_bytes(
-            &nested_objects(MILLION),
-            b"{}",
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
+        apply_schemaless(&nested_objects(MILLION), b"{}"),
         summary_len,
     )
 }
 
 fn deep_patch() -> Outcome {
     from_result(
-        smpatch::apply_bytes(
-            b"{}",
-            &nested_objects(MILLION),
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
+        apply_schemaless(b"{}", &nested_objects(MILLION)),
         summary_len,
     )
 }
@@ -224,21 +223,12 @@ fn huge_string() -> Outcome {
     original.extend_from_slice(b"{\"s\":\"");
     original.extend(std::iter::repeat_n(b'x', n));
     original.extend_from_slice(b"\"}");
-    from_result(
-        smpatch::apply_bytes(
-            &original,
-            br#"{"t":1}"#,
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
-        |out| {
-            let ok = out.len() == n + 14
-                && out.starts_with(b"{\"s\":\"xxx")
-                && out.ends_with(b"x\",\"t\":1}");
-            format!("string kept: {ok}")
-        },
-    )
+    from_result(apply_schemaless(&original, br#"{"t":1}"#), |out| {
+        let ok = out.len() == n + 14
+            && out.starts_with(b"{\"s\":\"xxx")
+            && out.ends_with(b"x\",\"t\":1}");
+        format!("string kept: {ok}")
+    })
 }
 
 fn containers(n: usize, prefix: &str) -> String {
@@ -372,16 +362,7 @@ fn dup_keys(n: usize) -> Vec<u8> {
 }
 
 fn duplicate_keys() -> Outcome {
-    from_result(
-        smpatch::apply_bytes(
-            &dup_keys(10_000),
-            b"{}",
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
-        summary_len,
-    )
+    from_result(apply_schemaless(&dup_keys(10_000), b"{}"), summary_len)
 }
 
 fn duplicate_keys_in_batch_line() -> Outcome {
@@ -395,26 +376,14 @@ fn duplicate_keys_in_batch_line() -> Outcome {
 
 fn invalid_utf8() -> Outcome {
     from_result(
-        smpatch::apply_bytes(
-            b"{\"a\":\"\xff\xfe\"}",
-            b"{}",
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
+        apply_schemaless(b"{\"a\":\"\xff\xfe\"}", b"{}"),
         summary_len,
     )
 }
 
 fn lone_surrogate() -> Outcome {
     from_result(
-        smpatch::apply_bytes(
-            br#"{}"#,
-            br#"{"a":"\ud800x"}"#,
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
+        apply_schemaless(br#"{}"#, br#"{"a":"\ud800x"}"#),
         summary_len,
     )
 }
@@ -439,13 +408,7 @@ fn long_numbers() -> Outcome {
     let original = format!(r#"{{"a":{big},"b":{frac}}}"#);
     let patch = format!(r#"{{"c":{big}}}"#);
     from_result(
-        smpatch::apply_bytes(
-            original.as_bytes(),
-            patch.as_bytes(),
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
+        apply_schemaless(original.as_bytes(), patch.as_bytes()),
         |out| {
             let want = format!(r#"{{"a":{big},"b":{frac},"c":{big}}}"#);
             format!("exact: {}", out == want.as_bytes())
@@ -468,29 +431,11 @@ fn long_numbers_serde() -> Outcome {
 }
 
 fn nan() -> Outcome {
-    from_result(
-        smpatch::apply_bytes(
-            br#"{"a":NaN}"#,
-            b"{}",
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
-        summary_len,
-    )
+    from_result(apply_schemaless(br#"{"a":NaN}"#, b"{}"), summary_len)
 }
 
 fn infinity() -> Outcome {
-    from_result(
-        smpatch::apply_bytes(
-            b"{}",
-            br#"{"a":-Infinity}"#,
-            embedded(),
-            &schemaless(),
-            &ApplyOptions::default(),
-        ),
-        summary_len,
-    )
+    from_result(apply_schemaless(b"{}", br#"{"a":-Infinity}"#), summary_len)
 }
 
 fn yaml_inf_nan() -> Outcome {
