@@ -66,7 +66,11 @@ impl Default for ApplyOptions {
     }
 }
 
-fn top_object<'a>(v: Value<'a>, what: &str) -> Result<smpatch_value::Object<'a>, Error> {
+/// The top level of a document as an object (spec §1.1): `null` counts as
+/// `{}`, any other non-object is [`ErrorKind::InvalidDocument`]. `what` names
+/// the document in the message (`original`, `patch`, …). Shared by apply,
+/// compose and patch creation.
+pub fn top_object<'a>(v: Value<'a>, what: &str) -> Result<smpatch_value::Object<'a>, Error> {
     match v {
         Value::Null => Ok(smpatch_value::Object::default()),
         Value::Object(o) => Ok(o),

@@ -33,9 +33,9 @@ mod path;
 
 use diff::{DiffFlags, Differ};
 use path::Seg;
-use smpatch_patch_apply::{Error, ErrorKind};
+use smpatch_patch_apply::{top_object, Error, ErrorKind};
 use smpatch_schema::Cursor;
-use smpatch_value::{Arena, Object, Value};
+use smpatch_value::{Arena, Value};
 
 /// Options of patch creation. Build with `Default` and set fields; the batch
 /// protocol maps its `options` keys to these field names.
@@ -139,23 +139,6 @@ impl Precondition {
     }
 }
 
-/// `null` (absent) documents are `{}`; anything else but an object is
-/// [`ErrorKind::InvalidDocument`].
-fn document<'a>(v: Value<'a>, role: &str) -> Result<Object<'a>, Error> {
-    match v {
-        Value::Null => Ok(Object::default()),
-        Value::Object(o) => Ok(o),
-        other => Err(Error::new(
-            ErrorKind::InvalidDocument,
-            "",
-            format!(
-                "invalid JSON document: the {role} must be an object, not a {}",
-                other.kind().name()
-            ),
-        )),
-    }
-}
-
 /// Compact JSON of a value, cut to a readable length for messages.
 fn summary(v: &Value<'_>) -> String {
     const LIMIT: usize = 2000;
@@ -208,8 +191,8 @@ pub fn create_two_way<'a>(
     opts: &CreateOptions,
     preconditions: &[Precondition],
 ) -> Result<Value<'a>, Error> {
-    let o = document(original, "original")?;
-    let m = document(modified, "modified")?;
+    let o = top_object(original, "original")?;
+    let m = top_object(modified, "modified")?;
     let flags = DiffFlags {
         set_element_order: true,
         ignore_changes_and_additions: opts.ignore_changes_and_additions,
@@ -250,9 +233,9 @@ pub fn create_three_way<'a>(
     opts: &CreateOptions,
     preconditions: &[Precondition],
 ) -> Result<Value<'a>, Error> {
-    let o = document(original, "original")?;
-    let m = document(modified, "modified")?;
-    let c = document(current, "current")?;
+    let o = top_object(original, "original")?;
+    let m = top_object(modified, "modified")?;
+    let c = top_object(current, "current")?;
     let differ = opts.differ(arena);
     let delta = differ.diff_objects(
         c,
@@ -388,7 +371,7 @@ pub fn compose<'a>(
     cursor: Cursor<'_>,
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    let a = document(p1, "first patch")?;
-    let b = document(p2, "second patch")?;
+    let a = top_object(p1, "first patch")?;
+    let b = top_object(p2, "second patch")?;
     compose::compose_public(arena, Value::Object(a), Value::Object(b), cursor, opts)
 }
