@@ -675,12 +675,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             t.set(k, pv);
             return Ok(());
         }
-        match self.clean(pv, false)? {
-            Cleaned::Same => t.set(k, pv),
-            Cleaned::New(v) => t.set(k, v),
-            Cleaned::Drop => t.remove(k),
-        }
-        Ok(())
+        self.insert_clean(t, k, pv)
     }
 
     fn insert_clean(
