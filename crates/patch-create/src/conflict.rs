@@ -58,6 +58,22 @@ impl Checker {
         !self.collect_all || self.found.len() >= MAX_REPORTED
     }
 
+    /// Folds one child's answer into `any`. `Some(answer)` ends the walk: a
+    /// conflict when the caller stops at the first one, and an error unless a
+    /// conflict is already known (the reference stops at the first conflict or
+    /// error in map order; once a conflict is known it is what gets reported).
+    fn settle(&self, any: &mut bool, res: Result<bool, Error>) -> Option<Result<bool, Error>> {
+        match res {
+            Ok(true) => {
+                *any = true;
+                self.stop_after_conflict().then_some(Ok(true))
+            }
+            Ok(false) => None,
+            Err(_) if *any => Some(Ok(true)),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     fn value(
         &mut self,
         l: Value<'_>,
@@ -117,18 +133,8 @@ impl Checker {
                     let Some(rv) = r_index.get(k) else { continue };
                     let here = Seg::Key(path, k);
                     let res = self.member(k, m.value, rv, cur, &here, depth);
-                    match res {
-                        Ok(true) => {
-                            any = true;
-                            if self.stop_after_conflict() {
-                                return Ok(true);
-                            }
-                        }
-                        Ok(false) => {}
-                        // The reference stops at the first conflict or error
-                        // (in map order); once a conflict is known, report it.
-                        Err(_) if any => return Ok(true),
-                        Err(e) => return Err(e),
+                    if let Some(answer) = self.settle(&mut any, res) {
+                        return answer;
                     }
                 }
                 Ok(any)
@@ -223,16 +229,9 @@ impl Checker {
                 }
                 let Some(&ri) = r_map.get(&id) else { continue };
                 let here = Seg::Index(path, i);
-                match self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1) {
-                    Ok(true) => {
-                        any = true;
-                        if self.stop_after_conflict() {
-                            return Ok(true);
-                        }
-                    }
-                    Ok(false) => {}
-                    Err(_) if any => return Ok(true),
-                    Err(e) => return Err(e),
+                let res = self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1);
+                if let Some(answer) = self.settle(&mut any, res) {
+                    return answer;
                 }
             }
             return Ok(any);
@@ -256,16 +255,9 @@ impl Checker {
         let mut any = false;
         for (i, (a, b)) in l.iter().zip(r).enumerate() {
             let here = Seg::Index(path, i);
-            match self.value(*a, *b, elem, Meta::Plain, &here, depth + 1) {
-                Ok(true) => {
-                    any = true;
-                    if self.stop_after_conflict() {
-                        return Ok(true);
-                    }
-                }
-                Ok(false) => {}
-                Err(_) if any => return Ok(true),
-                Err(e) => return Err(e),
+            let res = self.value(*a, *b, elem, Meta::Plain, &here, depth + 1);
+            if let Some(answer) = self.settle(&mut any, res) {
+                return answer;
             }
         }
         Ok(any)
