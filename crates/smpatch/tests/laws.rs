@@ -14,7 +14,7 @@ use serde_json::json;
 use smpatch::{ApplyOptions, CreateOptions};
 use smpatch_value::{
     from_serde, parse_json, parse_yaml, to_json_pretty, to_json_string, to_serde, to_yaml_string,
-    Arena, ParseOptions,
+    Arena, ParseOptions, Value,
 };
 
 fn fixed() -> (ApplyOptions, CreateOptions) {
@@ -31,20 +31,25 @@ fn fixed() -> (ApplyOptions, CreateOptions) {
 }
 
 /// Equality where numbers compare by their `f64` value (the YAML writer's
-/// documented change: `1.0` reads back as `1`). Inputs are shallow.
-fn same_up_to_number_kind(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value as J;
+/// documented change, as in kubectl: `1.0` reads back as `1`, and a float
+/// such as `-9.223372036854776e18` reads back as the integer literal
+/// `-9223372036854776000`, which no serde_json number holds, so the
+/// comparison stays on arena values). Inputs are shallow.
+fn same_up_to_number_kind(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
-        (J::Number(x), J::Number(y)) => x.as_f64() == y.as_f64(),
-        (J::Array(x), J::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_up_to_number_kind(x, y))
-        }
-        (J::Object(x), J::Object(y)) => {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_up_to_number_kind(v, w)))
+                    .zip(y.iter())
+                    .all(|(x, y)| same_up_to_number_kind(x, y))
         }
-        _ => a == b,
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_up_to_number_kind(&v, &w)))
+        }
+        _ => a.deep_eq(b),
     }
 }
 
@@ -79,8 +84,12 @@ proptest! {
         let docs = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default())
             .map_err(|e| TestCaseError::fail(format!("{e}\n{yaml}")))?;
         prop_assert_eq!(docs.len(), 1);
-        let back = to_serde(&docs[0]).unwrap();
-        prop_assert!(same_up_to_number_kind(&back, &v), "{}\nread back as {}", yaml, back);
+        prop_assert!(
+            same_up_to_number_kind(&docs[0], &value),
+            "{}\nread back as {}",
+            yaml,
+            to_json_string(&docs[0])
+        );
     }
 
     /// Parsing arbitrary bytes never panics and gives a value or an error.
@@ -136,4 +145,15 @@ proptest! {
             .map_err(|e| TestCaseError::fail(format!("{e}; patch {p}")))?;
         prop_assert!(!c, "patch {}", p);
     }
+}
+
+/// The case proptest found: a float whose Go JSON form is an integer literal
+/// beyond `i64` must still read back (as that literal) from the YAML writer.
+#[test]
+fn yaml_round_trip_of_a_float_beyond_i64() {
+    let arena = Arena::new();
+    let v = from_serde(&arena, &json!([-9.223372036854776e18, 1.0e300, 1.5]), 256).unwrap();
+    let yaml = to_yaml_string(&v);
+    let docs = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
+    assert!(same_up_to_number_kind(&docs[0], &v), "{yaml}");
 }
