@@ -29,8 +29,27 @@ impl Schema {
     /// several `---`-separated documents, e.g. CRD manifests; the `n`-th
     /// document's errors name the source `source_name[n]`).
     pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Schema, SchemaError> {
+        Schema::from_bytes_with(bytes, source_name, &LoadOptions::default())
+    }
+
+    /// [`Schema::from_bytes`] with explicit reading limits.
+    ///
+    /// ```
+    /// use smpatch_schema::{LoadOptions, Schema};
+    /// let deep = format!("{}{}", "[".repeat(50), "]".repeat(50));
+    /// let doc = format!(r#"{{"definitions":{{"a":{{"type":"object","x":{deep}}}}}}}"#);
+    /// let opts = LoadOptions { max_depth: 16, ..LoadOptions::default() };
+    /// let err = Schema::from_bytes_with(doc.as_bytes(), "deep.json", &opts).unwrap_err();
+    /// assert_eq!(err.kind.name(), "too_deep");
+    /// assert!(Schema::from_bytes(doc.as_bytes(), "deep.json").is_ok());
+    /// ```
+    pub fn from_bytes_with(
+        bytes: &[u8],
+        source_name: &str,
+        opts: &LoadOptions,
+    ) -> Result<Schema, SchemaError> {
         let mut b = Builder::default();
-        add_bytes(&mut b, bytes, source_name)?;
+        add_bytes(&mut b, bytes, source_name, opts)?;
         Ok(b.finish())
     }
 
@@ -48,6 +67,15 @@ impl Schema {
     /// [`Schema::load_path`] for several files or directories, merged in order
     /// (later names win).
     pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Result<Schema, SchemaError> {
+        Schema::load_paths_with(paths, &LoadOptions::default())
+    }
+
+    /// [`Schema::load_paths`] with explicit reading limits (each file is
+    /// held to them on its own).
+    pub fn load_paths_with<P: AsRef<Path>>(
+        paths: &[P],
+        opts: &LoadOptions,
+    ) -> Result<Schema, SchemaError> {
         let mut b = Builder::default();
         for p in paths {
             for file in expand(p.as_ref())? {
@@ -59,7 +87,7 @@ impl Schema {
                         format!("cannot read: {e}"),
                     )
                 })?;
-                add_bytes(&mut b, &bytes, &name)?;
+                add_bytes(&mut b, &bytes, &name, opts)?;
             }
         }
         Ok(b.finish())
@@ -112,13 +140,44 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
     Ok(files)
 }
 
-/// Parser limits for schema documents: no practical depth limit (the
-/// parser and the compiler are both iterative), last duplicate key wins.
-pub(crate) fn parse_options() -> ParseOptions {
-    ParseOptions {
-        max_depth: usize::MAX,
-        duplicate_keys: DuplicateKeys::LastWins,
-        ..ParseOptions::default()
+/// Limits for reading schema documents (OpenAPI, CRDs). The parser and the
+/// compiler are both iterative, so no depth overflows the stack; the limits
+/// bound time and memory on hostile files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Deepest JSON/YAML nesting accepted in one document. Default 2,048:
+    /// real documents stay under 100 (a CRD nests two levels per field), the
+    /// full Kubernetes swagger under 20.
+    pub max_depth: usize,
+    /// Largest file accepted, in bytes. Default 512 MiB.
+    pub max_input_bytes: usize,
+    /// YAML only: the most nodes alias expansion may add (see
+    /// [`ParseOptions::max_yaml_alias_expansions`]). Default 1,000,000.
+    pub max_yaml_alias_expansions: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        let p = ParseOptions::default();
+        LoadOptions {
+            max_depth: 2048,
+            max_input_bytes: p.max_input_bytes,
+            max_yaml_alias_expansions: p.max_yaml_alias_expansions,
+        }
+    }
+}
+
+impl LoadOptions {
+    /// The parser options for schema documents: these limits, and the last
+    /// duplicate key wins (as the Go loaders have it).
+    fn parse_options(&self) -> ParseOptions {
+        ParseOptions {
+            max_depth: self.max_depth,
+            max_input_bytes: self.max_input_bytes,
+            max_yaml_alias_expansions: self.max_yaml_alias_expansions,
+            duplicate_keys: DuplicateKeys::LastWins,
+            ..ParseOptions::default()
+        }
     }
 }
 
@@ -134,13 +193,18 @@ pub(crate) fn parse_error(e: &ParseError, source: &str) -> SchemaError {
     )
 }
 
-pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(), SchemaError> {
+pub(crate) fn add_bytes(
+    b: &mut Builder,
+    bytes: &[u8],
+    source: &str,
+    opts: &LoadOptions,
+) -> Result<(), SchemaError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|c| !c.is_ascii_whitespace());
     let arena = Arena::with_capacity(bytes.len());
     if first == Some(&b'{') {
-        let doc =
-            parse_json(&arena, bytes, &parse_options()).map_err(|e| parse_error(&e, source))?;
+        let doc = parse_json(&arena, bytes, &opts.parse_options())
+            .map_err(|e| parse_error(&e, source))?;
         return add_document(b, doc, source);
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
@@ -150,7 +214,8 @@ pub(crate) fn add_bytes(b: &mut Builder, bytes: &[u8], source: &str) -> Result<(
             format!("the input is not UTF-8: {e}"),
         )
     })?;
-    let docs = parse_yaml(&arena, text, &parse_options()).map_err(|e| parse_error(&e, source))?;
+    let docs =
+        parse_yaml(&arena, text, &opts.parse_options()).map_err(|e| parse_error(&e, source))?;
     if docs.is_empty() {
         return Err(SchemaError::new(
             SchemaErrorKind::NotASchema,

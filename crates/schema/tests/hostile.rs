@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use serde_json::json;
-use smpatch_schema::{Schema, Strategy};
+use smpatch_schema::{LoadOptions, Schema, Strategy};
 
 /// Expected outcome: `Ok` or the error kind name, plus a text the pointer
 /// (for errors) must end with.
@@ -294,8 +294,17 @@ fn deep_text(depth: usize) -> String {
 fn million_deep_nesting_compiles_without_recursion() {
     let depth = 1_000_000;
     let text = deep_text(depth);
+    // The default limit refuses it; with the limit lifted, the (iterative)
+    // parser and compiler take it.
+    let e = Schema::from_bytes(text.as_bytes(), "deep.json").unwrap_err();
+    assert_eq!(e.kind_name(), "too_deep");
+    assert!(e.pointer.starts_with("deep.json:1:"), "{}", e.pointer);
+    let unlimited = LoadOptions {
+        max_depth: usize::MAX,
+        ..LoadOptions::default()
+    };
     let start = std::time::Instant::now();
-    let s = Schema::from_bytes(text.as_bytes(), "deep.json").unwrap();
+    let s = Schema::from_bytes_with(text.as_bytes(), "deep.json", &unlimited).unwrap();
     let elapsed = start.elapsed();
     let mut c = s.cursor("T").unwrap();
     for _ in 0..depth {
@@ -359,4 +368,43 @@ fn hundred_thousand_definitions() {
     let l = c.lookup_list("l").unwrap();
     assert_eq!(l.meta.strategy, Strategy::Merge);
     assert_eq!(l.cursor.type_name(), Some("D0"));
+}
+
+#[test]
+fn load_options_bound_depth_size_and_aliases() {
+    // Depth: the limit is exact (JSON depth 4 here: document, definitions,
+    // T, properties).
+    let doc = br#"{"definitions":{"T":{"properties":{"a":{"type":"string"}}}}}"#;
+    let at = |max_depth| LoadOptions {
+        max_depth,
+        ..LoadOptions::default()
+    };
+    assert!(Schema::from_bytes_with(doc, "d.json", &at(5)).is_ok());
+    let e = Schema::from_bytes_with(doc, "d.json", &at(4)).unwrap_err();
+    assert_eq!(e.kind_name(), "too_deep");
+    // Size.
+    let small = LoadOptions {
+        max_input_bytes: 10,
+        ..LoadOptions::default()
+    };
+    let e = Schema::from_bytes_with(doc, "d.json", &small).unwrap_err();
+    assert_eq!(e.kind_name(), "parse");
+    assert!(e.message.contains("too large") || e.message.contains("larger"), "{e}");
+    // YAML alias expansion (a CRD manifest is YAML).
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n";
+    let tight = LoadOptions {
+        max_yaml_alias_expansions: 50,
+        ..LoadOptions::default()
+    };
+    let e = Schema::from_bytes_with(bomb.as_bytes(), "bomb.yaml", &tight).unwrap_err();
+    assert_eq!(e.kind_name(), "parse", "{e}");
+    // The default path through files honours the options too.
+    let dir = std::env::temp_dir().join(format!("smpatch-load-opts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("d.json");
+    std::fs::write(&file, doc).unwrap();
+    assert!(Schema::load_paths_with(&[&file], &at(5)).is_ok());
+    let e = Schema::load_paths_with(&[&file], &at(4)).unwrap_err();
+    assert_eq!(e.kind_name(), "too_deep");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

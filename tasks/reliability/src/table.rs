@@ -201,16 +201,26 @@ fn deep_batch_line() -> Outcome {
 
 /// A schema whose one definition nests `properties` 1,000,000 deep.
 fn deep_schema() -> Outcome {
+    deep_schema_of(MILLION)
+}
+
+/// 500 nested field levels (JSON depth about 1,000): within the schema
+/// loader's default depth limit (2,048).
+fn deepish_schema() -> Outcome {
+    deep_schema_of(500)
+}
+
+fn deep_schema_of(levels: usize) -> Outcome {
     let mut s = String::from(r#"{"swagger":"2.0","definitions":{"T":"#);
-    for _ in 0..MILLION {
+    for _ in 0..levels {
         s.push_str(r#"{"type":"object","properties":{"a":"#);
     }
     s.push_str(r#"{"type":"string"}"#);
-    for _ in 0..MILLION {
+    for _ in 0..levels {
         s.push_str("}}");
     }
     s.push_str("}}");
-    let path = temp_file("deep-schema.json", s.as_bytes());
+    let path = temp_file(&format!("deep-schema-{levels}.json"), s.as_bytes());
     from_result(smpatch::load_schema(&path), |s| {
         format!("{} definitions", s.definition_names().count())
     })
@@ -779,9 +789,14 @@ pub fn cases() -> Vec<Case> {
             run: deep_batch_line,
         },
         Case {
-            name: "nesting 1,000,000 deep in a schema (valid, compiles)",
-            expect: Ok("1 definitions"),
+            name: "nesting 1,000,000 deep in a schema (beyond LoadOptions::max_depth)",
+            expect: Error(&["too_deep"]),
             run: deep_schema,
+        },
+        Case {
+            name: "nesting 1,000 deep in a schema (within the default limit)",
+            expect: Ok("1 definitions"),
+            run: deepish_schema,
         },
         Case {
             name: "100 MB string",
