@@ -12,7 +12,7 @@ pub use smpatch_patch_apply::ApplyOptions;
 pub use smpatch_patch_create::{CreateOptions, Precondition};
 pub(crate) use smpatch_value::{
     parse_json, to_go_json, to_json_pretty, to_json_string, to_yaml_string, ParseError,
-    ParseOptions,
+    ParseErrorKind, ParseOptions,
 };
 
 /// Merges `patch` into `original` (spec §3).
@@ -115,13 +115,22 @@ pub(crate) fn explain(
     smpatch_schema::explain(schema, type_name, path).map_err(schema_error)
 }
 
-/// Converts a parse error of a document into the facade error.
+/// Converts a parse error of a document into the facade error: `too_deep`
+/// and `too_large` for the parser's limits, `invalid_document` otherwise.
 pub(crate) fn document_error(e: &ParseError, what: &str) -> Error {
-    Error::new(
-        "invalid_document",
-        e.path.clone(),
-        format!("invalid JSON document ({what}): {e}"),
-    )
+    let kind = match e.kind {
+        ParseErrorKind::TooDeep => "too_deep",
+        ParseErrorKind::TooLarge | ParseErrorKind::StringTooLong | ParseErrorKind::AliasLimit => {
+            "too_large"
+        }
+        _ => "invalid_document",
+    };
+    let message = if kind == "invalid_document" {
+        format!("invalid JSON document ({what}): {e}")
+    } else {
+        format!("{what}: {e}")
+    };
+    Error::new(kind, e.path.clone(), message)
 }
 
 /// Parses a YAML stream into documents; errors are `invalid_document`.
