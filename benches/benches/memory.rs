@@ -1,0 +1,212 @@
+//! Heap use of the arena engine against a `serde_json` baseline, per input.
+//!
+//! Not a criterion bench (criterion measures time only): each measurement
+//! runs once under dhat's counting global allocator and reports the peak
+//! heap (`max_bytes`, what a server must provision per request) and the
+//! number of allocations (`total_blocks`, what the allocator pays for).
+//!
+//! - `value/<size>`: parse + serialize of a Kubernetes-shaped document:
+//!   `serde_json::Value` (with `preserve_order`, as the workspace builds it)
+//!   against `parse_json` into a fresh [`Arena`] + `to_json_string`.
+//! - `apply/<case>`: the apply bench inputs; baseline = serde_json parse of
+//!   original and patch and serialize of the result; smpatch = arena parse of
+//!   both, `apply`, serialize.
+//! - `create2/<case>`, `create3/<case>`: the create bench inputs; baseline =
+//!   serde_json parse of the documents and serialize of the patch.
+//!
+//! Target: peak heap within 1.5x of the baseline on every input. Run with
+//! `cargo bench -p smpatch-benches --bench memory`; the table goes to
+//! stdout and the process fails when a ratio misses the target.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use smpatch_patch_apply::{apply, ApplyOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+use std::hint::black_box;
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// Peak heap (bytes) and allocation count of one run of `f`.
+#[derive(Clone, Copy)]
+struct Usage {
+    peak: u64,
+    blocks: u64,
+}
+
+fn measure<R>(f: impl FnOnce() -> R) -> Usage {
+    let profiler = dhat::Profiler::builder().testing().build();
+    let r = f();
+    let stats = dhat::HeapStats::get();
+    drop(r);
+    drop(profiler);
+    Usage {
+        peak: stats.max_bytes as u64,
+        blocks: stats.total_blocks,
+    }
+}
+
+const TARGET: f64 = 1.5;
+
+struct Row {
+    name: String,
+    input_bytes: usize,
+    baseline: Usage,
+    smpatch: Usage,
+}
+
+impl Row {
+    fn ratio(&self) -> f64 {
+        self.smpatch.peak as f64 / self.baseline.peak as f64
+    }
+}
+
+fn serde_docs(docs: &[&[u8]]) -> Vec<serde_json::Value> {
+    docs.iter()
+        .map(|d| serde_json::from_slice(d).unwrap())
+        .collect()
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs the
+    // target too: keep that quick (one small input of each kind).
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let mut rows: Vec<Row> = Vec::new();
+    let popts = ParseOptions::default();
+
+    let sizes: &[(&str, usize)] = if quick {
+        &[("1KB", 1_000)]
+    } else {
+        &[("1KB", 1_000), ("120KB", 120_000), ("1.5MB", 1_500_000)]
+    };
+    for &(label, size) in sizes {
+        let doc = smpatch_benches::k8s_doc(size);
+        let bytes = doc.as_bytes();
+        let baseline = measure(|| {
+            let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+            let out = serde_json::to_string(&v).unwrap();
+            black_box(&v);
+            out
+        });
+        let smpatch = measure(|| {
+            let arena = Arena::new();
+            let v = parse_json(&arena, bytes, &popts).unwrap();
+            to_json_string(&v)
+        });
+        rows.push(Row {
+            name: format!("value/{label}"),
+            input_bytes: bytes.len(),
+            baseline,
+            smpatch,
+        });
+    }
+
+    let schema = smpatch_schema::embedded();
+    let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+    let aopts = ApplyOptions::default();
+    let copts = CreateOptions::default();
+    let mut cases = smpatch_benches::patch_cases();
+    if quick {
+        cases.truncate(1);
+    }
+    for case in &cases {
+        let (o, p) = (case.original.as_bytes(), case.patch.as_bytes());
+        // The result, computed once outside measurement, for the baseline's
+        // serialize step.
+        let result: serde_json::Value = serde_json::from_str(&case.modified).unwrap();
+        let baseline = measure(|| {
+            let docs = serde_docs(&[o, p]);
+            black_box(&docs);
+            serde_json::to_string(&result).unwrap()
+        });
+        let smpatch = measure(|| {
+            let arena = Arena::new();
+            let ov = parse_json(&arena, o, &popts).unwrap();
+            let pv = parse_json(&arena, p, &popts).unwrap();
+            let out = apply(&arena, ov, pv, cursor, &aopts).unwrap();
+            to_json_string(&out)
+        });
+        rows.push(Row {
+            name: format!("apply/{}", case.label),
+            input_bytes: o.len() + p.len(),
+            baseline,
+            smpatch,
+        });
+
+        for three in [false, true] {
+            let docs: Vec<&[u8]> = if three {
+                vec![o, case.modified.as_bytes(), case.current.as_bytes()]
+            } else {
+                vec![o, case.modified.as_bytes()]
+            };
+            // The patch, once, for the baseline's serialize step.
+            let patch: serde_json::Value = {
+                let arena = Arena::new();
+                let v: Vec<_> = docs
+                    .iter()
+                    .map(|d| parse_json(&arena, d, &popts).unwrap())
+                    .collect();
+                let p = if three {
+                    create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                } else {
+                    create_two_way(&arena, v[0], v[1], cursor, &copts, &[])
+                };
+                smpatch_value::to_serde(&p.unwrap()).unwrap()
+            };
+            let baseline = measure(|| {
+                let parsed = serde_docs(&docs);
+                black_box(&parsed);
+                serde_json::to_string(&patch).unwrap()
+            });
+            let smpatch = measure(|| {
+                let arena = Arena::new();
+                let v: Vec<_> = docs
+                    .iter()
+                    .map(|d| parse_json(&arena, d, &popts).unwrap())
+                    .collect();
+                let p = if three {
+                    create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                } else {
+                    create_two_way(&arena, v[0], v[1], cursor, &copts, &[])
+                };
+                to_json_string(&p.unwrap())
+            });
+            rows.push(Row {
+                name: format!(
+                    "{}/{}",
+                    if three { "create3" } else { "create2" },
+                    case.label
+                ),
+                input_bytes: docs.iter().map(|d| d.len()).sum(),
+                baseline,
+                smpatch,
+            });
+        }
+    }
+
+    println!(
+        "| input | input bytes | serde_json peak | smpatch peak | peak ratio | serde_json allocs | smpatch allocs |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let mut missed = Vec::new();
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {} | {} |",
+            r.name,
+            r.input_bytes,
+            r.baseline.peak,
+            r.smpatch.peak,
+            r.ratio(),
+            r.baseline.blocks,
+            r.smpatch.blocks
+        );
+        if r.ratio() > TARGET {
+            missed.push(r.name.clone());
+        }
+    }
+    if !missed.is_empty() {
+        eprintln!("memory: peak heap above {TARGET}x the baseline on: {missed:?}");
+        std::process::exit(1);
+    }
+}
