@@ -4,6 +4,7 @@
 //! in-place sort of the original primitive list (Q1) is reproduced by
 //! comparing against a sorted copy.
 
+use crate::gosort::go_sort;
 use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
 use crate::path::Seg;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -478,10 +479,18 @@ impl<'a> Differ<'a> {
                 self.key_texts(m, keys, false, path)?,
             )
         };
+        // Both lists in key order. Which of several equal keys pairs with
+        // which follows the reference's `sort.Sort` by default (Q4); with
+        // `fix_quirks` the sort is stable (first duplicates pair first).
         let mut o_order: Vec<usize> = (0..o.len()).collect();
-        o_order.sort_by(|&x, &y| o_sort[x].cmp(&o_sort[y]));
         let mut m_order: Vec<usize> = (0..m.len()).collect();
-        m_order.sort_by(|&x, &y| m_sort[x].cmp(&m_sort[y]));
+        if self.fix_quirks {
+            o_order.sort_by(|&x, &y| o_sort[x].cmp(&o_sort[y]));
+            m_order.sort_by(|&x, &y| m_sort[x].cmp(&m_sort[y]));
+        } else {
+            go_sort(&mut o_order, |&x, &y| o_sort[x] <= o_sort[y]);
+            go_sort(&mut m_order, |&x, &y| m_sort[x] <= m_sort[y]);
+        }
         let mut first_in_m: FxHashMap<&KeyText<'a>, usize> = FxHashMap::default();
         for (i, id) in m_ids.iter().enumerate() {
             first_in_m.entry(id).or_insert(i);
@@ -607,7 +616,12 @@ impl<'a> Differ<'a> {
         let texts = |l: &'a [Value<'a>]| -> Vec<(Cow<'a, str>, usize)> {
             let mut t: Vec<(Cow<'a, str>, usize)> =
                 l.iter().enumerate().map(|(i, v)| (render(v), i)).collect();
-            t.sort_by(|x, y| x.0.cmp(&y.0));
+            // Equal renderings (`1`, `1.0`, `"1"`) keep the reference's order.
+            if self.fix_quirks {
+                t.sort_by(|x, y| x.0.cmp(&y.0));
+            } else {
+                go_sort(&mut t, |x, y| x.0 <= y.0);
+            }
             t
         };
         let os = texts(o);

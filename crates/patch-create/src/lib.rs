@@ -28,6 +28,7 @@
 mod compose;
 mod conflict;
 mod diff;
+mod gosort;
 mod keys;
 mod path;
 
@@ -42,7 +43,9 @@ use smpatch_value::{Arena, Value};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreateOptions {
     /// Turn on the fixes §10 of the spec recommends for patch creation:
-    /// Q1 (primitive-list reorders), Q5 (merge keys compared strictly),
+    /// Q1 (primitive-list reorders), Q4 (duplicate merge keys pair in list
+    /// order, by a stable sort, instead of as after Go's `sort.Sort`), Q5
+    /// (merge keys compared strictly),
     /// Q17 (unchanged `replace` objects not emitted), Q18 (directive keys,
     /// empty lists and de-duplicated lists in conflict checks), Q19
     /// (`replace` objects compared deeply for conflicts).
