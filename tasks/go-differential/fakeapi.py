@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""A tiny fake Kubernetes API server (stdlib only) that lets `kubectl edit` and
+`kubectl apply` (client-side) run and records the strategic merge patches they
+send.
+
+    python3 fakeapi.py [--port 0] [--portfile FILE]
+
+Serves legacy discovery for Pod/Service/ConfigMap (v1), Deployment/StatefulSet/
+DaemonSet (apps/v1) and Job (batch/v1); 404 for /openapi/* (so kubectl falls
+back to the Go struct tags of its built-in scheme) and answers aggregated
+discovery requests with the legacy documents (content type application/json,
+which client-go accepts as legacy).
+
+Objects live in one dict keyed by (resource, namespace, name); cases use unique
+names so they can run in parallel. Internal endpoints (not Kubernetes):
+
+    PUT    /_objects/<resource>/<ns>/<name>   body = object JSON (the live object)
+    GET    /_patches/<resource>/<ns>/<name>   → [{"contentType": …, "body": …, "query": …}]
+    DELETE /_objects/<resource>/<ns>/<name>   forget object and recorded patches
+
+Every PATCH to a stored object is recorded (body as text) and answered with the
+stored object (unchanged: the patch is not applied).
+"""
+
+import argparse
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+RESOURCES = {
+    "v1": [
+        ("pods", "pod", "Pod", ["po"]),
+        ("services", "service", "Service", ["svc"]),
+        ("configmaps", "configmap", "ConfigMap", ["cm"]),
+    ],
+    "apps/v1": [
+        ("deployments", "deployment", "Deployment", ["deploy"]),
+        ("statefulsets", "statefulset", "StatefulSet", ["sts"]),
+        ("daemonsets", "daemonset", "DaemonSet", ["ds"]),
+    ],
+    "batch/v1": [("jobs", "job", "Job", [])],
+}
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+def resource_list(gv):
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": gv,
+        "resources": [
+            {
+                "name": plural,
+                "singularName": singular,
+                "namespaced": True,
+                "kind": kind,
+                "verbs": VERBS,
+                "shortNames": short,
+            }
+            for plural, singular, kind, short in RESOURCES[gv]
+        ],
+    }
+
+
+def group_list():
+    groups = []
+    for gv in RESOURCES:
+        if "/" not in gv:
+            continue
+        g, v = gv.split("/")
+        ver = {"groupVersion": gv, "version": v}
+        groups.append({"name": g, "versions": [ver], "preferredVersion": ver})
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+STATE = {"objects": {}, "patches": {}}
+LOCK = threading.Lock()
+
+
+def object_key(parts):
+    """(resource, ns, name) for /api/v1/namespaces/NS/RES/NAME or
+    /apis/G/V/namespaces/NS/RES/NAME, else None."""
+    if len(parts) == 6 and parts[0] == "api" and parts[2] == "namespaces":
+        return (parts[4], parts[3], parts[5])
+    if len(parts) == 7 and parts[0] == "apis" and parts[3] == "namespaces":
+        return (parts[5], parts[4], parts[6])
+    return None
+
+
+def status(code, reason, message):
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def send_json(self, code, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def not_found(self, what="the server could not find the requested resource"):
+        self.send_json(404, status(404, "NotFound", what))
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        if url.path == "/version":
+            return self.send_json(
+                200,
+                {"major": "1", "minor": "32", "gitVersion": "v1.32.0", "platform": "linux/amd64"},
+            )
+        if url.path == "/api":
+            return self.send_json(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})
+        if url.path == "/apis":
+            return self.send_json(200, group_list())
+        if url.path == "/api/v1":
+            return self.send_json(200, resource_list("v1"))
+        if len(parts) == 3 and parts[0] == "apis" and f"{parts[1]}/{parts[2]}" in RESOURCES:
+            return self.send_json(200, resource_list(f"{parts[1]}/{parts[2]}"))
+        if parts[:1] == ["_patches"] and len(parts) == 4:
+            with LOCK:
+                rec = list(STATE["patches"].get(tuple(parts[1:]), []))
+            return self.send_json(200, rec)
+        key = object_key(parts)
+        if key:
+            with LOCK:
+                obj = STATE["objects"].get(key)
+            if obj is None:
+                return self.not_found(f'{key[0]} "{key[2]}" not found')
+            return self.send_json(200, obj)
+        return self.not_found()  # includes /openapi/v2 and /openapi/v3
+
+    def do_PUT(self):
+        parts = [p for p in urlsplit(self.path).path.split("/") if p]
+        if parts[:1] == ["_objects"] and len(parts) == 4:
+            obj = json.loads(self.body())
+            with LOCK:
+                STATE["objects"][tuple(parts[1:])] = obj
+                STATE["patches"].pop(tuple(parts[1:]), None)
+            return self.send_json(200, {"ok": True})
+        self.body()
+        return self.send_json(405, status(405, "MethodNotAllowed", "no"))
+
+    def do_DELETE(self):
+        parts = [p for p in urlsplit(self.path).path.split("/") if p]
+        if parts[:1] == ["_objects"] and len(parts) == 4:
+            with LOCK:
+                STATE["objects"].pop(tuple(parts[1:]), None)
+                STATE["patches"].pop(tuple(parts[1:]), None)
+            return self.send_json(200, {"ok": True})
+        return self.send_json(405, status(405, "MethodNotAllowed", "no"))
+
+    def do_PATCH(self):
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        body = self.body()
+        key = object_key(parts)
+        if not key:
+            return self.not_found()
+        with LOCK:
+            obj = STATE["objects"].get(key)
+            STATE["patches"].setdefault(key, []).append(
+                {
+                    "contentType": self.headers.get("Content-Type"),
+                    "body": body.decode("utf-8", "surrogateescape"),
+                    "query": url.query,
+                }
+            )
+        if obj is None:
+            return self.not_found(f'{key[0]} "{key[2]}" not found')
+        return self.send_json(200, obj)
+
+    def do_POST(self):
+        self.body()
+        return self.send_json(405, status(405, "MethodNotAllowed", "no"))
+
+
+def serve(port=0):
+    """Starts the server in a daemon thread; returns (server, port)."""
+    srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    srv.daemon_threads = True
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    return srv, srv.server_address[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--portfile")
+    a = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    srv.daemon_threads = True
+    port = srv.server_address[1]
+    print(f"listening on http://127.0.0.1:{port}", flush=True)
+    if a.portfile:
+        with open(a.portfile, "w") as f:
+            f.write(str(port))
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Random differential of patch CREATION: `smpatch batch` create2/create3
+against the patches the Go reference (kubectl v1.32, struct-tag metadata)
+sends to a fake API server.
+
+    python3 tasks/go-differential/run.py --n2 500 --n3 500 --seed 1 --jobs 2 \
+        [--smpatch /work/target-godiff/release/smpatch] [--out /tmp/godiff]
+    python3 tasks/go-differential/run.py --replay /tmp/godiff/mismatches.jsonl
+
+* create2: the live object (original) is served; `kubectl edit` runs with
+  KUBE_EDITOR="cp MODIFIED"; kubectl PATCHes CreateTwoWayMergePatch(original,
+  modified, versionedStruct).
+* create3: the live object (current) carries the last-applied annotation
+  JSON(original); `kubectl apply --openapi-patch=false` computes
+  CreateThreeWayMergePatch(original, modified+its new annotation, current,
+  struct meta, overwrite=true). Our `modified` is the manifest plus
+  namespace, annotations and the last-applied annotation exactly as kubectl
+  writes it (checked against the annotation in the PATCH when present). No
+  PATCH + "unchanged" means kubectl's patch was `{}`.
+
+Patches are compared as JSON values (numbers numerically, key order ignored,
+list order significant). Outcomes: agree, both-error, MISMATCH,
+ERR-ONLY-GO, ERR-ONLY-OURS, skip-* (kubectl failed before the diff, or
+produced no patch for another reason). Mismatches are sub-classified:
+dup-keys (duplicate merge keys or duplicate primitive-list values in an input:
+pairing/ordering unspecified, documented divergences), nondet (a kubectl
+re-run gives our answer). Everything not agreeing goes to OUT/mismatches.jsonl.
+"""
+
+import argparse
+import collections
+import concurrent.futures as cf
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fakeapi  # noqa: E402
+import gdgen  # noqa: E402
+
+LA = gdgen.LAST_APPLIED
+RESOURCE = {
+    "Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "Deployment": "deployments",
+    "StatefulSet": "statefulsets", "DaemonSet": "daemonsets", "Job": "jobs",
+}
+
+
+def norm(v):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return ("num", float(v))
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    return {k: norm(x) for k, x in v.items()}
+
+
+def go_json(v):
+    """encoding/json of an unstructured map: sorted keys, compact, HTML-escaped."""
+    s = json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+class Api:
+    def __init__(self, port, workdir):
+        self.base = f"http://127.0.0.1:{port}"
+        self.workdir = workdir
+        self.kubeconfig = os.path.join(workdir, "kubeconfig")
+        with open(self.kubeconfig, "w") as f:
+            f.write(
+                "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: '%s'}\n  name: fake\n"
+                "contexts:\n- context: {cluster: fake, namespace: default, user: u}\n  name: fake\n"
+                "current-context: fake\nusers:\n- name: u\n  user: {}\n" % self.base
+            )
+        self.cache = os.path.join(workdir, "cache")
+
+    def req(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        r = urllib.request.Request(self.base + path, data=data, method=method)
+        with urllib.request.urlopen(r) as resp:
+            return json.loads(resp.read())
+
+    def kubectl(self, args, env=None):
+        e = dict(os.environ, **(env or {}))
+        return subprocess.run(
+            ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache] + args,
+            capture_output=True, text=True, env=e, timeout=60,
+        )
+
+    def run_case(self, tag, op, original, modified, current):
+        """Returns (outcome, value, extra) where outcome is ok/err/skip."""
+        live = original if op == "create2" else current
+        res = RESOURCE[live["kind"]]
+        name = live["metadata"]["name"]
+        key = f"/_objects/{res}/default/{name}"
+        self.req("PUT", key, live)
+        mfile = os.path.join(self.workdir, f"m-{tag}.json")
+        with open(mfile, "w") as f:
+            json.dump(modified, f)
+        try:
+            if op == "create2":
+                r = self.kubectl(["edit", f"{res}/{name}", "--validate=false"], {"KUBE_EDITOR": f"cp {mfile}"})
+            else:
+                r = self.kubectl(["apply", "-f", mfile, "--validate=false", "--openapi-patch=false"])
+            patches = self.req("GET", f"/_patches/{res}/default/{name}")
+        finally:
+            self.req("DELETE", key)
+            os.unlink(mfile)
+        text = (r.stdout + r.stderr).strip()
+        if patches:
+            p = patches[-1]
+            if p["contentType"] != "application/strategic-merge-patch+json":
+                return ("skip", "content-type " + p["contentType"], text)
+            return ("ok", json.loads(p["body"]), text)
+        if r.returncode == 0 and op == "create3" and "unchanged" in text:
+            return ("ok", {}, text)
+        if r.returncode == 0:
+            return ("skip", "no-patch", text)
+        return ("err", text, text)
+
+
+def full_modified(manifest):
+    """The modified document of `kubectl apply` (GetModifiedConfiguration)."""
+    m = json.loads(json.dumps(manifest))
+    md = m["metadata"]
+    ann = md.get("annotations")
+    # Unstructured.GetAnnotations is nil unless every value is a string.
+    ann = dict(ann) if isinstance(ann, dict) and all(isinstance(x, str) for x in ann.values()) else {}
+    ann.pop(LA, None)
+    md["annotations"] = ann
+    text = go_json(m) + "\n"
+    md["annotations"] = dict(ann, **{LA: text})
+    return m
+
+
+def with_annotation(current, original):
+    cur = json.loads(json.dumps(current))
+    if original is not None:
+        ann = cur["metadata"].get("annotations")
+        ann = dict(ann) if isinstance(ann, dict) else {}
+        ann[LA] = go_json(original)
+        cur["metadata"]["annotations"] = ann
+    return cur
+
+
+def keyed_dups(v, path=()):
+    """True if any keyed list (by gdgen's metadata) or finalizers list holds duplicates."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if isinstance(x, list):
+                kind = gdgen.list_kind(list(path), k)
+                if kind[0] == "keyed":
+                    ks = [json.dumps(e.get(kind[1])) for e in x if isinstance(e, dict)]
+                    if len(set(ks)) < len(ks):
+                        return True
+                elif kind[0] == "prim":
+                    ks = [json.dumps(e) for e in x]
+                    if len(set(ks)) < len(ks):
+                        return True
+                for e in x:
+                    if keyed_dups(e, tuple(path) + (k,)):
+                        return True
+            elif keyed_dups(x, tuple(path) + (k,)):
+                return True
+    return False
+
+
+def features(p, acc=None):
+    """Which directive kinds a patch contains."""
+    acc = set() if acc is None else acc
+    if isinstance(p, dict):
+        for k, v in p.items():
+            if k.startswith("$"):
+                acc.add(k.split("/")[0] + (":" + v if k == "$patch" and isinstance(v, str) else ""))
+            if v is None:
+                acc.add("null")
+            features(v, acc)
+    elif isinstance(p, list):
+        for x in p:
+            features(x, acc)
+    return acc
+
+
+def ours_batch(smpatch, reqs):
+    out = subprocess.run([smpatch, "batch"], input="".join(json.dumps(r) + "\n" for r in reqs),
+                         capture_output=True, text=True, check=True)
+    res = {}
+    for line in out.stdout.splitlines():
+        r = json.loads(line)
+        res[r["id"]] = ("ok", r["ok"]) if "ok" in r else ("err", r["error"])
+    return res
+
+
+def request(i, op, original, modified, current):
+    gvk = f"{modified['apiVersion']}/{modified['kind']}"
+    r = {"id": i, "op": op, "schema": {"builtin": gvk}, "original": original or {}, "modified": modified}
+    if op == "create3":
+        r["current"] = current
+        r["overwrite"] = True
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n2", type=int, default=300)
+    ap.add_argument("--n3", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--smpatch", default="/work/target-godiff/release/smpatch")
+    ap.add_argument("--out", default="/tmp/godiff")
+    ap.add_argument("--replay", help="a mismatches.jsonl to re-run instead of generating")
+    ap.add_argument("--dup-skip", type=float, default=gdgen.DUP_SKIP,
+                    help="probability of avoiding duplicate merge keys (0: many duplicates)")
+    args = ap.parse_args()
+    gdgen.DUP_SKIP = args.dup_skip
+    os.makedirs(args.out, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="godiff-")
+    _srv, port = fakeapi.serve()
+    api = Api(port, workdir)
+
+    cases = []  # (op, original, modified(manifest for create3), current)
+    if args.replay:
+        for line in open(args.replay):
+            c = json.loads(line)
+            cases.append((c["op"], c["original"], c.get("manifest", c["modified"]), c.get("current_plain")))
+    else:
+        for i in range(args.n2):
+            rng = random.Random(args.seed * 1_000_003 + i)
+            o, m = gdgen.case2(rng, f"e{args.seed}-{i}")
+            cases.append(("create2", o, m, None))
+        for i in range(args.n3):
+            rng = random.Random(args.seed * 1_000_003 + 500_000 + i)
+            o, m, c = gdgen.case3(rng, f"a{args.seed}-{i}")
+            cases.append(("create3", o, m, c))
+
+    def go(ic):
+        i, (op, o, m, c) = ic
+        if op == "create3":
+            m = json.loads(json.dumps(m))
+            m["metadata"]["name"] = c["metadata"]["name"] = f"a{args.seed}-{i}"
+            cur = with_annotation(c, o)
+            return api.run_case(i, op, o, m, cur)
+        o = json.loads(json.dumps(o))
+        m = json.loads(json.dumps(m))
+        o["metadata"]["name"] = m["metadata"]["name"] = f"e{args.seed}-{i}"
+        return api.run_case(i, op, o, m, None)
+
+    with cf.ThreadPoolExecutor(args.jobs) as ex:
+        theirs = list(ex.map(go, enumerate(cases)))
+
+    # Our side, with exactly kubectl's inputs.
+    reqs, inputs = [], []
+    annot_mismatch = 0
+    for i, ((op, o, m, c), t) in enumerate(zip(cases, theirs)):
+        if op == "create2":
+            o2 = json.loads(json.dumps(o))
+            m2 = json.loads(json.dumps(m))
+            o2["metadata"]["name"] = m2["metadata"]["name"] = f"e{args.seed}-{i}"
+            inputs.append((o2, m2, None))
+            reqs.append(request(i, op, o2, m2, None))
+        else:
+            m2 = json.loads(json.dumps(m))
+            c2 = json.loads(json.dumps(c))
+            m2["metadata"]["name"] = c2["metadata"]["name"] = f"a{args.seed}-{i}"
+            m2.setdefault("metadata", {})["namespace"] = "default"
+            full = full_modified(m2)
+            if t[0] == "ok":
+                sent = ((t[1].get("metadata") or {}).get("annotations") or {}).get(LA) \
+                    if isinstance(t[1].get("metadata"), dict) and isinstance(t[1]["metadata"].get("annotations"), dict) else None
+                if isinstance(sent, str) and sent != full["metadata"]["annotations"][LA]:
+                    annot_mismatch += 1
+                    with open(os.path.join(args.out, "annotation-diffs.jsonl"), "a") as f:
+                        f.write(json.dumps({"i": i, "kubectl": sent, "ours": full["metadata"]["annotations"][LA]}) + "\n")
+                    full["metadata"]["annotations"][LA] = sent
+            cur = with_annotation(c2, o)
+            inputs.append((o, full, cur))
+            reqs.append(request(i, op, o, full, cur))
+    ours = ours_batch(args.smpatch, reqs)
+
+    tally = collections.Counter()
+    mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
+    errpairs = collections.Counter()
+    feats = collections.Counter()
+    for i, ((op, o, m, c), t) in enumerate(zip(cases, theirs)):
+        us = ours.get(i, ("err", {"kind": "no_response"}))
+        oo, mm, cc = inputs[i]
+        cls = None
+        if t[0] == "skip":
+            cls = "skip-" + t[1].split()[0]
+        elif t[0] == "err" and ("unable to decode" in t[1] or "no valid changes were saved" in t[1]):
+            cls = "skip-kubectl-decode"  # kubectl rejected a document before diffing
+        elif t[0] == "err" and us[0] == "err":
+            cls = "both-error"
+            first = t[1].splitlines()[-1][:70] if t[1] else ""
+            errpairs[(op, us[1]["kind"], first)] += 1
+        elif t[0] == "ok" and us[0] == "ok":
+            if norm(t[1]) == norm(us[1]):
+                cls = "agree"
+            elif keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc)):
+                cls = "dup-keys"
+            else:
+                cls = "MISMATCH"
+                for _ in range(2):
+                    t2 = go((i, cases[i]))
+                    if t2[0] == "ok" and norm(t2[1]) == norm(us[1]):
+                        cls = "nondet"
+                        break
+        elif t[0] == "err":
+            cls = "ERR-ONLY-GO"
+        else:
+            cls = "ERR-ONLY-OURS"
+        tally[(op, cls)] += 1
+        if cls == "agree" and (keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc))):
+            tally[(op, "(agree with duplicate keys)")] += 1
+        if t[0] == "ok":
+            for f in features(t[1]):
+                feats[(op, f)] += 1
+        if cls not in ("agree", "both-error") and not cls.startswith("skip"):
+            mism.write(json.dumps({
+                "i": i, "op": op, "class": cls, "original": oo, "modified": mm, "current": cc,
+                "manifest": m, "current_plain": c, "go": t[:2], "ours": us, "kubectl_output": t[2][-2000:],
+            }) + "\n")
+        elif cls.startswith("skip"):
+            with open(os.path.join(args.out, "skips.jsonl"), "a") as f:
+                f.write(json.dumps({"i": i, "op": op, "why": t[1], "out": t[2][-1000:]}) + "\n")
+    mism.close()
+    print(f"annotation reconstructions corrected from the PATCH: {annot_mismatch}")
+    for op in ("create2", "create3"):
+        print(op, json.dumps({k[1]: v for k, v in sorted(tally.items()) if k[0] == op}))
+    for op in ("create2", "create3"):
+        print(op, "Go patches containing:", json.dumps({k[1]: v for k, v in sorted(feats.items()) if k[0] == op}))
+    print("both-error pairs (op, our kind, kubectl message):")
+    for (op, kind, msg), n in sorted(errpairs.items(), key=lambda x: -x[1])[:30]:
+        print(f"  {n:5d} {op} {kind:28} {msg}")
+
+
+if __name__ == "__main__":
+    main()
