@@ -374,6 +374,39 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, failure_persistence: None, ..Default::default() })]
+
+        /// Any length (past the insertion-sort and heap-sort thresholds),
+        /// few distinct keys (long equal runs), presorted or reversed
+        /// inputs (the pattern-breaking path): never panics, always sorts,
+        /// keeps every element, for both the `<=` and the strict comparator.
+        #[test]
+        fn sorts_any_input(
+            keys in proptest::collection::vec(0u8..6, 0..3000),
+            shape in 0u8..3,
+        ) {
+            let mut keys = keys;
+            match shape {
+                1 => keys.sort_unstable(),
+                2 => keys.sort_unstable_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            let mut want = keys.clone();
+            want.sort_unstable();
+            let mut idx: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
+            go_sort(&mut idx, |x, y| x.0 <= y.0);
+            let got: Vec<u8> = idx.iter().map(|p| p.0).collect();
+            proptest::prop_assert_eq!(&got, &want);
+            let mut seen: Vec<usize> = idx.iter().map(|p| p.1).collect();
+            seen.sort_unstable();
+            proptest::prop_assert!(seen.iter().copied().eq(0..keys.len()));
+            let mut strict = keys.clone();
+            go_sort(&mut strict, |a, b| a < b);
+            proptest::prop_assert_eq!(strict, want);
+        }
+    }
+
     #[test]
     fn insertion_sort_reverses_equal_runs() {
         // Up to 12 elements Go uses insertion sort: with `<=` every element
