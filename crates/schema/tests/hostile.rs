@@ -389,7 +389,10 @@ fn load_options_bound_depth_size_and_aliases() {
     };
     let e = Schema::from_bytes_with(doc, "d.json", &small).unwrap_err();
     assert_eq!(e.kind_name(), "parse");
-    assert!(e.message.contains("too large") || e.message.contains("larger"), "{e}");
+    assert!(
+        e.message.contains("too large") || e.message.contains("larger"),
+        "{e}"
+    );
     // YAML alias expansion (a CRD manifest is YAML).
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n";
     let tight = LoadOptions {
