@@ -2,16 +2,13 @@
 //! diff, Q21 pinned) and the public composition that keeps directives (Q32
 //! fixed).
 
-use crate::diff::{lookup_error, lookup_list, lookup_object, too_deep, Index};
-use crate::keys::{element_key, list_plan, KeyText, Keys, ListPlan};
+use crate::diff::{lookup_error, lookup_list, lookup_object, too_deep};
+use crate::keys::{element_key, list_plan, Keys, ListPlan};
 use crate::path::Seg;
 use crate::CreateOptions;
-use rustc_hash::FxHashSet;
-use smpatch_patch_apply::{ApplyOptions, Error};
-use smpatch_schema::Cursor;
-use smpatch_schema::Strategy;
-use smpatch_value::{Arena, Value};
-use smpatch_value::{Member, Object};
+use smpatch_patch_apply::{ApplyOptions, Error, ErrorKind};
+use smpatch_schema::{Cursor, Field, Strategy};
+use smpatch_value::{Arena, Member, Object, Value};
 
 /// `merge_object(acc, patch, COMPOSE)` exactly as the reference composes the
 /// three-way `deletions` and `delta` maps.
@@ -35,48 +32,42 @@ pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
     }
 }
 
-/// True when `v` holds a `$patch` key anywhere (iterative: any depth).
-fn has_directive(v: &Value<'_>) -> bool {
-    let mut stack = vec![*v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(o) => {
-                for m in o.members() {
-                    if m.key == PATCH {
-                        return true;
-                    }
-                    stack.push(m.value);
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter().copied()),
-            _ => {}
-        }
-    }
-    false
-}
-
 const PATCH: &str = "$patch";
+const RETAIN: &str = "$retainKeys";
+const ORDER: &str = "$setElementOrder/";
+const DELETE_FROM: &str = "$deleteFromPrimitiveList/";
 
 fn directive_of<'a>(v: &Value<'a>) -> Option<&'a str> {
     v.get(PATCH).and_then(|d| d.as_str())
 }
 
-/// The public composition: `compose_patches(p1, p2)` with `p1` as the
-/// accumulator (so its directives stay), except that the parts of `p2`
-/// holding `$patch` directives are carried through instead of being executed
-/// against `p1` and dropped (the Q32 fix):
+/// The public composition (Q32 fixed): one patch `c` with
+/// `apply(x, c) == apply(apply(x, p1), p2)`, built field by field.
 ///
-/// * an object of `p2` with `$patch` replaces what `p1` has at that key;
-/// * a `p2` value (with directives inside) where `p1` has nothing of the same
-///   kind is taken as sent;
-/// * `$patch: delete` elements of a keyed merge list replace `p1`'s element
-///   with that key (or are added);
-/// * a list of `p2` with a `$patch: replace` element replaces `p1`'s list;
-/// * a plain `p2` object merged onto a `p1` object that deletes it becomes a
-///   `$patch: replace` of the `p2` content.
+/// Each field is transformed by what each patch holds for it (its value,
+/// `$setElementOrder/<f>`, `$deleteFromPrimitiveList/<f>`, and whether the
+/// object's `$retainKeys` drops it):
 ///
-/// Directives nested inside the elements of a keyed list that both patches
-/// hold go through the reference composition (limitation).
+/// * `p2` alone, or `p2` setting a value that ignores the old one (a scalar,
+///   `null`, an atomic list, a `replace` object, `$patch: replace`): `p2`'s
+///   entries;
+/// * `p1` alone: `p1`'s entries;
+/// * `p1` setting a value that ignores the old one (or dropping the field via
+///   `$retainKeys` or `$patch: delete`) and `p2` merging into it: the value
+///   both produce, written so that it replaces whatever the document has
+///   (objects with `$retainKeys` listing their keys, keyed lists with a
+///   `$patch: replace` element);
+/// * both merging: objects recurse, keyed lists pair elements by merge key
+///   and compose paired elements the same way (a `p2` delete wins, a `p1`
+///   delete followed by a `p2` element becomes that element written as a
+///   replacement), primitive merge lists compose their additions and
+///   deletion lists;
+/// * `$retainKeys`: the composed list keeps the fields both patches keep,
+///   plus the fields `p2` sets.
+///
+/// A primitive merge list that `p1` sets absolutely (null, or dropped by
+/// `$retainKeys`) and `p2` then fills cannot be written as one patch (a
+/// merge list cannot be replaced): [`ErrorKind::Unsupported`].
 pub(crate) fn compose_public<'a>(
     arena: &'a Arena,
     p1: Value<'a>,
@@ -84,159 +75,585 @@ pub(crate) fn compose_public<'a>(
     cursor: Cursor<'_>,
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    compose_object(arena, p1, p2, cursor, opts, 1)
+    let c = Composer { arena, opts };
+    c.object(p1, p2, cursor, 1)
 }
 
-fn compose_object<'a>(
-    arena: &'a Arena,
-    acc: Value<'a>,
-    p2: Value<'a>,
-    cursor: Cursor<'_>,
-    opts: &CreateOptions,
-    depth: usize,
-) -> Result<Value<'a>, Error> {
-    if depth > opts.depth_limit() {
-        return Err(too_deep(&Seg::Root, opts.depth_limit()));
-    }
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-        compose_object_inner(arena, acc, p2, cursor, opts, depth)
-    })
+/// What one patch does to one field of an object.
+#[derive(Clone, Copy, Default)]
+struct Side<'a> {
+    val: Option<Value<'a>>,
+    val_key: Option<&'a str>,
+    order: Option<Member<'a>>,
+    del: Option<Member<'a>>,
 }
 
-fn compose_object_inner<'a>(
+impl<'a> Side<'a> {
+    fn is_empty(&self) -> bool {
+        self.val.is_none() && self.order.is_none() && self.del.is_none()
+    }
+    fn push(&self, out: &mut Vec<Member<'a>>, key: &'a str) {
+        if let Some(o) = self.order {
+            out.push(o);
+        }
+        if let Some(v) = self.val {
+            out.push(Member {
+                key: self.val_key.unwrap_or(key),
+                value: v,
+            });
+        }
+        if let Some(d) = self.del {
+            out.push(d);
+        }
+    }
+}
+
+struct Composer<'a, 'o> {
     arena: &'a Arena,
-    acc: Value<'a>,
-    p2: Value<'a>,
-    cursor: Cursor<'_>,
-    opts: &CreateOptions,
-    depth: usize,
-) -> Result<Value<'a>, Error> {
-    let (Value::Object(ao), Value::Object(po)) = (acc, p2) else {
-        return Ok(p2);
-    };
-    if directive_of(&p2).is_some() {
-        // apply(apply(x, p1), p2) at this object is p2's replace/delete alone.
-        return Ok(p2);
-    }
-    if !has_directive(&p2) && !has_directive(&acc) {
-        return compose_reference(arena, acc, p2, cursor, opts);
-    }
-    let acc_index = Index::new(ao);
-    // Keys of p2 handled here, with their final values.
-    let mut overrides: Vec<Member<'a>> = Vec::new();
-    // Keyed lists whose delete elements are grafted after composition.
-    let mut list_deletes: Vec<(&'a str, Keys<'_>, Vec<Value<'a>>)> = Vec::new();
-    let mut plain: Vec<Member<'a>> = Vec::new();
-    for m in po.members() {
-        let (k, v) = (m.key, m.value);
-        if let (Some(a), Value::Object(vo)) = (acc_index.get(k), v) {
-            if directive_of(&a) == Some("delete") && directive_of(&v).is_none() {
-                // p1 deletes the object, p2 then fills it: a replace.
-                let mut members = vec![Member {
-                    key: PATCH,
-                    value: Value::String("replace"),
-                }];
-                members.extend_from_slice(vo.members());
-                overrides.push(Member {
-                    key: k,
-                    value: Value::object_from_members(arena, &members),
-                });
-                continue;
-            }
+    opts: &'o CreateOptions,
+}
+
+fn unsupported(what: String) -> Error {
+    Error::new(ErrorKind::Unsupported, "", what)
+}
+
+impl<'a> Composer<'a, '_> {
+    fn object(
+        &self,
+        p1: Value<'a>,
+        p2: Value<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        if depth > self.opts.depth_limit() {
+            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
         }
-        if k.starts_with('$') || !has_directive(&v) {
-            plain.push(*m);
-            continue;
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.object_inner(p1, p2, cursor, depth)
+        })
+    }
+
+    fn object_inner(
+        &self,
+        p1: Value<'a>,
+        p2: Value<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        let (Value::Object(o1), Value::Object(o2)) = (p1, p2) else {
+            return Ok(p2);
+        };
+        if directive_of(&p2).is_some() {
+            // apply(apply(x, p1), p2) at this object is p2's replace/delete alone.
+            return Ok(p2);
         }
-        let av = acc_index.get(k);
-        match (av, v) {
-            (Some(Value::Object(ac)), Value::Object(_)) => {
-                let field = lookup_object(&cursor, k, opts.fix_quirks)
-                    .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, k), &e))?;
-                let replaced = field.meta.strategy == Strategy::Replace
-                    || directive_of(&Value::Object(ac)) == Some("delete");
-                let value = if replaced {
-                    v
-                } else {
-                    compose_object(arena, Value::Object(ac), v, field.cursor, opts, depth + 1)?
-                };
-                overrides.push(Member { key: k, value });
+        if directive_of(&p1).is_some() {
+            // p1 sets the object whatever it was; p2 merges into that.
+            let c = self.apply_obj(p1, cursor)?;
+            let c = self.apply_on(c, p2, cursor)?;
+            return self.encode_object(c, cursor, depth);
+        }
+        let r1 = retain_list(o1);
+        let r2 = retain_list(o2);
+        // Fields in order of first mention.
+        let mut fields: Vec<&'a str> = Vec::new();
+        let mut add = |f: &'a str| {
+            if !fields.contains(&f) {
+                fields.push(f);
             }
-            (Some(Value::Array(_)), Value::Array(items)) => {
-                let field = lookup_list(&cursor, k, opts.fix_quirks)
-                    .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, k), &e))?;
-                let keys = match list_plan(field.meta, opts.compound_keys) {
-                    ListPlan::Merge(keys) if items.iter().all(Value::is_object) => keys,
-                    _ => {
-                        overrides.push(Member { key: k, value: v });
-                        continue;
-                    }
-                };
-                if items.iter().any(|e| directive_of(e) == Some("replace")) {
-                    overrides.push(Member { key: k, value: v });
+        };
+        for o in [o1, o2] {
+            for m in o.members() {
+                if m.key == RETAIN {
                     continue;
                 }
-                let (deletes, rest): (Vec<Value<'a>>, Vec<Value<'a>>) = items
-                    .iter()
-                    .partition(|e| directive_of(e) == Some("delete"));
-                if !rest.is_empty() {
-                    plain.push(Member {
-                        key: k,
-                        value: Value::Array(arena.alloc_slice_copy(&rest)),
-                    });
-                }
-                list_deletes.push((k, keys, deletes));
-            }
-            _ => overrides.push(Member { key: k, value: v }),
-        }
-    }
-    let composed = compose_reference(
-        arena,
-        acc,
-        Value::Object(Object::from_members(arena.alloc_slice_copy(&plain))),
-        cursor,
-        opts,
-    )?;
-    let Value::Object(co) = composed else {
-        return Ok(composed);
-    };
-    let mut out: Vec<Member<'a>> = co.members().to_vec();
-    let set = |out: &mut Vec<Member<'a>>, key: &'a str, value: Value<'a>| match out
-        .iter_mut()
-        .find(|m| m.key == key)
-    {
-        Some(m) => m.value = value,
-        None => out.push(Member { key, value }),
-    };
-    for m in overrides {
-        set(&mut out, m.key, m.value);
-    }
-    for (k, keys, deletes) in list_deletes {
-        let current: &[Value<'a>] = out
-            .iter()
-            .find(|m| m.key == k)
-            .and_then(|m| m.value.as_array())
-            .unwrap_or(&[]);
-        let mut ids: FxHashSet<KeyText<'a>> = FxHashSet::default();
-        for d in &deletes {
-            if let Some(o) = d.as_object() {
-                if let Ok(id) = element_key(&o, keys, true) {
-                    ids.insert(id);
-                }
+                add(field_name(m.key));
             }
         }
-        let mut list: Vec<Value<'a>> = current
-            .iter()
-            .filter(|e| {
-                let id = e.as_object().and_then(|o| element_key(&o, keys, true).ok());
-                !id.is_some_and(|id| ids.contains(&id))
-            })
-            .copied()
+        for v in r1.into_iter().chain(r2).flatten() {
+            if let Some(f) = v.as_str() {
+                add(f);
+            }
+        }
+        let mut out: Vec<Member<'a>> = Vec::new();
+        let mut keep: Vec<&'a str> = Vec::new();
+        for &f in &fields {
+            if f.starts_with('$') {
+                // An unknown directive: p2's wins.
+                if let Some(v) = o2.get(f).or_else(|| o1.get(f)) {
+                    out.push(Member { key: f, value: v });
+                }
+                continue;
+            }
+            let s1 = side(o1, f, r1);
+            let s2 = side(o2, f, r2);
+            let r = self.field(f, s1, s2, cursor, depth)?;
+            let sets = r.val.is_some_and(|v| !v.is_null());
+            let kept = (r1.is_none_or(|r| contains(r, f))
+                || o2.get(f).is_some_and(|v| !v.is_null()))
+                && r2.is_none_or(|r| contains(r, f));
+            if kept || sets {
+                keep.push(f);
+            }
+            r.push(&mut out, f);
+        }
+        if r1.is_some() || r2.is_some() {
+            let list: Vec<Value<'a>> = keep.iter().map(|f| Value::String(f)).collect();
+            out.insert(
+                0,
+                Member {
+                    key: RETAIN,
+                    value: Value::array_from(self.arena, &list),
+                },
+            );
+        }
+        Ok(Value::object_from_members(self.arena, &out))
+    }
+
+    /// Composes what the two patches do to field `f`.
+    fn field(
+        &self,
+        f: &'a str,
+        s1: Side<'a>,
+        s2: Side<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Side<'a>, Error> {
+        if s2.is_empty() {
+            return Ok(s1);
+        }
+        if s1.is_empty() {
+            if let (Some(Value::Array(b)), Some(_)) = (s2.val, s2.del) {
+                // p2's deletion list also holds where p2 inserts the list
+                // into an object p1 made; the composed list may be inserted
+                // whole (which drops deletion lists).
+                return Ok(self.primitive(f, &[], b, s1, s2));
+            }
+            return Ok(s2);
+        }
+        if s1.val.is_some_and(|v| v.is_null()) {
+            // p1 removes the field; p2 acts on nothing (an inserted value
+            // is cleaned, not merged).
+            let r = self.apply_field(f, None, &s2, cursor)?;
+            let val = self.encode(f, r, cursor, depth)?;
+            return Ok(Side {
+                val: Some(val),
+                val_key: Some(f),
+                ..Side::default()
+            });
+        }
+        let (v1, v2) = (s1.val, s2.val);
+        let deletes = |v: Option<Value<'a>>| v.is_some_and(|v| directive_of(&v) == Some("delete"));
+        let replaces = |v: Option<Value<'a>>| {
+            v.is_some_and(|v| v.is_object() && directive_of(&v) == Some("replace"))
+        };
+        if deletes(v1) && deletes(v2) {
+            return Ok(s2);
+        }
+        if !self.opts.fix_quirks && replaces(v1) {
+            // Q8: p1's replace drops out where the document lacks the field.
+            if self.is_absolute(f, &s2, cursor)? && !replaces(v2) {
+                return Ok(s2);
+            }
+            return Err(unsupported(format!(
+                "cannot compose: the first patch replaces object {f:?} and the second changes it; without fix_quirks (Q8) the result depends on whether the document has {f:?}"
+            )));
+        }
+        if !self.opts.fix_quirks && replaces(v2) && v1.is_some_and(|v| v.is_object()) {
+            // Q8: a `$patch: replace` object inserted where the field is
+            // absent is dropped, so p2's replace is absolute only where p1
+            // left an object.
+            if deletes(v1) {
+                return Err(unsupported(format!(
+                    "cannot compose: the first patch deletes object {f:?} and the second replaces it; without fix_quirks (Q8) the result depends on whether the document has {f:?}"
+                )));
+            }
+            let start = self.apply_field(f, None, &s1, cursor)?;
+            let r = self.apply_field(f, start, &s2, cursor)?;
+            let val = self.encode(f, r, cursor, depth)?;
+            return Ok(Side {
+                val: Some(val),
+                val_key: Some(f),
+                ..Side::default()
+            });
+        }
+        if self.is_absolute(f, &s2, cursor)? {
+            return Ok(s2);
+        }
+        // p2 deletes an object that p1 merged into: it is now `{}`.
+        if let (Some(Value::Object(_)), Some(b)) = (v1, v2) {
+            if directive_of(&b) == Some("delete")
+                && directive_of(&v1.unwrap_or(Value::Null)) != Some("delete")
+            {
+                let field = self.lookup_object(&cursor, f)?;
+                let c = self.encode_object(Value::empty_object(), field.cursor, depth + 1)?;
+                return Ok(Side {
+                    val: Some(c),
+                    val_key: Some(f),
+                    ..Side::default()
+                });
+            }
+        }
+        if self.is_absolute(f, &s1, cursor)?
+            || v1.is_some_and(|v| directive_of(&v) == Some("delete"))
+        {
+            // p1 sets the field whatever it was; p2 changes that value.
+            let start = if v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
+                Some(Value::empty_object())
+            } else {
+                self.apply_field(f, None, &s1, cursor)?
+            };
+            let r = self.apply_field(f, start, &s2, cursor)?;
+            let val = self.encode(f, r, cursor, depth)?;
+            return Ok(Side {
+                val: Some(val),
+                val_key: Some(f),
+                ..Side::default()
+            });
+        }
+        match (v1, v2) {
+            (Some(a @ Value::Object(_)), Some(b @ Value::Object(_))) => {
+                let field = self.lookup_object(&cursor, f)?;
+                let v = self.object(a, b, field.cursor, depth + 1)?;
+                Ok(Side {
+                    val: Some(v),
+                    val_key: Some(f),
+                    ..Side::default()
+                })
+            }
+            (a, b) if a.is_none_or(|a| a.is_array()) && b.is_none_or(|b| b.is_array()) => {
+                let field = self.lookup_list(&cursor, f)?;
+                let a = a.and_then(|a| a.as_array()).unwrap_or(&[]);
+                let b = b.and_then(|b| b.as_array()).unwrap_or(&[]);
+                match list_plan(field.meta, self.opts.compound_keys) {
+                    ListPlan::Merge(keys) if a.iter().chain(b).any(Value::is_object) => {
+                        self.keyed(f, a, b, s1, s2, keys, field.cursor, depth)
+                    }
+                    _ => Ok(self.primitive(f, a, b, s1, s2)),
+                }
+            }
+            _ => {
+                // Kinds differ: p2's value is inserted as sent.
+                let start = self.apply_field(f, None, &s1, cursor)?;
+                let r = self.apply_field(f, start, &s2, cursor)?;
+                let val = self.encode(f, r, cursor, depth)?;
+                Ok(Side {
+                    val: Some(val),
+                    val_key: Some(f),
+                    ..Side::default()
+                })
+            }
+        }
+    }
+
+    /// True when what `s` does to `f` does not depend on the old value.
+    fn is_absolute(&self, f: &str, s: &Side<'a>, cursor: Cursor<'_>) -> Result<bool, Error> {
+        let Some(v) = s.val else { return Ok(false) };
+        Ok(match v {
+            Value::Object(_) => match directive_of(&v) {
+                Some("replace") => true,
+                Some(_) => false,
+                None => self.lookup_object(&cursor, f)?.meta.strategy == Strategy::Replace,
+            },
+            Value::Array(items) => {
+                let field = self.lookup_list(&cursor, f)?;
+                match list_plan(field.meta, self.opts.compound_keys) {
+                    ListPlan::Atomic => true,
+                    ListPlan::Merge(_) => items.iter().any(|e| directive_of(e) == Some("replace")),
+                }
+            }
+            _ => true,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn keyed(
+        &self,
+        f: &'a str,
+        a: &'a [Value<'a>],
+        b: &'a [Value<'a>],
+        s1: Side<'a>,
+        s2: Side<'a>,
+        keys: Keys<'_>,
+        elem: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Side<'a>, Error> {
+        let id = |e: &Value<'a>| e.as_object().and_then(|o| element_key(&o, keys, true).ok());
+        // Merged lists put the patch's elements first, then the others in
+        // their old order: p2's elements, then p1's other elements.
+        let mut list: Vec<Value<'a>> = Vec::with_capacity(a.len() + b.len());
+        let mut used = vec![false; a.len()];
+        for e2 in b {
+            let k2 = id(e2);
+            let i = k2.as_ref().and_then(|k2| {
+                a.iter()
+                    .enumerate()
+                    .position(|(i, e1)| !used[i] && id(e1).as_ref() == Some(k2))
+            });
+            let Some(i) = i else {
+                list.push(*e2);
+                continue;
+            };
+            used[i] = true;
+            let e1 = a[i];
+            let v = match (directive_of(&e1), directive_of(e2)) {
+                (_, Some(_)) => *e2,
+                (Some(_), None) => {
+                    // p1 deleted the element; p2 adds it anew.
+                    let c = self.apply_on(Value::empty_object(), *e2, elem)?;
+                    self.encode_object(c, elem, depth + 1)?
+                }
+                (None, None) => self.object(e1, *e2, elem, depth + 1)?,
+            };
+            list.push(v);
+        }
+        for (i, e1) in a.iter().enumerate() {
+            if !used[i] {
+                list.push(*e1);
+            }
+        }
+        // The order list must name every element the composed list keeps:
+        // p2's order (else p1's), then the missing ones.
+        let order = match s2.order.or(s1.order) {
+            Some(o) => {
+                let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
+                for e in &list {
+                    if directive_of(e).is_some() {
+                        continue;
+                    }
+                    let k = id(e);
+                    if k.is_some() && !items.iter().any(|o| id(o) == k) {
+                        if let Some(o) = e.as_object() {
+                            let ks: Vec<Member<'a>> = keys
+                                .names()
+                                .filter_map(|n| o.members().iter().find(|m| m.key == n).copied())
+                                .collect();
+                            items.push(Value::object_from_members(self.arena, &ks));
+                        }
+                    }
+                }
+                Some(Member {
+                    key: o.key,
+                    value: Value::array_from(self.arena, &items),
+                })
+            }
+            None => None,
+        };
+        if let Some(o) = order.and_then(|o| o.value.as_array()) {
+            let pos = |x: &Value<'a>| {
+                let k = id(x);
+                o.iter().position(|y| id(y) == k).unwrap_or(usize::MAX)
+            };
+            list.sort_by_key(pos);
+        }
+        Ok(Side {
+            val: Some(Value::array_from(self.arena, &list)),
+            val_key: Some(f),
+            order,
+            del: s2.del.or(s1.del),
+        })
+    }
+
+    /// Primitive merge lists: `(L ∪ v1) ∖ d1`, then `∪ v2 ∖ d2`, is
+    /// `(L ∪ v) ∖ d` with `v = (v1 ∪ v2) ∖ d2` (an inserted list ignores its
+    /// deletion list) and `d = (d1 ∖ v2) ∪ d2`.
+    fn primitive(
+        &self,
+        f: &'a str,
+        a: &'a [Value<'a>],
+        b: &'a [Value<'a>],
+        s1: Side<'a>,
+        s2: Side<'a>,
+    ) -> Side<'a> {
+        let d1 = s1.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
+        let d2 = s2.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
+        let has = |l: &[Value<'a>], v: &Value<'a>| l.iter().any(|x| x.deep_eq(v));
+        let mut v: Vec<Value<'a>> = Vec::new();
+        for x in b {
+            // Insertion drops the deletion list: leave out what p2 deletes.
+            if !has(d2, x) && !has(&v, x) {
+                v.push(*x);
+            }
+        }
+        for x in a {
+            // p1's own deletions stay in `d` (they hold when p1 merged, not
+            // when it inserted the list).
+            if !has(d2, x) && !has(&v, x) {
+                v.push(*x);
+            }
+        }
+        let mut d: Vec<Value<'a>> = Vec::new();
+        for x in d1.iter().chain(d2) {
+            if (has(d2, x) || !has(b, x)) && !has(&d, x) {
+                d.push(*x);
+            }
+        }
+        let order = s2.order.or(s1.order).map(|o| {
+            let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
+            for x in &v {
+                if !has(&items, x) {
+                    items.push(*x);
+                }
+            }
+            Member {
+                key: o.key,
+                value: Value::array_from(self.arena, &items),
+            }
+        });
+        if let Some(o) = order.and_then(|o| o.value.as_array()) {
+            let pos = |x: &Value<'a>| o.iter().position(|y| y.deep_eq(x)).unwrap_or(usize::MAX);
+            v.sort_by_key(pos);
+        }
+        let del_key = s2.del.or(s1.del).map(|m| m.key);
+        let val = (s1.val.is_some() || s2.val.is_some()).then(|| Value::array_from(self.arena, &v));
+        Side {
+            val,
+            val_key: Some(f),
+            order,
+            del: del_key.filter(|_| !d.is_empty()).map(|key| Member {
+                key,
+                value: Value::array_from(self.arena, &d),
+            }),
+        }
+    }
+
+    fn lookup_object<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
+        lookup_object(cursor, f, self.opts.fix_quirks)
+            .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, f), &e))
+    }
+
+    fn lookup_list<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
+        lookup_list(cursor, f, self.opts.fix_quirks)
+            .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, f), &e))
+    }
+
+    /// The value of `f` after applying `s` to `{f: start}`.
+    fn apply_field(
+        &self,
+        f: &'a str,
+        start: Option<Value<'a>>,
+        s: &Side<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<Option<Value<'a>>, Error> {
+        let doc: Vec<Member<'a>> = start
+            .map(|v| Member { key: f, value: v })
+            .into_iter()
             .collect();
-        list.extend(deletes);
-        set(&mut out, k, Value::Array(arena.alloc_slice_copy(&list)));
+        let doc = Value::object_from_members(self.arena, &doc);
+        let mut patch = Vec::new();
+        s.push(&mut patch, f);
+        let patch = Value::object_from_members(self.arena, &patch);
+        let r = self.apply_on(doc, patch, cursor)?;
+        Ok(r.get(f))
     }
-    Ok(Value::Object(Object::from_members(
-        arena.alloc_slice_copy(&out),
-    )))
+
+    fn apply_obj(&self, p: Value<'a>, cursor: Cursor<'_>) -> Result<Value<'a>, Error> {
+        self.apply_on(Value::empty_object(), p, cursor)
+    }
+
+    fn apply_on(
+        &self,
+        doc: Value<'a>,
+        p: Value<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<Value<'a>, Error> {
+        smpatch_patch_apply::apply(self.arena, doc, p, cursor, &apply_options(self.opts))
+    }
+
+    /// A patch value setting field `f` to `v` (absent: null) whatever it was.
+    fn encode(
+        &self,
+        f: &'a str,
+        v: Option<Value<'a>>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        match v {
+            None => Ok(Value::Null),
+            Some(Value::Object(_)) => {
+                let field = self.lookup_object(&cursor, f)?;
+                if field.meta.strategy == Strategy::Replace {
+                    return Ok(v.unwrap_or(Value::Null));
+                }
+                self.encode_object(v.unwrap_or(Value::Null), field.cursor, depth + 1)
+            }
+            Some(Value::Array(items)) => {
+                let field = self.lookup_list(&cursor, f)?;
+                match list_plan(field.meta, self.opts.compound_keys) {
+                    ListPlan::Atomic => Ok(Value::Array(items)),
+                    ListPlan::Merge(keys)
+                        if !matches!(keys, Keys::None) && items.iter().all(Value::is_object) =>
+                    {
+                        let mut l = items.to_vec();
+                        let marker = Member { key: PATCH, value: Value::String("replace") };
+                        l.push(Value::object_from_members(self.arena, &[marker]));
+                        Ok(Value::array_from(self.arena, &l))
+                    }
+                    ListPlan::Merge(_) => Err(unsupported(format!(
+                        "cannot compose: the first patch sets the primitive merge list {f:?} (to null or by $retainKeys) and the second adds to it; no single patch replaces a merge list of scalars"
+                    ))),
+                }
+            }
+            Some(v) => Ok(v),
+        }
+    }
+
+    /// An object patch turning any object into `v`: `$retainKeys` lists its
+    /// keys, and every value is written absolutely.
+    fn encode_object(
+        &self,
+        v: Value<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        if depth > self.opts.depth_limit() {
+            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
+        }
+        let Value::Object(o) = v else { return Ok(v) };
+        let keys: Vec<Value<'a>> = o.members().iter().map(|m| Value::String(m.key)).collect();
+        let mut out = vec![Member {
+            key: RETAIN,
+            value: Value::array_from(self.arena, &keys),
+        }];
+        for m in o.members() {
+            let value = self.encode(m.key, Some(m.value), cursor, depth)?;
+            out.push(Member { key: m.key, value });
+        }
+        Ok(Value::object_from_members(self.arena, &out))
+    }
+}
+
+fn field_name(k: &str) -> &str {
+    k.strip_prefix(ORDER)
+        .or_else(|| k.strip_prefix(DELETE_FROM))
+        .unwrap_or(k)
+}
+
+fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
+    o.get(RETAIN).and_then(|v| v.as_array())
+}
+
+fn contains(list: &[Value<'_>], f: &str) -> bool {
+    list.iter().any(|v| v.as_str() == Some(f))
+}
+
+/// What object `o` (with retain list `r`) does to field `f`.
+fn side<'a>(o: Object<'a>, f: &'a str, r: Option<&'a [Value<'a>]>) -> Side<'a> {
+    let mut s = Side::default();
+    for m in o.members() {
+        if m.key == f {
+            s.val = Some(m.value);
+            s.val_key = Some(m.key);
+        } else if m.key.strip_prefix(ORDER) == Some(f) {
+            s.order = Some(*m);
+        } else if m.key.strip_prefix(DELETE_FROM) == Some(f) {
+            s.del = Some(*m);
+        }
+    }
+    if r.is_some_and(|r| !contains(r, f)) && s.val.is_none() {
+        // Dropped by `$retainKeys`.
+        s.val = Some(Value::Null);
+        s.val_key = Some(f);
+    }
+    s
 }

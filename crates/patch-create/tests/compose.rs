@@ -2,9 +2,10 @@
 //! `apply(apply(x, p1), p2) == apply(x, compose(p1, p2))` on those cases.
 #![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
 
-use serde_json::{json, Value as J};
-use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{compose, CreateOptions};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value as J};
+use smpatch_patch_apply::{apply, ApplyOptions, ErrorKind};
+use smpatch_patch_create::{compose, create_two_way, CreateOptions};
 use smpatch_schema::Schema;
 use smpatch_value::{from_serde, to_serde, Arena};
 use std::path::Path;
@@ -50,7 +51,9 @@ fn object_replace_in_second_patch_survives() {
         json!({"labels": {"x": "1", "y": "2"}}),
         json!({"labels": {"z": "3"}}),
         json!({"labels": {"$patch": "replace", "w": "4"}}),
-        json!({"labels": {"$patch": "replace", "w": "4"}}),
+        // Q8 (defaults): a replace object inserted where the field is absent
+        // is dropped, so the composition writes the result with $retainKeys.
+        json!({"labels": {"$retainKeys": ["w"], "w": "4"}}),
     );
 }
 
@@ -72,4 +75,520 @@ fn plain_patches_compose_as_reference() {
         json!({"name": "n", "items": [{"id": "x", "w": "2"}]}),
         json!({"size": null, "items": [{"id": "x", "v": "1", "w": "2"}], "name": "n"}),
     );
+}
+
+// ----- the law, checked with proptest ---------------------------------------
+
+fn pick(options: &'static [&'static str]) -> impl Strategy<Value = J> {
+    prop::sample::select(options).prop_map(|s| J::String(s.to_owned()))
+}
+
+fn unique(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = Vec<&'static str>> {
+    prop::sample::subsequence(pool, 0..=max.min(pool.len())).prop_shuffle()
+}
+
+/// `None` (absent), or a value of `s`; `null_too` adds explicit nulls.
+fn field(s: impl Strategy<Value = J> + 'static, null_too: bool) -> BoxedStrategy<Option<J>> {
+    if null_too {
+        prop_oneof![3 => Just(None), 1 => Just(Some(J::Null)), 3 => s.prop_map(Some)].boxed()
+    } else {
+        prop_oneof![1 => Just(None), 2 => s.prop_map(Some)].boxed()
+    }
+}
+
+fn obj(fields: Vec<(&str, Option<J>)>) -> J {
+    J::Object(
+        fields
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+            .collect::<Map<String, J>>(),
+    )
+}
+
+/// A keyed list of `id`s from `ids` (patch: maybe with directives).
+fn keyed(
+    ids: &'static [&'static str],
+    elem: impl Fn() -> BoxedStrategy<J> + 'static,
+    patch: bool,
+) -> BoxedStrategy<J> {
+    unique(ids, ids.len())
+        .prop_flat_map(move |ids| {
+            let n = ids.len();
+            (
+                Just(ids),
+                prop::collection::vec(elem(), n),
+                prop::collection::vec(0u8..8, n),
+                0u8..8,
+            )
+        })
+        .prop_map(move |(ids, elems, dirs, replace)| {
+            let mut out: Vec<J> = ids
+                .iter()
+                .zip(elems)
+                .zip(dirs)
+                .map(|((id, e), d)| {
+                    let mut m = if patch && d == 0 {
+                        Map::from_iter([("$patch".to_owned(), json!("delete"))])
+                    } else {
+                        e.as_object().cloned().unwrap_or_default()
+                    };
+                    m.insert("id".into(), json!(id));
+                    J::Object(m)
+                })
+                .collect();
+            if patch && replace == 0 {
+                out.push(json!({"$patch": "replace"}));
+            }
+            J::Array(out)
+        })
+        .boxed()
+}
+
+fn str_map(keys: &'static [&'static str], patch: bool) -> BoxedStrategy<J> {
+    prop::collection::btree_map(
+        prop::sample::select(keys),
+        if patch {
+            prop_oneof![3 => pick(&["1", "2"]), 1 => Just(J::Null)].boxed()
+        } else {
+            pick(&["1", "2"]).boxed()
+        },
+        0..3,
+    )
+    .prop_map(|m| J::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+    .boxed()
+}
+
+/// An object directive on a patch object: none, `$patch: delete` or replace.
+fn object_directive(v: J, d: u8, patch: bool) -> J {
+    let J::Object(mut m) = v else { return v };
+    match d {
+        0 if patch => J::Object(Map::from_iter([("$patch".to_owned(), json!("delete"))])),
+        1 if patch => {
+            m.retain(|_, v| !v.is_null());
+            m.insert("$patch".into(), json!("replace"));
+            J::Object(m)
+        }
+        _ => J::Object(m),
+    }
+}
+
+/// Adds a `$setElementOrder/<list>` to a patch object, listing the patch
+/// list's ids (non-delete), sometimes with a known extra id, shuffled.
+fn with_order(m: &mut Map<String, J>, list: &str, seed: u8, extra: &str) {
+    if seed % 3 != 0 {
+        return;
+    }
+    let Some(J::Array(items)) = m.get(list) else {
+        return;
+    };
+    if items
+        .iter()
+        .any(|e| e.get("$patch") == Some(&json!("replace")))
+    {
+        return;
+    }
+    let mut ids: Vec<J> = items
+        .iter()
+        .filter(|e| e.get("$patch").is_none())
+        .filter_map(|e| e.get("id").cloned())
+        .map(|id| json!({ "id": id }))
+        .collect();
+    if seed % 2 == 0 && !ids.contains(&json!({ "id": extra })) {
+        ids.push(json!({ "id": extra }));
+    }
+    if seed > 6 {
+        ids.reverse();
+    }
+    if !ids.is_empty() {
+        m.insert(format!("$setElementOrder/{list}"), J::Array(ids));
+    }
+}
+
+fn item(patch: bool, nested: bool) -> BoxedStrategy<J> {
+    let sub = if nested {
+        field(
+            keyed(
+                &["s1", "s2", "s3"],
+                move || {
+                    field(pick(&["1", "2"]), patch)
+                        .prop_map(|v| obj(vec![("v", v)]))
+                        .boxed()
+                },
+                patch,
+            ),
+            patch,
+        )
+    } else {
+        Just(None).boxed()
+    };
+    (
+        field(pick(&["a", "b"]), patch),
+        field(pick(&["x", "y"]), patch),
+        sub,
+        field(unique(&["p", "q", "r"], 3).prop_map(|v| json!(v)), patch),
+        field(unique(&["p", "q", "r"], 2).prop_map(|v| json!(v)), patch),
+        0u8..10,
+        0u8..10,
+    )
+        .prop_map(move |(v, w, sub, vals, delvals, order, retain)| {
+            let mut m = obj(vec![("v", v), ("w", w), ("sub", sub), ("vals", vals)]);
+            if patch {
+                let mo = m.as_object_mut().unwrap();
+                if let Some(d) = delvals.filter(|d| !d.is_null()) {
+                    mo.insert("$deleteFromPrimitiveList/vals".into(), d);
+                }
+                with_order(mo, "sub", order, "s2");
+                if retain < 3 {
+                    let mut keys: Vec<J> = mo
+                        .iter()
+                        .filter(|(k, v)| !k.starts_with('$') && !v.is_null())
+                        .map(|(k, _)| json!(k))
+                        .collect();
+                    keys.push(json!("id"));
+                    if retain == 0 && !keys.contains(&json!("w")) {
+                        keys.push(json!("w"));
+                    }
+                    mo.insert("$retainKeys".into(), J::Array(keys));
+                }
+                if retain == 9 {
+                    mo.insert("$patch".into(), json!("replace"));
+                    mo.retain(|_, v| !v.is_null());
+                }
+            }
+            m
+        })
+        .boxed()
+}
+
+/// A widget document (`patch = false`) or a directive-rich widget patch.
+fn widget(patch: bool) -> impl Strategy<Value = J> {
+    let source = (
+        field(pick(&["Git", "Http"]), patch),
+        field(pick(&["g1", "g2"]).prop_map(|u| json!({ "url": u })), patch),
+        field(pick(&["h1", "h2"]).prop_map(|u| json!({ "url": u })), patch),
+        field(pick(&["n"]), patch),
+        0u8..4,
+    )
+        .prop_map(move |(t, g, h, n, retain)| {
+            let mut m = obj(vec![("type", t), ("git", g), ("http", h), ("note", n)]);
+            if patch && retain > 0 {
+                let mo = m.as_object_mut().unwrap();
+                let mut keys: Vec<J> = mo
+                    .iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, _)| json!(k))
+                    .collect();
+                if retain == 1 {
+                    keys.push(json!("note"));
+                    keys.dedup();
+                }
+                mo.insert("$retainKeys".into(), J::Array(keys));
+            }
+            m
+        });
+    (
+        (
+            field(pick(&["w1", "w2"]), patch),
+            field((0i64..3).prop_map(J::from), patch),
+            field(
+                (str_map(&["a", "b", "c"], patch), 0u8..6)
+                    .prop_map(move |(m, d)| object_directive(m, d, patch)),
+                patch,
+            ),
+        ),
+        (
+            field(
+                keyed(&["a", "b", "c", "d"], move || item(patch, true), patch),
+                patch,
+            ),
+            field(
+                unique(&["x", "y", "z", "u"], 4).prop_map(|v| json!(v)),
+                patch,
+            ),
+            field(unique(&["x", "y", "z"], 2).prop_map(|v| json!(v)), patch),
+            0u8..10,
+        ),
+        (
+            field(
+                prop::collection::vec(pick(&["p", "q"]), 0..3).prop_map(J::Array),
+                patch,
+            ),
+            field(source, patch),
+        ),
+        (
+            field(keyed(&["a", "b"], move || item(patch, false), patch), patch),
+            field(str_map(&["a", "b"], false), patch),
+        ),
+    )
+        .prop_map(
+            move |(
+                (name, size, labels),
+                (items, tags, deltags, order),
+                (args, source),
+                (mounts, blob),
+            )| {
+                let mut m = obj(vec![
+                    ("name", name),
+                    ("size", size),
+                    ("labels", labels),
+                    ("items", items),
+                    ("tags", tags),
+                    ("args", args),
+                    ("source", source),
+                    ("mounts", mounts),
+                    ("blob", blob),
+                ]);
+                if patch {
+                    let mo = m.as_object_mut().unwrap();
+                    if let Some(d) = deltags.filter(|d| !d.is_null()) {
+                        mo.insert("$deleteFromPrimitiveList/tags".into(), d);
+                    }
+                    with_order(mo, "items", order, "b");
+                }
+                m
+            },
+        )
+}
+
+fn schema() -> Schema {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/schemas/widget.v2.json");
+    Schema::load_path(p).unwrap()
+}
+
+/// Sorts every merge list of a widget (`items`, `mounts`, `sub`, `tags`,
+/// `vals`) by id or value: the order of merge lists is not composed exactly
+/// yet (see `compose_law_strict_order`).
+fn sort_merge_lists(v: &mut J) {
+    match v {
+        J::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                sort_merge_lists(v);
+                if let (true, J::Array(l)) = (
+                    matches!(k.as_str(), "items" | "mounts" | "sub" | "tags" | "vals"),
+                    v,
+                ) {
+                    l.sort_by_key(|e| e.get("id").unwrap_or(e).to_string());
+                }
+            }
+        }
+        J::Array(l) => l.iter_mut().for_each(sort_merge_lists),
+        _ => {}
+    }
+}
+
+/// The law on one case: `Ok(())` when it holds or when a sequential apply
+/// fails, else a description of the failure.
+fn law(
+    schema: &Schema,
+    d: &J,
+    p1: &J,
+    p2: &J,
+    fix_quirks: bool,
+    strict_order: bool,
+) -> Result<(), String> {
+    let cursor = schema.cursor("Widget").unwrap();
+    let arena = Arena::new();
+    let (dv, p1v, p2v) = (
+        from_serde(&arena, d, 256).unwrap(),
+        from_serde(&arena, p1, 256).unwrap(),
+        from_serde(&arena, p2, 256).unwrap(),
+    );
+    let ao = ApplyOptions {
+        fix_quirks,
+        ..ApplyOptions::default()
+    };
+    let co = CreateOptions {
+        fix_quirks,
+        ..CreateOptions::default()
+    };
+    let Ok(d1) = apply(&arena, dv, p1v, cursor, &ao) else {
+        return Ok(());
+    };
+    let Ok(d2) = apply(&arena, d1, p2v, cursor, &ao) else {
+        return Ok(());
+    };
+    let c = match compose(&arena, p1v, p2v, cursor, &co) {
+        Ok(c) => c,
+        // Documented: not expressible as one patch.
+        Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(()),
+        Err(e) => return Err(format!("compose failed: {e}")),
+    };
+    let cj = to_serde(&c).unwrap();
+    let once = apply(&arena, dv, c, cursor, &ao)
+        .map_err(|e| format!("apply of composed {cj} failed: {e}"))?;
+    let (mut once, mut seq) = (to_serde(&once).unwrap(), to_serde(&d2).unwrap());
+    if !strict_order {
+        sort_merge_lists(&mut once);
+        sort_merge_lists(&mut seq);
+    }
+    if once != seq {
+        return Err(format!("composed {cj}\n  gives {once}\n  not   {seq}"));
+    }
+    Ok(())
+}
+
+/// Two patches: created by `create_two_way` along `d -> d1 -> d2`, or random
+/// directive-rich patches, or one of each.
+fn patches() -> impl Strategy<Value = (J, J, J)> {
+    (
+        widget(false),
+        widget(false),
+        widget(false),
+        widget(true),
+        widget(true),
+        0u8..4,
+    )
+        .prop_map(|(d, d1, d2, r1, r2, how)| {
+            let schema = schema();
+            let cursor = schema.cursor("Widget").unwrap();
+            let arena = Arena::new();
+            let created = |a: &J, b: &J| {
+                let (a, b) = (
+                    from_serde(&arena, a, 256).unwrap(),
+                    from_serde(&arena, b, 256).unwrap(),
+                );
+                let p =
+                    create_two_way(&arena, a, b, cursor, &CreateOptions::default(), &[]).unwrap();
+                to_serde(&p).unwrap()
+            };
+            let (p1, p2) = match how {
+                0 => (created(&d, &d1), created(&d1, &d2)),
+                1 => (r1, r2),
+                2 => (created(&d, &d1), r2),
+                _ => (r1, created(&d1, &d2)),
+            };
+            (d, p1, p2)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("COMPOSE_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(512),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// `apply(d, compose(p1, p2)) == apply(apply(d, p1), p2)` with `fix_quirks`.
+    #[test]
+    fn compose_law_with_fixes((d, p1, p2) in patches()) {
+        let schema = schema();
+        if let Err(e) = law(&schema, &d, &p1, &p2, true, false) {
+            prop_assert!(false, "d {}\n  p1 {}\n  p2 {}\n  {}", d, p1, p2, e);
+        }
+    }
+
+    /// The law including the order of merge lists (known to fail: the
+    /// order of a merged list depends on which elements the document already
+    /// has; see the report of the Q32 work).
+    #[test]
+    #[ignore = "merge-list order is not composed exactly yet"]
+    fn compose_law_strict_order((d, p1, p2) in patches()) {
+        let schema = schema();
+        if let Err(e) = law(&schema, &d, &p1, &p2, true, true) {
+            prop_assert!(false, "d {}\n  p1 {}\n  p2 {}\n  {}", d, p1, p2, e);
+        }
+    }
+
+    /// The same law with default options (still fails: an empty composed
+    /// list under `$setElementOrder` hits Q20, see the Q32 report).
+    #[test]
+    #[ignore = "Q20: composed $setElementOrder with an empty list"]
+    fn compose_law_by_default((d, p1, p2) in patches()) {
+        let schema = schema();
+        if let Err(e) = law(&schema, &d, &p1, &p2, false, false) {
+            prop_assert!(false, "d {}\n  p1 {}\n  p2 {}\n  {}", d, p1, p2, e);
+        }
+    }
+}
+
+/// Regression cases found by the property test (shrunk), with `fix_quirks`.
+#[test]
+fn regressions_with_fixes() {
+    let schema = schema();
+    let cases = [
+        // null then a value: the value must replace, not merge.
+        (
+            json!({"items": [{"id": "c"}]}),
+            json!({"items": null}),
+            json!({"items": [{"id": "a"}]}),
+        ),
+        (
+            json!({"labels": {"x": "1"}}),
+            json!({"labels": null}),
+            json!({"labels": {"a": "1"}}),
+        ),
+        // a nested directive inside an element both patches hold.
+        (
+            json!({"items": [{"id": "a", "sub": [{"id": "s1"}, {"id": "s2"}]}]}),
+            json!({"items": [{"id": "a", "v": "a"}]}),
+            json!({"items": [{"id": "a", "sub": [{"id": "s1", "$patch": "delete"}]}]}),
+        ),
+        (
+            json!({"items": [{"id": "a", "v": "a", "w": "x"}]}),
+            json!({"items": [{"id": "a", "v": "b"}]}),
+            json!({"items": [{"id": "a", "$retainKeys": ["id", "w"], "w": "y"}]}),
+        ),
+        // delete of an element, then the element again.
+        (
+            json!({"items": [{"id": "a", "v": "a", "w": "x"}]}),
+            json!({"items": [{"id": "a", "$patch": "delete"}]}),
+            json!({"items": [{"id": "a", "v": "b"}]}),
+        ),
+        // object delete then a plain object, and the reverse.
+        (
+            json!({"labels": {"x": "1"}}),
+            json!({"labels": {"$patch": "delete"}}),
+            json!({"labels": {"a": "1"}}),
+        ),
+        (
+            json!({}),
+            json!({"labels": {"a": "1"}}),
+            json!({"labels": {"$patch": "delete"}}),
+        ),
+        // a deletion list with the list inserted by p1.
+        (
+            json!({}),
+            json!({"items": [{"id": "b", "vals": ["r"], "$deleteFromPrimitiveList/vals": ["r"]}]}),
+            json!({"items": [{"id": "b", "vals": []}]}),
+        ),
+        (
+            json!({}),
+            json!({"items": [{"id": "b"}]}),
+            json!({"items": [{"id": "b", "vals": ["r", "p"], "$deleteFromPrimitiveList/vals": ["p"]}]}),
+        ),
+        // $setElementOrder in p2 not naming p1's elements.
+        (
+            json!({}),
+            json!({"mounts": [{"id": "b", "$retainKeys": ["id", "w"]}]}),
+            json!({"mounts": [{"id": "a", "vals": [], "$retainKeys": ["id", "vals"]}], "$setElementOrder/mounts": [{"id": "a"}]}),
+        ),
+        // $retainKeys at object level in both.
+        (
+            json!({"source": {"type": "Git", "git": {"url": "g1"}, "note": "n"}}),
+            json!({"source": {"$retainKeys": ["type", "http"], "http": {"url": "h1"}}}),
+            json!({"source": {"$retainKeys": ["http", "note"], "note": "n"}}),
+        ),
+    ];
+    for (d, p1, p2) in cases {
+        if let Err(e) = law(&schema, &d, &p1, &p2, true, false) {
+            panic!("d {d}\n  p1 {p1}\n  p2 {p2}\n  {e}");
+        }
+    }
+}
+
+/// Not expressible as one patch: a primitive merge list set absolutely by p1
+/// (null) and then filled by p2 cannot be replaced by any single patch.
+#[test]
+fn primitive_list_reset_is_unsupported() {
+    let schema = schema();
+    let cursor = schema.cursor("Widget").unwrap();
+    let arena = Arena::new();
+    let p1 = from_serde(&arena, &json!({"tags": null}), 256).unwrap();
+    let p2 = from_serde(&arena, &json!({"tags": ["a"]}), 256).unwrap();
+    let co = CreateOptions {
+        fix_quirks: true,
+        ..CreateOptions::default()
+    };
+    let e = compose(&arena, p1, p2, cursor, &co).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
 }
