@@ -389,3 +389,102 @@ def case3(rng, name):
         if isinstance(ann, dict):
             ann.pop(LAST_APPLIED, None)
     return (None if original is None else go_norm(original)), go_norm(modified), go_norm(current)
+
+
+# ----- conflicts (kubectl apply --overwrite=false) ---------------------------
+
+
+def converge(rng, cur, man, p):
+    """Another writer who set some leaves (scalars, lists) to the manifest's
+    value (same value on both sides: never a conflict)."""
+    if not (isinstance(cur, dict) and isinstance(man, dict)):
+        return
+    for k in list(cur.keys()):
+        if k not in man or k in ("apiVersion", "kind"):
+            continue
+        if isinstance(cur[k], dict):
+            converge(rng, cur[k], man[k], p)
+        elif json.dumps(cur[k], sort_keys=True) != json.dumps(man[k], sort_keys=True) and rng.random() < p:
+            cur[k] = copy.deepcopy(man[k])
+
+
+def atomic_scalar_edits(rng, obj, path=()):
+    """Another writer reordering / duplicating atomic scalar lists (args,
+    command, …): equal-length lists that are the same set do not conflict."""
+    if isinstance(obj, list):
+        for e in obj:
+            atomic_scalar_edits(rng, e, path)
+        return
+    if not isinstance(obj, dict):
+        return
+    for k, v in obj.items():
+        if isinstance(v, list) and v and all(isinstance(x, str) for x in v) \
+                and list_kind(list(path), k)[0] == "atomic" and rng.random() < 0.5:
+            r = rng.random()
+            if r < 0.5:
+                rng.shuffle(v)
+            elif r < 0.8:
+                v[rng.randrange(len(v))] = pick(rng, v)  # a duplicate, same length
+            else:
+                v.reverse()
+        else:
+            atomic_scalar_edits(rng, v, tuple(path) + (k,))
+
+
+def rival(rng, cur, man, rate):
+    """The live object after another writer: random edits of the paths the
+    object already has (the manifest's fields among them), sometimes the
+    manifest's own values, sometimes only reorders of atomic lists."""
+    r = rng.random()
+    if r < 0.08:
+        out = copy.deepcopy(cur)  # no other writer
+    elif r < 0.25:
+        out = copy.deepcopy(cur)
+        atomic_scalar_edits(rng, out)
+    else:
+        out = mutate_obj(rng, cur, [], rate)
+        if rng.random() < 0.3:
+            atomic_scalar_edits(rng, out)
+    if rng.random() < 0.4:
+        converge(rng, out, man, pick(rng, [0.3, 0.6, 1.0]))
+    out["metadata"]["name"] = cur["metadata"]["name"]
+    out["metadata"]["namespace"] = "default"
+    return out
+
+
+def case3c(rng, name):
+    """A `kubectl apply --overwrite=false` case: (scenario, original,
+    manifest, current). Scenarios:
+
+    * reapply: the live object's last-applied annotation is exactly what
+      kubectl writes for the manifest (so the annotation is not in the patch)
+      and original is that configuration; current diverged (another writer,
+      or an older configuration). The only scenario where the patch's fields
+      other than the annotation decide.
+    * first: never applied (no annotation): changed = all of current.
+    * changed: the manifest changed since the last apply: the new
+      annotation itself conflicts with the old one (always a conflict unless
+      an error comes first).
+    Original is None for first and reapply (the runner fills reapply in)."""
+    r = rng.random()
+    scen = "reapply" if r < 0.5 else "first" if r < 0.8 else "changed"
+    o = base_object(rng, name)
+    if rng.random() < 0.3:
+        o["metadata"]["annotations"] = {**(o["metadata"].get("annotations") or {})}
+    m = mutate_obj(rng, o, [], pick(rng, [0.05, 0.2, 0.35]))
+    if scen == "reapply":
+        # Current from the old configuration or from the manifest itself.
+        src = o if rng.random() < 0.5 else m
+        cur = rival(rng, serverize(rng, src), m, pick(rng, [0.05, 0.15, 0.3]))
+        orig = None
+    elif scen == "first":
+        cur = rival(rng, serverize(rng, o), m, pick(rng, [0.05, 0.15, 0.3]))
+        orig = None
+    else:
+        cur = rival(rng, serverize(rng, o), m, pick(rng, [0.05, 0.15, 0.3]))
+        orig = o
+    for doc in (m, cur):
+        ann = doc["metadata"].get("annotations")
+        if isinstance(ann, dict):
+            ann.pop(LAST_APPLIED, None)
+    return scen, (None if orig is None else go_norm(orig)), go_norm(m), go_norm(cur)

@@ -44,6 +44,7 @@ import fakeapi  # noqa: E402
 import gdgen  # noqa: E402
 
 LA = gdgen.LAST_APPLIED
+CONFLICT_TEXT = "conflicts with changes made from original to current"
 RESOURCE = {
     "Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "Deployment": "deployments",
     "StatefulSet": "statefulsets", "DaemonSet": "daemonsets", "Job": "jobs",
@@ -94,7 +95,8 @@ class Api:
         )
 
     def run_case(self, tag, op, original, modified, current):
-        """Returns (outcome, value, extra) where outcome is ok/err/skip."""
+        """Returns (outcome, value, extra) where outcome is ok/err/skip (and,
+        for create3c, conflict/panic)."""
         live = original if op == "create2" else current
         res = RESOURCE[live["kind"]]
         name = live["metadata"]["name"]
@@ -107,7 +109,8 @@ class Api:
             if op == "create2":
                 r = self.kubectl(["edit", f"{res}/{name}", "--validate=false"], {"KUBE_EDITOR": f"cp {mfile}"})
             else:
-                r = self.kubectl(["apply", "-f", mfile, "--validate=false", "--openapi-patch=false"])
+                extra = ["--overwrite=false"] if op == "create3c" else []
+                r = self.kubectl(["apply", "-f", mfile, "--validate=false", "--openapi-patch=false"] + extra)
             patches = self.req("GET", f"/_patches/{res}/default/{name}")
         finally:
             self.req("DELETE", key)
@@ -118,8 +121,12 @@ class Api:
             if p["contentType"] != "application/strategic-merge-patch+json":
                 return ("skip", "content-type " + p["contentType"], text)
             return ("ok", json.loads(p["body"]), text)
-        if r.returncode == 0 and op == "create3" and "unchanged" in text:
+        if r.returncode == 0 and op in ("create3", "create3c") and "unchanged" in text:
             return ("ok", {}, text)
+        if r.returncode != 0 and CONFLICT_TEXT in text:
+            return ("conflict", text, text)
+        if r.returncode != 0 and "panic:" in text:
+            return ("panic", text, text)
         if r.returncode == 0:
             return ("skip", "no-patch", text)
         return ("err", text, text)
@@ -199,17 +206,68 @@ def ours_batch(smpatch, reqs):
 
 def request(i, op, original, modified, current):
     gvk = f"{modified['apiVersion']}/{modified['kind']}"
-    r = {"id": i, "op": op, "schema": {"builtin": gvk}, "original": original or {}, "modified": modified}
-    if op == "create3":
+    wire = "create3" if op == "create3c" else op
+    r = {"id": i, "op": wire, "schema": {"builtin": gvk}, "original": original or {}, "modified": modified}
+    if wire == "create3":
         r["current"] = current
-        r["overwrite"] = True
+        r["overwrite"] = op != "create3c"
     return r
+
+
+def case_name(op, seed, i):
+    return f"{'e' if op == 'create2' else 'a'}{seed}-{i}"
+
+
+def three_way_inputs(name, scen, o, m, c):
+    """(original, manifest, live) exactly as kubectl sees them. `reapply`:
+    the live annotation is the text kubectl writes for this manifest and
+    original is its parse."""
+    m = json.loads(json.dumps(m))
+    c = json.loads(json.dumps(c))
+    m["metadata"]["name"] = c["metadata"]["name"] = name
+    if scen == "reapply":
+        m2 = json.loads(json.dumps(m))
+        m2["metadata"]["namespace"] = "default"
+        text = full_modified(m2)["metadata"]["annotations"][LA]
+        o = json.loads(text)
+        ann = c["metadata"].get("annotations")
+        ann = dict(ann) if isinstance(ann, dict) else {}
+        ann[LA] = text
+        c["metadata"]["annotations"] = ann
+        return o, m, c
+    return o, m, with_annotation(c, o)
+
+
+def classify_pair(t, us):
+    """Outcome class of one (kubectl, ours) pair (before the dup/nondet checks)."""
+    if t[0] == "skip":
+        return "skip-" + t[1].split()[0]
+    if t[0] == "err" and ("unable to decode" in t[1] or "no valid changes were saved" in t[1]):
+        return "skip-kubectl-decode"  # kubectl rejected a document before diffing
+    if t[0] == "panic":
+        # Q18: the reference indexes past a de-duplicated right list.
+        return "go-panic" + ("" if us[0] == "err" and us[1]["kind"] == "conflict" else "-OURS-NOT-CONFLICT")
+    if t[0] == "conflict":
+        if us[0] == "err" and us[1]["kind"] == "conflict":
+            return "both-conflict"
+        return "CONFLICT-ONLY-GO"
+    if us[0] == "err" and us[1]["kind"] == "conflict":
+        return "CONFLICT-ONLY-OURS"
+    if t[0] == "err" and us[0] == "err":
+        return "both-error"
+    if t[0] == "ok" and us[0] == "ok":
+        return "agree" if norm(t[1]) == norm(us[1]) else "MISMATCH"
+    if t[0] == "err":
+        return "ERR-ONLY-GO"
+    return "ERR-ONLY-OURS"
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n2", type=int, default=300)
     ap.add_argument("--n3", type=int, default=300)
+    ap.add_argument("--n3c", type=int, default=0, help="kubectl apply --overwrite=false cases (create3c)")
+    ap.add_argument("--napply", type=int, default=0, help="`smpatch apply` CLI end-to-end cases")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--smpatch", default="/work/target-godiff/release/smpatch")
@@ -224,31 +282,47 @@ def main():
     _srv, port = fakeapi.serve()
     api = Api(port, workdir)
 
-    cases = []  # (op, original, modified(manifest for create3), current)
+    cases = []  # (op, original, modified(manifest for create3*), current, scenario)
+    apply_cases = []
     if args.replay:
         for line in open(args.replay):
             c = json.loads(line)
-            cases.append((c["op"], c["original"], c.get("manifest", c["modified"]), c.get("current_plain")))
+            if c["op"] == "cli-apply":
+                apply_cases.append((c["original"], c["manifest"], c["current_plain"]))
+                continue
+            cases.append((c["op"], c["original"], c.get("manifest", c["modified"]), c.get("current_plain"),
+                          c.get("scenario")))
     else:
         for i in range(args.n2):
             rng = random.Random(args.seed * 1_000_003 + i)
             o, m = gdgen.case2(rng, f"e{args.seed}-{i}")
-            cases.append(("create2", o, m, None))
+            cases.append(("create2", o, m, None, None))
         for i in range(args.n3):
             rng = random.Random(args.seed * 1_000_003 + 500_000 + i)
             o, m, c = gdgen.case3(rng, f"a{args.seed}-{i}")
-            cases.append(("create3", o, m, c))
+            cases.append(("create3", o, m, c, None))
+        for i in range(args.n3c):
+            rng = random.Random(args.seed * 1_000_003 + 700_000 + i)
+            scen, o, m, c = gdgen.case3c(rng, f"a{args.seed}-{i}")
+            cases.append(("create3c", o, m, c, scen))
+        for i in range(args.napply):
+            rng = random.Random(args.seed * 1_000_003 + 800_000 + i)
+            o, m, c = gdgen.case3(rng, f"p{args.seed}-{i}")
+            r = rng.random()
+            if r < 0.5:
+                m["metadata"].pop("namespace", None)  # kubectl fills in the context's namespace
+            elif r < 0.55:
+                m["metadata"]["annotations"] = gdgen.pick(rng, [None, {"n": 1, "s": "x"}, {"t": True}, "x"])
+            apply_cases.append((o, m, c))
 
     def go(ic):
-        i, (op, o, m, c) = ic
-        if op == "create3":
-            m = json.loads(json.dumps(m))
-            m["metadata"]["name"] = c["metadata"]["name"] = f"a{args.seed}-{i}"
-            cur = with_annotation(c, o)
-            return api.run_case(i, op, o, m, cur)
+        i, (op, o, m, c, scen) = ic
+        if op in ("create3", "create3c"):
+            o2, m2, cur = three_way_inputs(case_name(op, args.seed, i), scen, o, m, c)
+            return api.run_case(i, op, o2, m2, cur)
         o = json.loads(json.dumps(o))
         m = json.loads(json.dumps(m))
-        o["metadata"]["name"] = m["metadata"]["name"] = f"e{args.seed}-{i}"
+        o["metadata"]["name"] = m["metadata"]["name"] = case_name(op, args.seed, i)
         return api.run_case(i, op, o, m, None)
 
     with cf.ThreadPoolExecutor(args.jobs) as ex:
@@ -257,17 +331,15 @@ def main():
     # Our side, with exactly kubectl's inputs.
     reqs, inputs = [], []
     annot_mismatch = 0
-    for i, ((op, o, m, c), t) in enumerate(zip(cases, theirs)):
+    for i, ((op, o, m, c, scen), t) in enumerate(zip(cases, theirs)):
         if op == "create2":
             o2 = json.loads(json.dumps(o))
             m2 = json.loads(json.dumps(m))
-            o2["metadata"]["name"] = m2["metadata"]["name"] = f"e{args.seed}-{i}"
+            o2["metadata"]["name"] = m2["metadata"]["name"] = case_name(op, args.seed, i)
             inputs.append((o2, m2, None))
             reqs.append(request(i, op, o2, m2, None))
         else:
-            m2 = json.loads(json.dumps(m))
-            c2 = json.loads(json.dumps(c))
-            m2["metadata"]["name"] = c2["metadata"]["name"] = f"a{args.seed}-{i}"
+            o2, m2, cur = three_way_inputs(case_name(op, args.seed, i), scen, o, m, c)
             m2.setdefault("metadata", {})["namespace"] = "default"
             full = full_modified(m2)
             if t[0] == "ok":
@@ -278,66 +350,144 @@ def main():
                     with open(os.path.join(args.out, "annotation-diffs.jsonl"), "a") as f:
                         f.write(json.dumps({"i": i, "kubectl": sent, "ours": full["metadata"]["annotations"][LA]}) + "\n")
                     full["metadata"]["annotations"][LA] = sent
-            cur = with_annotation(c2, o)
-            inputs.append((o, full, cur))
-            reqs.append(request(i, op, o, full, cur))
-    ours = ours_batch(args.smpatch, reqs)
+            inputs.append((o2, full, cur))
+            reqs.append(request(i, op, o2, full, cur))
+    ours = ours_batch(args.smpatch, reqs) if reqs else {}
 
     tally = collections.Counter()
     mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
     errpairs = collections.Counter()
     feats = collections.Counter()
-    for i, ((op, o, m, c), t) in enumerate(zip(cases, theirs)):
+    for i, ((op, o, m, c, scen), t) in enumerate(zip(cases, theirs)):
         us = ours.get(i, ("err", {"kind": "no_response"}))
         oo, mm, cc = inputs[i]
-        cls = None
-        if t[0] == "skip":
-            cls = "skip-" + t[1].split()[0]
-        elif t[0] == "err" and ("unable to decode" in t[1] or "no valid changes were saved" in t[1]):
-            cls = "skip-kubectl-decode"  # kubectl rejected a document before diffing
-        elif t[0] == "err" and us[0] == "err":
-            cls = "both-error"
+        cls = classify_pair(t, us)
+        if cls == "both-error":
             first = t[1].splitlines()[-1][:70] if t[1] else ""
             errpairs[(op, us[1]["kind"], first)] += 1
-        elif t[0] == "ok" and us[0] == "ok":
-            if norm(t[1]) == norm(us[1]):
-                cls = "agree"
-            elif keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc)):
-                cls = "dup-keys"
-            else:
-                cls = "MISMATCH"
-                for _ in range(2):
-                    t2 = go((i, cases[i]))
-                    if t2[0] == "ok" and norm(t2[1]) == norm(us[1]):
-                        cls = "nondet"
-                        break
-        elif t[0] == "err":
-            cls = "ERR-ONLY-GO"
-        else:
-            cls = "ERR-ONLY-OURS"
+        if cls == "MISMATCH" and (keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc))):
+            cls = "dup-keys"
+        if cls in ("MISMATCH", "CONFLICT-ONLY-GO", "CONFLICT-ONLY-OURS", "ERR-ONLY-GO", "ERR-ONLY-OURS") \
+                and op == "create3c":
+            # Go iterates maps in random order: the first conflict or error wins.
+            for _ in range(4):
+                t2 = go((i, cases[i]))
+                if classify_pair(t2, us) in ("agree", "both-conflict", "both-error"):
+                    cls = "nondet"
+                    break
+        elif cls == "MISMATCH":
+            for _ in range(2):
+                t2 = go((i, cases[i]))
+                if t2[0] == "ok" and norm(t2[1]) == norm(us[1]):
+                    cls = "nondet"
+                    break
         tally[(op, cls)] += 1
+        if scen:
+            tally[(op, f"[{scen}] {cls}")] += 1
         if cls == "agree" and (keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc))):
             tally[(op, "(agree with duplicate keys)")] += 1
         if t[0] == "ok":
             for f in features(t[1]):
                 feats[(op, f)] += 1
-        if cls not in ("agree", "both-error") and not cls.startswith("skip"):
+        if cls not in ("agree", "both-error", "both-conflict") and not cls.startswith("skip"):
             mism.write(json.dumps({
-                "i": i, "op": op, "class": cls, "original": oo, "modified": mm, "current": cc,
-                "manifest": m, "current_plain": c, "go": t[:2], "ours": us, "kubectl_output": t[2][-2000:],
+                "i": i, "op": op, "class": cls, "scenario": scen, "original": oo, "modified": mm, "current": cc,
+                "manifest": m, "current_plain": c, "original_plain": o, "go": t[:2], "ours": us,
+                "kubectl_output": t[2][-2000:],
             }) + "\n")
         elif cls.startswith("skip"):
             with open(os.path.join(args.out, "skips.jsonl"), "a") as f:
                 f.write(json.dumps({"i": i, "op": op, "why": t[1], "out": t[2][-1000:]}) + "\n")
+
+    if apply_cases:
+        with cf.ThreadPoolExecutor(args.jobs) as ex:
+            res = list(ex.map(lambda ic: cli_apply_case(api, args, *ic), enumerate(apply_cases)))
+        for i, ((o, m, c), (cls, detail)) in enumerate(zip(apply_cases, res)):
+            tally[("cli-apply", cls)] += 1
+            if cls != "agree" and not cls.startswith("skip"):
+                mism.write(json.dumps({"i": i, "op": "cli-apply", "class": cls, "original": o, "manifest": m,
+                                       "modified": m, "current_plain": c, "detail": detail}) + "\n")
     mism.close()
     print(f"annotation reconstructions corrected from the PATCH: {annot_mismatch}")
-    for op in ("create2", "create3"):
-        print(op, json.dumps({k[1]: v for k, v in sorted(tally.items()) if k[0] == op}))
-    for op in ("create2", "create3"):
-        print(op, "Go patches containing:", json.dumps({k[1]: v for k, v in sorted(feats.items()) if k[0] == op}))
+    for op in ("create2", "create3", "create3c", "cli-apply"):
+        row = {k[1]: v for k, v in sorted(tally.items()) if k[0] == op}
+        if row:
+            print(op, json.dumps(row))
+    for op in ("create2", "create3", "create3c"):
+        row = {k[1]: v for k, v in sorted(feats.items()) if k[0] == op}
+        if row:
+            print(op, "Go patches containing:", json.dumps(row))
     print("both-error pairs (op, our kind, kubectl message):")
     for (op, kind, msg), n in sorted(errpairs.items(), key=lambda x: -x[1])[:30]:
         print(f"  {n:5d} {op} {kind:28} {msg}")
+
+
+def run_cli(smpatch, args):
+    r = subprocess.run([smpatch] + args, capture_output=True, text=True)
+    if r.returncode != 0:
+        return ("err", r.stderr.strip())
+    return ("ok", json.loads(r.stdout))
+
+
+def cli_apply_case(api, args, i, case):
+    """`smpatch apply` end to end against `kubectl apply` (overwrite=true) and
+    `kubectl patch --local --type strategic` of kubectl's PATCH onto the live
+    object. Returns (class, detail)."""
+    o, m, c = case
+    name = f"p{args.seed}-{i}"
+    o2, m2, cur = three_way_inputs(name, None, o, m, c)
+    t = api.run_case(f"p{i}", "create3", o2, m2, cur)
+    if t[0] == "skip":
+        return ("skip-" + t[1].split()[0], None)
+    if t[0] == "err" and "unable to decode" in t[1]:
+        return ("skip-kubectl-decode", None)
+    d = tempfile.mkdtemp(dir=api.workdir)
+    mf, lf, pf = (os.path.join(d, x) for x in ("manifest.json", "live.json", "patch.json"))
+    with open(mf, "w") as f:
+        json.dump(m2, f)
+    with open(lf, "w") as f:
+        json.dump(cur, f)
+    ours_obj = run_cli(args.smpatch, ["apply", "-f", mf, "--live", lf, "-o", "json"])
+    ours_patch = run_cli(args.smpatch, ["apply", "-f", mf, "--live", lf, "--show-patch", "-o", "json"])
+    detail = {"kubectl": t[:2], "ours_object": ours_obj, "ours_patch": ours_patch}
+    if t[0] == "err":
+        return ("both-error" if ours_obj[0] == "err" else "ERR-ONLY-GO", detail)
+    if ours_obj[0] == "err" or ours_patch[0] == "err":
+        return ("ERR-ONLY-OURS", detail)
+    gp = t[1]
+    # (c) kubectl's PATCH applied to the live object by kubectl itself.
+    res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json"])
+    if res.returncode != 0:
+        detail["kubectl_patch"] = res.stderr[-1000:]
+        return ("skip-kubectl-patch-local", detail)
+    go_obj = json.loads(res.stdout)
+    detail["kubectl_object"] = go_obj
+    # (a) the annotation text.
+    sent = ((gp.get("metadata") or {}).get("annotations") or {}).get(LA) \
+        if isinstance(gp.get("metadata"), dict) and isinstance(gp["metadata"].get("annotations"), dict) else None
+    if sent is None:
+        sent = cur["metadata"]["annotations"].get(LA) if isinstance(cur["metadata"].get("annotations"), dict) else None
+    mine = ((ours_obj[1].get("metadata") or {}).get("annotations") or {}).get(LA)
+    bad = []
+    if mine != sent:
+        bad.append("annotation")
+    if norm(ours_patch[1]) != norm(gp):
+        bad.append("patch")
+    if norm(ours_obj[1]) != norm(go_obj):
+        bad.append("object")
+    if bad == ["object"] and norm(drop_nulls(ours_obj[1])) == norm(drop_nulls(go_obj)):
+        # Q6 (docs/DIVERGENCES.md): the reference appends new keyed-list
+        # elements as sent, nulls included; smpatch cleans them.
+        return ("q6-new-element-nulls", detail)
+    return (("MISMATCH-" + "+".join(bad)) if bad else "agree", detail)
+
+
+def drop_nulls(v):
+    if isinstance(v, dict):
+        return {k: drop_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [drop_nulls(x) for x in v]
+    return v
 
 
 if __name__ == "__main__":

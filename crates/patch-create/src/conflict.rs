@@ -1,12 +1,13 @@
 //! Conflict detection of spec §4.7 (`MergingMapsHaveConflicts`).
 
 use crate::diff::{element_kind, lookup_error, lookup_list, lookup_object, too_deep, Index};
+use crate::gosort::go_sort;
 use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
 use crate::path::Seg;
 use rustc_hash::FxHashMap;
 use smpatch_patch_apply::{Error, ErrorKind};
 use smpatch_schema::{Cursor, Strategy};
-use smpatch_value::{render, Kind, Value};
+use smpatch_value::{render, Arena, Kind, Member, Value};
 use std::borrow::Cow;
 
 /// How the parent describes the value being compared.
@@ -29,6 +30,87 @@ pub(crate) struct Checker {
     pub(crate) collect_all: bool,
     /// Conflicting locations (JSON pointers into the left side).
     pub(crate) found: Vec<String>,
+    /// Left-side atomic scalar lists as the reference leaves them after the
+    /// check (unless `fix_quirks`): its `deduplicateAndSortScalars` works in
+    /// place on the patch's own list, so a three-way patch without conflicts
+    /// is sent with those lists de-duplicated and sorted (tail elements left
+    /// over). Each entry: the list's location and, per slot, the index of
+    /// the original element now there.
+    pub(crate) rewrites: Vec<Rewrite>,
+}
+
+/// One step of a location inside the left document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A left-side list to replace: location, then source index per slot.
+pub(crate) type Rewrite = (Vec<Step>, Vec<usize>);
+
+fn steps(path: &Seg<'_>) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut cur = path;
+    loop {
+        match cur {
+            Seg::Root => break,
+            Seg::Key(parent, k) => {
+                out.push(Step::Key((*k).to_owned()));
+                cur = parent;
+            }
+            Seg::Index(parent, i) => {
+                out.push(Step::Index(*i));
+                cur = parent;
+            }
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// `v` with the lists named by `rewrites` rearranged (see
+/// [`Checker::rewrites`]).
+pub(crate) fn apply_rewrites<'a>(
+    arena: &'a Arena,
+    v: Value<'a>,
+    rewrites: &[Rewrite],
+) -> Value<'a> {
+    rewrites
+        .iter()
+        .fold(v, |v, (at, idx)| replace_at(arena, v, at, idx))
+}
+
+fn replace_at<'a>(arena: &'a Arena, v: Value<'a>, at: &[Step], idx: &[usize]) -> Value<'a> {
+    match (at.split_first(), v) {
+        (None, Value::Array(items)) => {
+            let out: Vec<Value<'a>> = idx.iter().filter_map(|&i| items.get(i).copied()).collect();
+            Value::array_from(arena, &out)
+        }
+        (Some((Step::Key(k), rest)), Value::Object(o)) => {
+            let members: Vec<Member<'a>> = o
+                .members()
+                .iter()
+                .map(|m| {
+                    if m.key == k {
+                        Member {
+                            key: m.key,
+                            value: replace_at(arena, m.value, rest, idx),
+                        }
+                    } else {
+                        *m
+                    }
+                })
+                .collect();
+            Value::object_from_members(arena, &members)
+        }
+        (Some((Step::Index(i), rest)), Value::Array(items)) if *i < items.len() => {
+            let mut out = items.to_vec();
+            out[*i] = replace_at(arena, items[*i], rest, idx);
+            Value::array_from(arena, &out)
+        }
+        _ => v,
+    }
 }
 
 /// At most this many locations are collected for a message.
@@ -240,15 +322,23 @@ impl Checker {
             return Ok(self.conflict(path));
         }
         if kind != Kind::Object {
-            let ld = dedup_sorted(l);
-            let rd = dedup_sorted(r);
-            // Q18: the reference compares over the left length only and
-            // crashes when the right side is shorter; a shorter right side
-            // means the sets differ, which is the fixed answer.
-            let differs = if self.fix_quirks || rd.len() < ld.len() {
+            let differs = if self.fix_quirks {
+                // Compared as sets.
+                let ld = dedup_sorted(l);
+                let rd = dedup_sorted(r);
                 ld.len() != rd.len() || ld.iter().zip(&rd).any(|(a, b)| !a.deep_eq(b))
             } else {
-                ld.iter().zip(&rd).any(|(a, b)| !a.deep_eq(b))
+                let (lb, lk) = go_dedup_sort(l);
+                let (rb, rk) = go_dedup_sort(r);
+                // The reference works on the patch's own list.
+                self.rewrites.push((steps(path), lb.clone()));
+                // Q18: compared over the left length only; a shorter right
+                // side crashes the reference, and means the sets differ.
+                rk < lk
+                    || lb[..lk]
+                        .iter()
+                        .zip(&rb[..rk])
+                        .any(|(&a, &b)| !l[a].deep_eq(&r[b]))
             };
             return Ok(if differs { self.conflict(path) } else { false });
         }
@@ -290,7 +380,34 @@ fn by_key<'a>(
     Ok(out)
 }
 
-/// De-duplicated and sorted by rendering (`deduplicateAndSortScalars`).
+/// The reference's in-place `deduplicateAndSortScalars` on `l`: returns the
+/// whole backing array afterwards (as indices into `l`) and the length of
+/// its de-duplicated, sorted prefix. `deduplicateScalars` moves the last
+/// element into each duplicate's slot (Go `==`: same kind and value, so `1`,
+/// `1.0` and `"1"` are distinct), then `sort.Sort` orders the prefix by `%v`
+/// rendering with the `<=` comparator.
+fn go_dedup_sort(l: &[Value<'_>]) -> (Vec<usize>, usize) {
+    let mut s: Vec<usize> = (0..l.len()).collect();
+    let mut len = l.len();
+    let mut i = 0;
+    while i + 1 < len {
+        let mut j = i + 1;
+        while j < len {
+            if l[s[i]].deep_eq(&l[s[j]]) {
+                s[j] = s[len - 1];
+                len -= 1;
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    let texts: Vec<Cow<'_, str>> = l.iter().map(render).collect();
+    go_sort(&mut s[..len], |&a, &b| texts[a] <= texts[b]);
+    (s, len)
+}
+
+/// De-duplicated and sorted by rendering (set comparison with `fix_quirks`).
 fn dedup_sorted<'a>(l: &[Value<'a>]) -> Vec<Value<'a>> {
     let mut t: Vec<(Cow<'a, str>, Value<'a>)> = l.iter().map(|v| (render(v), *v)).collect();
     t.sort_by(|a, b| a.0.cmp(&b.0));

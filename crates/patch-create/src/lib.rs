@@ -217,7 +217,11 @@ pub fn create_two_way<'a>(
 /// `current` has are left alone. With `overwrite` false, a patch that touches
 /// a path changed from `original` to `current` differently fails with
 /// [`ErrorKind::Conflict`], naming the conflicting locations (JSON pointers
-/// into the patch). The returned patch is the same either way.
+/// into the patch). The returned patch is the same either way, except that
+/// by default (not `fix_quirks`) a patch checked without conflict carries the
+/// reference's in-place de-duplication and sort of the atomic scalar lists
+/// both change sets hold with equal lengths (`args: [b, a]` is sent as
+/// `[a, b]`; `[a, a, b]` as `[a, b, b]`).
 ///
 /// The options' `ignore_*` flags do not apply here (the three-way diff sets
 /// them itself).
@@ -290,6 +294,7 @@ pub fn create_three_way<'a>(
             max_depth: opts.depth_limit(),
             collect_all: true,
             found: Vec::new(),
+            rewrites: Vec::new(),
         };
         if checker.check(patch, changed, cursor)? {
             let first = checker.found.first().cloned().unwrap_or_default();
@@ -314,6 +319,11 @@ pub fn create_three_way<'a>(
                     summary(&changed)
                 ),
             ));
+        }
+        if !checker.rewrites.is_empty() {
+            // The reference's check sorts the patch's atomic scalar lists in
+            // place (see `conflict::Checker::rewrites`).
+            return Ok(conflict::apply_rewrites(arena, patch, &checker.rewrites));
         }
     }
     Ok(patch)
@@ -351,6 +361,7 @@ pub fn conflicts(
         max_depth: opts.depth_limit(),
         collect_all: false,
         found: Vec::new(),
+        rewrites: Vec::new(),
     };
     checker.check(l, r, cursor)
 }

@@ -549,8 +549,10 @@ fn with_member<'a>(
     Value::object_from_members(arena, &members)
 }
 
-/// `doc` with `metadata.annotations[LAST_APPLIED]` set to `value` or removed
-/// (an absent annotations map becomes `{}`, as kubectl does).
+/// `doc` with `metadata.annotations[LAST_APPLIED]` set to `value` or removed.
+/// Like kubectl (`GetModifiedConfiguration` through `Unstructured`'s
+/// `GetAnnotations`), annotations that are absent, not an object, or hold a
+/// value that is not a string become `{}` before that.
 fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a>>) -> Value<'a> {
     let root = doc.as_object().unwrap_or_default();
     let meta = root
@@ -560,10 +562,56 @@ fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a
     let annotations = meta
         .get("annotations")
         .and_then(|a| a.as_object())
+        .filter(|a| a.members().iter().all(|m| m.value.as_str().is_some()))
         .unwrap_or_default();
     let annotations = with_member(arena, annotations, LAST_APPLIED, value);
     let meta = with_member(arena, meta, "annotations", Some(annotations));
     with_member(arena, root, "metadata", Some(meta))
+}
+
+/// The live object `manifest` is applied to. A manifest without a namespace
+/// takes the one kubectl would use: the matching live object's (`default`
+/// preferred when several namespaces hold it).
+fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> {
+    let key = object_key(&manifest);
+    if let Some(l) = lives.iter().find(|l| object_key(l) == key) {
+        return Some(*l);
+    }
+    if !key.2.is_empty() {
+        return None;
+    }
+    let same = |l: &&Value<'a>| {
+        let k = object_key(l);
+        (&k.0, &k.1, &k.3) == (&key.0, &key.1, &key.3)
+    };
+    lives
+        .iter()
+        .filter(same)
+        .find(|l| object_key(l).2 == "default")
+        .or_else(|| lives.iter().find(same))
+        .copied()
+}
+
+/// `manifest` with `metadata.namespace` set to the live object's when it has
+/// none (kubectl sets the namespace it applies to before computing the
+/// last-applied configuration).
+fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a>) -> Value<'a> {
+    let meta = manifest.get("metadata").and_then(|m| m.as_object());
+    let has_ns = meta
+        .and_then(|m| m.get("namespace"))
+        .and_then(|n| n.as_str())
+        .is_some_and(|n| !n.is_empty());
+    let live_ns = live
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .filter(|n| n.as_str().is_some_and(|n| !n.is_empty()));
+    match (meta, has_ns, live_ns, manifest.as_object()) {
+        (Some(meta), false, Some(ns), Some(root)) => {
+            let meta = with_member(arena, meta, "namespace", Some(ns));
+            with_member(arena, root, "metadata", Some(meta))
+        }
+        _ => manifest,
+    }
 }
 
 fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
@@ -577,12 +625,8 @@ fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
     let opts = CreateOptions::default();
     let mut out = String::new();
     for (i, manifest) in manifests.iter().enumerate() {
-        let key = object_key(manifest);
-        let live = lives
-            .iter()
-            .find(|l| object_key(l) == key)
-            .copied()
-            .unwrap_or_else(Value::empty_object);
+        let live = find_live(&lives, *manifest).unwrap_or_else(Value::empty_object);
+        let manifest = &with_live_namespace(&arena, *manifest, live);
         let original = match live
             .get("metadata")
             .and_then(|m| m.get("annotations"))

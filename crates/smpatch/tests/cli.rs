@@ -211,6 +211,25 @@ fn apply_offline() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("[conflict]"));
 }
 
+/// A manifest without a namespace is applied to the live object's namespace
+/// and the last-applied configuration records it, as kubectl stores it
+/// (annotation text checked byte for byte against kubectl v1.32 with
+/// `tasks/go-differential`).
+#[test]
+fn apply_takes_the_live_namespace() {
+    check(
+        &[
+            "apply",
+            "-f",
+            "testdata/cli/apply-namespace-manifest.yaml",
+            "--live",
+            "testdata/cli/apply-namespace-live.yaml",
+        ],
+        0,
+        "apply-namespace.json",
+    );
+}
+
 #[test]
 fn apply_sets_last_applied_as_kubectl_does() {
     let out = smpatch()
