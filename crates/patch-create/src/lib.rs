@@ -366,17 +366,34 @@ pub fn conflicts(
     checker.check(l, r, cursor)
 }
 
-/// One patch equivalent to applying `p1` then `p2` (spec §3.15), for patches
-/// that do not conflict (check with [`conflicts`]).
+/// One patch equivalent to applying `p1` then `p2` (spec §3.15):
+/// `apply(x, compose(p1, p2)) == apply(apply(x, p1), p2)` for every `x`
+/// both applies accept, up to the order of merge lists.
 ///
-/// Unlike the reference's composition (used inside [`create_three_way`]),
-/// `$patch` directives are carried through (the fix of Q32): a delete or
-/// replace in `p2` supersedes what `p1` did to that element or object, and
-/// directives in `p1` survive unless `p2` supersedes them.
+/// Unlike the reference's composition (used inside [`create_three_way`],
+/// Q21), directives are composed at every depth, inside paired keyed-list
+/// elements too (the fix of Q32). Where `p1` sets a field outright (null,
+/// `$patch: replace` or `delete`, dropped by `$retainKeys`, a replace list)
+/// and `p2` then changes it, the result is written as a replacement
+/// (`$retainKeys` objects, `{"$patch": "replace"}` lists).
+///
+/// ```
+/// use smpatch_patch_create::{compose, CreateOptions};
+/// use smpatch_schema::Cursor;
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let p = |s: &'static str| parse_json(&arena, s.as_bytes(), &ParseOptions::default()).unwrap();
+/// let c = compose(&arena, p(r#"{"a":{"b":1}}"#), p(r#"{"a":{"c":2},"d":null}"#),
+///     Cursor::UNKNOWN, &CreateOptions::default()).unwrap();
+/// assert_eq!(to_json_string(&c), r#"{"a":{"b":1,"c":2},"d":null}"#);
+/// ```
 ///
 /// # Errors
-/// [`ErrorKind::InvalidDocument`] for non-object patches, and the
-/// composition errors of apply's COMPOSE mode ([`ErrorKind::ComposeMismatch`],
+/// [`ErrorKind::InvalidDocument`] for non-object patches;
+/// [`ErrorKind::Unsupported`] naming the field where no single patch
+/// exists (a primitive merge list reset by `p1` and filled by `p2`; without
+/// `fix_quirks`, an object replaced or deleted by `p1` and then changed,
+/// Q8); the list and schema errors of apply ([`ErrorKind::ComposeMismatch`],
 /// [`ErrorKind::InvalidSetElementOrder`], …).
 pub fn compose<'a>(
     arena: &'a Arena,
