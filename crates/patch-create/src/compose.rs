@@ -59,9 +59,10 @@ fn directive_of<'a>(v: &Value<'a>) -> Option<&'a str> {
 ///   `$patch: replace` element);
 /// * both merging: objects recurse, keyed lists pair elements by merge key
 ///   and compose paired elements the same way (a `p2` delete wins, a `p1`
-///   delete followed by a `p2` element becomes that element written as a
-///   replacement), primitive merge lists compose their additions and
-///   deletion lists;
+///   delete followed by a `p2` element keeps both: the delete, then the
+///   element appended anew), primitive merge lists compose their additions
+///   and deletion lists (without `fix_quirks`, an order list over a composed
+///   list left empty is dropped, Q20);
 /// * `$retainKeys`: the composed list keeps the fields both patches keep,
 ///   plus the fields `p2` sets.
 ///
@@ -399,9 +400,14 @@ impl<'a> Composer<'a, '_> {
             let v = match (directive_of(&e1), directive_of(e2)) {
                 (_, Some(_)) => *e2,
                 (Some(_), None) => {
-                    // p1 deleted the element; p2 adds it anew.
-                    let c = self.apply_on(Value::empty_object(), *e2, elem)?;
-                    self.encode_object(c, elem, depth + 1)?
+                    // p1 deleted the element; p2 then appends it as a new
+                    // element (cleaned, its directives not executed). The
+                    // same list does both: its delete elements run first,
+                    // then `e2` finds no match and is appended the same way;
+                    // inserted where the document lacks the list, the delete
+                    // is stripped and `e2` cleaned alike.
+                    list.push(e1);
+                    *e2
                 }
                 (None, None) => self.object(e1, *e2, elem, depth + 1)?,
             };
@@ -446,12 +452,24 @@ impl<'a> Composer<'a, '_> {
             };
             list.sort_by_key(pos);
         }
+        let order = self.without_q20(order, list.is_empty());
         Ok(Side {
             val: Some(Value::array_from(self.arena, &list)),
             val_key: Some(f),
             order,
             del: s2.del.or(s1.del),
         })
+    }
+
+    /// Q20 (without `fix_quirks`): `$setElementOrder/<f>` with an empty
+    /// patch list fails wherever the document's list is absent or empty,
+    /// although the sequential applies may succeed there (the first patch
+    /// filled the list, the second emptied it again). An order list only
+    /// orders the surviving elements, so it is dropped when the composed
+    /// list is empty: the content stays exact, only the order of elements the
+    /// document already had may differ.
+    fn without_q20(&self, order: Option<Member<'a>>, empty: bool) -> Option<Member<'a>> {
+        order.filter(|_| self.opts.fix_quirks || !empty)
     }
 
     /// Primitive merge lists: `(L ∪ v1) ∖ d1`, then `∪ v2 ∖ d2`, is
@@ -506,6 +524,7 @@ impl<'a> Composer<'a, '_> {
         }
         let del_key = s2.del.or(s1.del).map(|m| m.key);
         let val = (s1.val.is_some() || s2.val.is_some()).then(|| Value::array_from(self.arena, &v));
+        let order = self.without_q20(order, val.is_some() && v.is_empty());
         Side {
             val,
             val_key: Some(f),
