@@ -12,6 +12,7 @@ use smpatch_patch_apply::{Error, ErrorKind};
 use smpatch_schema::{Cursor, Field, LookupError, PatchMeta, Strategy};
 use smpatch_value::{render, Arena, Kind, Member, Object, Value};
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 /// Flags of one `diff_objects` run (spec §4.1; `build_retain_keys` is passed
 /// separately because it is decided per object).
@@ -189,11 +190,45 @@ pub(crate) struct Differ<'a> {
     pub(crate) fix_quirks: bool,
     pub(crate) compound_keys: bool,
     pub(crate) max_depth: usize,
+    /// Reused member buffers (one per nesting level in use), so building an
+    /// object costs no heap allocation once the pool is warm.
+    pub(crate) scratch: RefCell<Vec<Vec<Member<'a>>>>,
+}
+
+/// Equality of two values (`Value::deep_eq`), without its heap-allocated
+/// work stack when both are scalars.
+fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x.same_value(y),
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => a.deep_eq(b),
+        _ => false,
+    }
+}
+
+/// True when a list entry of a patch is a `$patch: delete` element.
+fn is_delete(v: &Value<'_>) -> bool {
+    v.get("$patch").and_then(|p| p.as_str()) == Some("delete")
 }
 
 impl<'a> Differ<'a> {
     fn alloc_object(&self, members: &[Member<'a>]) -> Object<'a> {
         Object::from_members(self.arena.alloc_slice_copy(members))
+    }
+
+    /// An empty member buffer from the pool.
+    fn take_scratch(&self) -> Vec<Member<'a>> {
+        self.scratch.borrow_mut().pop().unwrap_or_default()
+    }
+
+    /// The members as an arena object; the buffer goes back to the pool.
+    fn finish_object(&self, mut members: Vec<Member<'a>>) -> Object<'a> {
+        let o = self.alloc_object(&members);
+        members.clear();
+        self.scratch.borrow_mut().push(members);
+        o
     }
 
     /// `diff_objects(a, b)` of spec §4.3.
@@ -229,7 +264,7 @@ impl<'a> Differ<'a> {
     ) -> Result<Object<'a>, Error> {
         let ica = flags.ignore_changes_and_additions;
         let a_index = Index::new(a);
-        let mut patch: Vec<Member<'a>> = Vec::new();
+        let mut patch = self.take_scratch();
         let mut retain: Vec<&'a str> = Vec::new();
         for m in b.members() {
             let (k, bv) = (m.key, m.value);
@@ -343,7 +378,7 @@ impl<'a> Differ<'a> {
                     }
                 }
                 _ => {
-                    if !ica && !av.deep_eq(&bv) {
+                    if !ica && !same_value(&av, &bv) {
                         patch.push(Member { key: k, value: bv });
                     }
                 }
@@ -375,7 +410,7 @@ impl<'a> Differ<'a> {
                 value: Value::Array(self.arena.alloc_slice_copy(&list)),
             });
         }
-        Ok(self.alloc_object(&patch))
+        Ok(self.finish_object(patch))
     }
 
     /// `diff_lists(o, m)` of spec §4.4 for a merge list.
@@ -437,7 +472,7 @@ impl<'a> Differ<'a> {
 
     /// A fresh object `{k: elem[k] for each key}` (plus `$patch: delete`).
     fn key_object(&self, elem: Object<'a>, keys: Keys<'_>, delete: bool) -> Value<'a> {
-        let mut members: Vec<Member<'a>> = Vec::new();
+        let mut members = self.take_scratch();
         for k in keys.names() {
             // The element's own (arena) key string, last occurrence wins.
             if let Some(mem) = elem.members().iter().rev().find(|m| m.key == k) {
@@ -450,7 +485,7 @@ impl<'a> Differ<'a> {
                 value: Value::String("delete"),
             });
         }
-        Value::Object(self.alloc_object(&members))
+        Value::Object(self.finish_object(members))
     }
 
     /// §4.4.1: keyed lists.
@@ -466,6 +501,11 @@ impl<'a> Differ<'a> {
         path: &Seg<'_>,
         depth: usize,
     ) -> Result<ListDiff<'a>, Error> {
+        if let Keys::One(key) = keys {
+            if let Some(d) = self.diff_keyed_unique(o, m, elem, key, flags, retain, path, depth) {
+                return d;
+            }
+        }
         let ica = flags.ignore_changes_and_additions;
         // Strict identities (kind-tagged) for ordering and same-order checks.
         let o_ids = self.key_texts(o, keys, true, path)?;
@@ -574,6 +614,157 @@ impl<'a> Differ<'a> {
         })
     }
 
+    /// §4.4.1 for the common case: one merge key, a string in every element,
+    /// no key twice in a list. `None` (decided before any element is diffed)
+    /// when the lists are outside that case: the general path then answers.
+    ///
+    /// With unique keys the general walk pairs equal keys whatever the sort
+    /// order of equal elements, so no sort is needed: changes and additions
+    /// come out in `m` order (their positions are distinct), `$patch: delete`
+    /// entries in key order (the walk's order), as the general path has them.
+    /// A failing element diff gives the error of the first failing pair in
+    /// key order, as the walk does.
+    #[allow(clippy::too_many_arguments)]
+    fn diff_keyed_unique(
+        &self,
+        o: &'a [Value<'a>],
+        m: &'a [Value<'a>],
+        elem: Cursor<'_>,
+        key: &str,
+        flags: DiffFlags,
+        retain: bool,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Option<Result<ListDiff<'a>, Error>> {
+        let ica = flags.ignore_changes_and_additions;
+        let str_key = |v: &Value<'a>| -> Option<(Object<'a>, &'a str)> {
+            let obj = v.as_object()?;
+            Some((obj, obj.get(key)?.as_str()?))
+        };
+        let mut o_keys: Vec<&'a str> = Vec::with_capacity(o.len());
+        for e in o {
+            o_keys.push(str_key(e)?.1);
+        }
+        let mut index: FxHashMap<&'a str, u32> =
+            FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
+        for (i, k) in o_keys.iter().enumerate() {
+            if index.insert(k, i as u32).is_some() {
+                return None;
+            }
+        }
+        // Per element of m: its key and the position of its pair in o.
+        const NONE: u32 = u32::MAX;
+        let mut m_elems: Vec<(Object<'a>, &'a str, u32)> = Vec::with_capacity(m.len());
+        let mut matched = vec![false; o.len()];
+        let mut added: FxHashSet<&'a str> = FxHashSet::default();
+        for e in m {
+            let (obj, k) = str_key(e)?;
+            let oi = match index.get(k) {
+                Some(&oi) => {
+                    if std::mem::replace(&mut matched[oi as usize], true) {
+                        return None;
+                    }
+                    oi
+                }
+                None => {
+                    if !added.insert(k) {
+                        return None;
+                    }
+                    NONE
+                }
+            };
+            m_elems.push((obj, k, oi));
+        }
+        drop(index);
+        drop(added);
+
+        let mut keep: Vec<Value<'a>> = Vec::new();
+        let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
+        // The error of the failing pair with the smallest key, if any.
+        let mut failed: Option<(&'a str, Error)> = None;
+        for (mi, &(me, k, oi)) in m_elems.iter().enumerate() {
+            if let Some((fk, _)) = &failed {
+                if oi == NONE || k >= *fk {
+                    continue;
+                }
+            }
+            if oi == NONE {
+                if !ica {
+                    if is_delete(&m[mi]) {
+                        deletes.push((k, m[mi]));
+                    } else {
+                        keep.push(m[mi]);
+                    }
+                }
+                continue;
+            }
+            let oe = o[oi as usize].as_object().unwrap_or_default();
+            let here = Seg::Index(path, mi);
+            match self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1) {
+                Ok(sub) => {
+                    if !sub.is_empty() {
+                        let sub = self.with_keys(sub, me, Keys::One(key));
+                        if is_delete(&sub) {
+                            deletes.push((k, sub));
+                        } else {
+                            keep.push(sub);
+                        }
+                    }
+                }
+                Err(e) => failed = Some((k, e)),
+            }
+        }
+        if let Some((_, e)) = failed {
+            return Some(Err(e));
+        }
+        if !flags.ignore_deletions {
+            for (oi, &was_matched) in matched.iter().enumerate() {
+                if !was_matched {
+                    if let Some(oe) = o[oi].as_object() {
+                        deletes.push((o_keys[oi], self.key_object(oe, Keys::One(key), true)));
+                    }
+                }
+            }
+        }
+        deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        let n_add = keep.len() + deletes.len();
+        keep.extend(deletes.into_iter().map(|(_, v)| v));
+        let add = keep;
+
+        let same_order = o.len() == m.len() && o_keys.iter().zip(&m_elems).all(|(x, y)| *x == y.1);
+        let emit_order = flags.set_element_order
+            && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
+        let order = if emit_order && !m.is_empty() {
+            // One member `{key: value}` per element (the last `key` member).
+            let members = self
+                .arena
+                .alloc_slice_fill_iter(m_elems.iter().map(|(me, _, _)| {
+                    me.members()
+                        .iter()
+                        .rev()
+                        .find(|mem| mem.key == key)
+                        .copied()
+                        .unwrap_or(Member {
+                            key: "",
+                            value: Value::Null,
+                        })
+                }));
+            let items = self.arena.alloc_slice_fill_iter(
+                members
+                    .iter()
+                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+            );
+            Some(Value::Array(items))
+        } else {
+            None
+        };
+        Some(Ok(ListDiff {
+            add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+            del: None,
+            order,
+        }))
+    }
+
     fn push_addition(
         &self,
         walk: &mut Vec<(Value<'a>, usize)>,
@@ -591,17 +782,19 @@ impl<'a> Differ<'a> {
 
     /// `sub` with the key members of `me` set (replacing any already there).
     fn with_keys(&self, sub: Object<'a>, me: Object<'a>, keys: Keys<'_>) -> Value<'a> {
-        let names: Vec<&str> = keys.names().collect();
-        let mut members: Vec<Member<'a>> = sub
-            .members()
-            .iter()
-            .filter(|mem| !names.contains(&mem.key))
-            .copied()
-            .collect();
-        if let Value::Object(k) = self.key_object(me, keys, false) {
-            members.extend_from_slice(k.members());
+        let mut members = self.take_scratch();
+        members.extend(
+            sub.members()
+                .iter()
+                .filter(|mem| !keys.names().any(|k| k == mem.key)),
+        );
+        for k in keys.names() {
+            // The element's own (arena) key string, last occurrence wins.
+            if let Some(mem) = me.members().iter().rev().find(|m| m.key == k) {
+                members.push(*mem);
+            }
         }
-        Value::Object(self.alloc_object(&members))
+        Value::Object(self.finish_object(members))
     }
 
     /// §4.4.2: primitive lists.

@@ -92,6 +92,7 @@ impl CreateOptions {
             fix_quirks: self.fix_quirks,
             compound_keys: self.compound_keys,
             max_depth: self.depth_limit(),
+            scratch: Default::default(),
         }
     }
 }
