@@ -328,7 +328,7 @@ impl<'a> Composer<'a, '_> {
                 let b = b.and_then(|b| b.as_array()).unwrap_or(&[]);
                 match list_plan(field.meta, self.opts.compound_keys) {
                     ListPlan::Merge(keys) if a.iter().chain(b).any(Value::is_object) => {
-                        self.keyed(f, a, b, s1, s2, keys, field.cursor, depth)
+                        self.keyed(f, a, b, s1, s2, keys, cursor, field.cursor, depth)
                     }
                     _ => Ok(self.primitive(f, a, b, s1, s2)),
                 }
@@ -376,45 +376,61 @@ impl<'a> Composer<'a, '_> {
         s1: Side<'a>,
         s2: Side<'a>,
         keys: Keys<'_>,
+        cursor: Cursor<'_>,
         elem: Cursor<'_>,
         depth: usize,
     ) -> Result<Side<'a>, Error> {
         let id = |e: &Value<'a>| e.as_object().and_then(|o| element_key(&o, keys, true).ok());
+        let a_ids: Vec<_> = a.iter().map(id).collect();
+        let b_ids: Vec<_> = b.iter().map(id).collect();
+        // A patch list does, for each key, its delete elements first (they
+        // remove every element with that key), then its other elements of
+        // that key in order (the first merges into the document's element
+        // or is appended, cleaned; the others merge into that one). So the
+        // two patches' elements of one key are a single sequence of steps,
+        // folded into at most a delete and one element (`Group`); a key
+        // only one patch names keeps that patch's elements as sent.
         // Merged lists put the patch's elements first, then the others in
-        // their old order: p2's elements, then p1's other elements.
+        // their old order: p2's keys, then p1's other keys.
         let mut list: Vec<Value<'a>> = Vec::with_capacity(a.len() + b.len());
-        let mut used = vec![false; a.len()];
-        for e2 in b {
-            let k2 = id(e2);
-            let i = k2.as_ref().and_then(|k2| {
-                a.iter()
-                    .enumerate()
-                    .position(|(i, e1)| !used[i] && id(e1).as_ref() == Some(k2))
-            });
-            let Some(i) = i else {
+        for (j, e2) in b.iter().enumerate() {
+            let Some(k) = &b_ids[j] else {
                 list.push(*e2);
                 continue;
             };
-            used[i] = true;
-            let e1 = a[i];
-            let v = match (directive_of(&e1), directive_of(e2)) {
-                (_, Some(_)) => *e2,
-                (Some(_), None) => {
-                    // p1 deleted the element; p2 then appends it as a new
-                    // element (cleaned, its directives not executed). The
-                    // same list does both: its delete elements run first,
-                    // then `e2` finds no match and is appended the same way;
-                    // inserted where the document lacks the list, the delete
-                    // is stripped and `e2` cleaned alike.
-                    list.push(e1);
-                    *e2
-                }
-                (None, None) => self.object(e1, *e2, elem, depth + 1)?,
+            if !a_ids.iter().any(|x| x.as_ref() == Some(k)) {
+                list.push(*e2);
+                continue;
+            }
+            if b_ids[..j].iter().any(|x| x.as_ref() == Some(k)) {
+                // Folded into the group at the key's first element.
+                continue;
+            }
+            let of = |l: &'a [Value<'a>], ids: &[Option<_>]| {
+                l.iter()
+                    .zip(ids)
+                    .filter(|(_, x)| x.as_ref() == Some(k))
+                    .map(|(e, _)| *e)
+                    .collect::<Vec<Value<'a>>>()
             };
-            list.push(v);
+            let mut g = None;
+            for e in steps(&of(a, &a_ids)).chain(steps(&of(b, &b_ids))) {
+                g = Some(self.step(f, g, e, cursor, elem, depth)?);
+            }
+            match g {
+                Some(Group::Merge(e) | Group::Delete(e)) => list.push(e),
+                Some(Group::DeleteThen(d, e)) => {
+                    list.push(d);
+                    list.push(e);
+                }
+                None => {}
+            }
         }
         for (i, e1) in a.iter().enumerate() {
-            if !used[i] {
+            let named = a_ids[i]
+                .as_ref()
+                .is_some_and(|k| b_ids.iter().any(|x| x.as_ref() == Some(k)));
+            if !named {
                 list.push(*e1);
             }
         }
@@ -458,6 +474,55 @@ impl<'a> Composer<'a, '_> {
             val_key: Some(f),
             order,
             del: s2.del.or(s1.del),
+        })
+    }
+
+    /// One step of a keyed list's group of elements with one key: `e` (a
+    /// delete element, or an element to merge) after what `g` does.
+    fn step(
+        &self,
+        f: &'a str,
+        g: Option<Group<'a>>,
+        e: Value<'a>,
+        cursor: Cursor<'_>,
+        elem: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Group<'a>, Error> {
+        if directive_of(&e).is_some() {
+            // A delete removes every element with the key, whatever came
+            // before.
+            return Ok(Group::Delete(e));
+        }
+        Ok(match g {
+            None => Group::Merge(e),
+            Some(Group::Merge(m)) => Group::Merge(self.object(m, e, elem, depth + 1)?),
+            // After the delete `e` finds no element with its key: it is
+            // appended (cleaned, its directives not executed). The same list
+            // does both: its delete elements run first, then `e` finds no
+            // match and is appended the same way; inserted where the
+            // document lacks the list, the delete is stripped and `e`
+            // cleaned alike.
+            Some(Group::Delete(d)) => Group::DeleteThen(d, e),
+            // `x` was appended, cleaned; `e` merges into that. The element
+            // they make, as stored, is appended as it is.
+            Some(Group::DeleteThen(d, x)) => {
+                let one = |v: Value<'a>| Side {
+                    val: Some(Value::array_from(self.arena, &[v])),
+                    val_key: Some(f),
+                    ..Side::default()
+                };
+                let empty = Value::array_from(self.arena, &[]);
+                let r = self.apply_field(f, Some(empty), &one(x), cursor)?;
+                let r = self.apply_field(f, r, &one(e), cursor)?;
+                match r.and_then(|r| r.as_array()) {
+                    Some([v]) => Group::DeleteThen(d, *v),
+                    _ => {
+                        return Err(unsupported(format!(
+                            "cannot compose: an element of {f:?} re-added after a delete and then changed does not stay one element"
+                        )))
+                    }
+                }
+            }
         })
     }
 
@@ -675,4 +740,20 @@ fn side<'a>(o: Object<'a>, f: &'a str, r: Option<&'a [Value<'a>]>) -> Side<'a> {
         s.val_key = Some(f);
     }
     s
+}
+
+/// What a patch list does to the elements with one key, folded: merge one
+/// element, delete them all, or delete them all and append one.
+enum Group<'a> {
+    Merge(Value<'a>),
+    Delete(Value<'a>),
+    DeleteThen(Value<'a>, Value<'a>),
+}
+
+/// The elements of one key of a patch list in the order the list acts:
+/// its delete elements first, then the others in list order.
+fn steps<'a>(group: &[Value<'a>]) -> impl Iterator<Item = Value<'a>> {
+    let (del, rest): (Vec<Value<'a>>, Vec<Value<'a>>) =
+        group.iter().partition(|e| directive_of(e).is_some());
+    del.into_iter().chain(rest)
 }

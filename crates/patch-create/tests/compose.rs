@@ -704,3 +704,209 @@ fn primitive_list_reset_is_unsupported() {
     let e = compose(&arena, p1, p2, cursor, &co).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
 }
+
+// ----- composing composed patches (fold) ------------------------------------
+
+/// Which way three patches are composed.
+#[derive(Clone, Copy, Debug)]
+enum Fold {
+    /// `compose(compose(p1, p2), p3)`, as `fold(compose)` does.
+    Left,
+    /// `compose(p1, compose(p2, p3))`.
+    Right,
+}
+
+/// The law on three patches: `apply(d, c) == apply(apply(apply(d, p1), p2),
+/// p3)` (up to merge-list order) with `c` composed the `fold` way. `Ok(())`
+/// also when a sequential apply fails or a composition is `Unsupported`.
+fn law3(schema: &Schema, d: &J, ps: [&J; 3], fix_quirks: bool, fold: Fold) -> Result<(), String> {
+    let cursor = schema.cursor("Widget").unwrap();
+    let arena = Arena::new();
+    let dv = from_serde(&arena, d, 256).unwrap();
+    let [p1, p2, p3] = ps.map(|p| from_serde(&arena, p, 256).unwrap());
+    let ao = ApplyOptions {
+        fix_quirks,
+        ..ApplyOptions::default()
+    };
+    let co = CreateOptions {
+        fix_quirks,
+        ..CreateOptions::default()
+    };
+    let mut seq = dv;
+    for p in [p1, p2, p3] {
+        match apply(&arena, seq, p, cursor, &ao) {
+            Ok(v) => seq = v,
+            Err(_) => return Ok(()),
+        }
+    }
+    let comp = |a, b| match compose(&arena, a, b, cursor, &co) {
+        Ok(c) => Ok(Some(c)),
+        Err(e) if e.kind() == ErrorKind::Unsupported => Ok(None),
+        Err(e) => Err(format!(
+            "compose of {} and {} failed: {e}",
+            to_serde(&a).unwrap(),
+            to_serde(&b).unwrap()
+        )),
+    };
+    let (inner, c) = match fold {
+        Fold::Left => {
+            let Some(i) = comp(p1, p2)? else {
+                return Ok(());
+            };
+            (i, comp(i, p3)?)
+        }
+        Fold::Right => {
+            let Some(i) = comp(p2, p3)? else {
+                return Ok(());
+            };
+            (i, comp(p1, i)?)
+        }
+    };
+    let Some(c) = c else { return Ok(()) };
+    let (ij, cj) = (to_serde(&inner).unwrap(), to_serde(&c).unwrap());
+    let once = apply(&arena, dv, c, cursor, &ao)
+        .map_err(|e| format!("inner {ij}\n  apply of composed {cj} failed: {e}"))?;
+    let (mut once, mut seq) = (to_serde(&once).unwrap(), to_serde(&seq).unwrap());
+    sort_merge_lists(&mut once);
+    sort_merge_lists(&mut seq);
+    if once != seq {
+        return Err(format!(
+            "inner {ij}\n  composed {cj}\n  gives {once}\n  not   {seq}"
+        ));
+    }
+    Ok(())
+}
+
+/// Three patches along `d -> d1 -> d2 -> d3`: each created by
+/// `create_two_way` or a random directive-rich patch.
+fn patches3() -> impl Strategy<Value = (J, [J; 3])> {
+    (
+        (widget(false), widget(false), widget(false), widget(false)),
+        (widget(true), widget(true), widget(true)),
+        0u8..8,
+    )
+        .prop_map(|((d, d1, d2, d3), (r1, r2, r3), how)| {
+            let schema = schema();
+            let cursor = schema.cursor("Widget").unwrap();
+            let arena = Arena::new();
+            let created = |a: &J, b: &J| {
+                let (a, b) = (
+                    from_serde(&arena, a, 256).unwrap(),
+                    from_serde(&arena, b, 256).unwrap(),
+                );
+                let p =
+                    create_two_way(&arena, a, b, cursor, &CreateOptions::default(), &[]).unwrap();
+                to_serde(&p).unwrap()
+            };
+            let pick = |bit: u8, c: &dyn Fn() -> J, r: J| if how & bit != 0 { c() } else { r };
+            let p1 = pick(1, &|| created(&d, &d1), r1);
+            let p2 = pick(2, &|| created(&d1, &d2), r2);
+            let p3 = pick(4, &|| created(&d2, &d3), r3);
+            (d, [p1, p2, p3])
+        })
+}
+
+fn check3(d: &J, ps: &[J; 3], fix_quirks: bool) -> Result<(), String> {
+    let schema = schema();
+    for fold in [Fold::Left, Fold::Right] {
+        law3(&schema, d, [&ps[0], &ps[1], &ps[2]], fix_quirks, fold).map_err(|e| {
+            format!(
+                "{fold:?} fold, fix_quirks {fix_quirks}\n  d {d}\n  p1 {}\n  p2 {}\n  p3 {}\n  {e}",
+                ps[0], ps[1], ps[2]
+            )
+        })?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("COMPOSE_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(512),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// `apply(d, compose(compose(p1, p2), p3))` and `apply(d, compose(p1,
+    /// compose(p2, p3)))` equal `apply(apply(apply(d, p1), p2), p3)` up to
+    /// merge-list order, with default options: composition works on its own
+    /// output.
+    #[test]
+    fn compose_fold_law_by_default((d, ps) in patches3()) {
+        if let Err(e) = check3(&d, &ps, false) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+
+    /// The same with `fix_quirks`.
+    #[test]
+    fn compose_fold_law_with_fixes((d, ps) in patches3()) {
+        if let Err(e) = check3(&d, &ps, true) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+/// Regression cases of the fold laws (shrunk), checked both ways and with
+/// and without `fix_quirks`.
+#[test]
+fn regressions_fold() {
+    let cases = [
+        // p1 deletes an element, p2 sends it again, p3 deletes it again:
+        // p3's delete pairs with the re-added element, not p1's delete.
+        (
+            json!({"mounts": [{"id": "b"}]}),
+            [
+                json!({"mounts": [{"id": "b", "$patch": "delete"}]}),
+                json!({"mounts": [{"id": "b"}]}),
+                json!({"mounts": [{"id": "b", "$patch": "delete"}]}),
+            ],
+        ),
+        // ... and p3 changes the re-added element (which was appended
+        // cleaned: its $retainKeys is not executed).
+        (
+            json!({"items": [{"id": "c"}]}),
+            [
+                json!({"items": [{"id": "c", "$patch": "delete"}]}),
+                json!({"items": [{"$retainKeys": ["id", "w"], "id": "c"}], "$setElementOrder/items": [{"id": "c"}, {"id": "b"}]}),
+                json!({"items": [{"vals": [], "id": "c"}]}),
+            ],
+        ),
+    ];
+    for (d, ps) in cases {
+        for fix_quirks in [false, true] {
+            if let Err(e) = check3(&d, &ps, fix_quirks) {
+                panic!("{e}");
+            }
+        }
+    }
+}
+
+/// `fold(compose)` over a delete, a re-add and a change of one element
+/// keeps one delete and one element; a further delete collapses to it.
+#[test]
+fn readded_element_composes_again() {
+    let schema = schema();
+    let cursor = schema.cursor("Widget").unwrap();
+    let arena = Arena::new();
+    let co = CreateOptions::default();
+    let fold = |ps: &[J]| {
+        let mut acc = from_serde(&arena, &ps[0], 256).unwrap();
+        for p in &ps[1..] {
+            let p = from_serde(&arena, p, 256).unwrap();
+            acc = compose(&arena, acc, p, cursor, &co).unwrap();
+        }
+        to_serde(&acc).unwrap()
+    };
+    let del = json!({"items": [{"id": "a", "$patch": "delete"}]});
+    let add = json!({"items": [{"id": "a", "v": "a"}]});
+    let change = json!({"items": [{"id": "a", "w": "x"}]});
+    assert_eq!(
+        fold(&[del.clone(), add.clone(), change]),
+        json!({"items": [{"id": "a", "$patch": "delete"}, {"id": "a", "v": "a", "w": "x"}]})
+    );
+    assert_eq!(fold(&[del.clone(), add.clone(), del.clone()]), del);
+    assert_eq!(
+        fold(&[del.clone(), add.clone(), del.clone(), add.clone()]),
+        json!({"items": [{"id": "a", "$patch": "delete"}, {"id": "a", "v": "a"}]})
+    );
+}
