@@ -297,6 +297,11 @@ impl Checker {
             if kind != Kind::Object {
                 return Ok(false);
             }
+            if let Keys::One(key) = keys {
+                if let (Some(lk), Some(rk)) = (str_keys(l, key), str_keys(r, key)) {
+                    return self.keyed_by_str(l, r, &lk, &rk, elem, path, depth);
+                }
+            }
             let l_map = by_key(l, keys, path)?;
             let r_map = by_key(r, keys, path)?;
             let mut any = false;
@@ -352,6 +357,60 @@ impl Checker {
         }
         Ok(any)
     }
+}
+
+/// The string value of `key` in every element, when every element is an
+/// object holding a string there (the last member of that name, as
+/// `element_key` reads it).
+fn str_keys<'a>(list: &[Value<'a>], key: &str) -> Option<Vec<&'a str>> {
+    list.iter()
+        .map(|e| e.as_object()?.get(key)?.as_str())
+        .collect()
+}
+
+impl Checker {
+    /// The merge-list comparison of `lists` when every key is a string:
+    /// kind-tagged key texts are then equal exactly when the strings are, so
+    /// the strings index the elements (the last element per key counts).
+    #[allow(clippy::too_many_arguments)]
+    fn keyed_by_str(
+        &mut self,
+        l: &[Value<'_>],
+        r: &[Value<'_>],
+        lk: &[&str],
+        rk: &[&str],
+        elem: Cursor<'_>,
+        path: &Seg<'_>,
+        depth: usize,
+    ) -> Result<bool, Error> {
+        let l_map = last_by_str(lk);
+        let r_map = last_by_str(rk);
+        let mut any = false;
+        for (i, e) in l.iter().enumerate() {
+            // A later duplicate replaces an earlier one: only the last counts.
+            if l_map.get(lk[i]) != Some(&i) {
+                continue;
+            }
+            let Some(&ri) = r_map.get(lk[i]) else {
+                continue;
+            };
+            let here = Seg::Index(path, i);
+            let res = self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1);
+            if let Some(answer) = self.settle(&mut any, res) {
+                return answer;
+            }
+        }
+        Ok(any)
+    }
+}
+
+/// Index of the last element per key string.
+fn last_by_str<'k>(keys: &[&'k str]) -> FxHashMap<&'k str, usize> {
+    let mut m = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+    for (i, k) in keys.iter().enumerate() {
+        m.insert(*k, i);
+    }
+    m
 }
 
 /// Index of the last element per key (Go `%s` key text: kind-tagged).

@@ -637,13 +637,16 @@ impl<'a> Differ<'a> {
         depth: usize,
     ) -> Option<Result<ListDiff<'a>, Error>> {
         let ica = flags.ignore_changes_and_additions;
-        let str_key = |v: &Value<'a>| -> Option<(Object<'a>, &'a str)> {
+        // The element, its key member (the last of that name, as
+        // `Object::get` reads it) and the key string.
+        let str_key = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>, &'a str)> {
             let obj = v.as_object()?;
-            Some((obj, obj.get(key)?.as_str()?))
+            let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
+            Some((obj, mem, mem.value.as_str()?))
         };
         let mut o_keys: Vec<&'a str> = Vec::with_capacity(o.len());
         for e in o {
-            o_keys.push(str_key(e)?.1);
+            o_keys.push(str_key(e)?.2);
         }
         let mut index: FxHashMap<&'a str, u32> =
             FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
@@ -654,11 +657,11 @@ impl<'a> Differ<'a> {
         }
         // Per element of m: its key and the position of its pair in o.
         const NONE: u32 = u32::MAX;
-        let mut m_elems: Vec<(Object<'a>, &'a str, u32)> = Vec::with_capacity(m.len());
+        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str, u32)> = Vec::with_capacity(m.len());
         let mut matched = vec![false; o.len()];
         let mut added: FxHashSet<&'a str> = FxHashSet::default();
         for e in m {
-            let (obj, k) = str_key(e)?;
+            let (obj, mem, k) = str_key(e)?;
             let oi = match index.get(k) {
                 Some(&oi) => {
                     if std::mem::replace(&mut matched[oi as usize], true) {
@@ -673,7 +676,7 @@ impl<'a> Differ<'a> {
                     NONE
                 }
             };
-            m_elems.push((obj, k, oi));
+            m_elems.push((obj, mem, k, oi));
         }
         drop(index);
         drop(added);
@@ -682,7 +685,7 @@ impl<'a> Differ<'a> {
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         // The error of the failing pair with the smallest key, if any.
         let mut failed: Option<(&'a str, Error)> = None;
-        for (mi, &(me, k, oi)) in m_elems.iter().enumerate() {
+        for (mi, &(me, key_member, k, oi)) in m_elems.iter().enumerate() {
             if let Some((fk, _)) = &failed {
                 if oi == NONE || k >= *fk {
                     continue;
@@ -703,7 +706,7 @@ impl<'a> Differ<'a> {
             match self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1) {
                 Ok(sub) => {
                     if !sub.is_empty() {
-                        let sub = self.with_keys(sub, me, Keys::One(key));
+                        let sub = self.with_key_member(sub, key_member);
                         if is_delete(&sub) {
                             deletes.push((k, sub));
                         } else {
@@ -731,24 +734,14 @@ impl<'a> Differ<'a> {
         keep.extend(deletes.into_iter().map(|(_, v)| v));
         let add = keep;
 
-        let same_order = o.len() == m.len() && o_keys.iter().zip(&m_elems).all(|(x, y)| *x == y.1);
+        let same_order = o.len() == m.len() && o_keys.iter().zip(&m_elems).all(|(x, y)| *x == y.2);
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !m.is_empty() {
             // One member `{key: value}` per element (the last `key` member).
             let members = self
                 .arena
-                .alloc_slice_fill_iter(m_elems.iter().map(|(me, _, _)| {
-                    me.members()
-                        .iter()
-                        .rev()
-                        .find(|mem| mem.key == key)
-                        .copied()
-                        .unwrap_or(Member {
-                            key: "",
-                            value: Value::Null,
-                        })
-                }));
+                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _, _)| mem));
             let items = self.arena.alloc_slice_fill_iter(
                 members
                     .iter()
@@ -794,6 +787,14 @@ impl<'a> Differ<'a> {
                 members.push(*mem);
             }
         }
+        Value::Object(self.finish_object(members))
+    }
+
+    /// `sub` with its `key` members replaced by `key_member` (one key).
+    fn with_key_member(&self, sub: Object<'a>, key_member: Member<'a>) -> Value<'a> {
+        let mut members = self.take_scratch();
+        members.extend(sub.members().iter().filter(|m| m.key != key_member.key));
+        members.push(key_member);
         Value::Object(self.finish_object(members))
     }
 
