@@ -30,6 +30,7 @@ re-run gives our answer). Everything not agreeing goes to OUT/mismatches.jsonl.
 import argparse
 import collections
 import concurrent.futures as cf
+import importlib.util
 import json
 import os
 import random
@@ -51,14 +52,14 @@ RESOURCE = {
 }
 
 
-def norm(v):
-    if isinstance(v, bool) or v is None or isinstance(v, str):
-        return v
-    if isinstance(v, (int, float)):
-        return ("num", float(v))
-    if isinstance(v, list):
-        return [norm(x) for x in v]
-    return {k: norm(x) for k, x in v.items()}
+# JSON values with numbers normalised (kubectl re-encodes them): the apply
+# differential's `norm`, loaded under its own name (both scripts are `run.py`).
+_kd_spec = importlib.util.spec_from_file_location(
+    "kubectl_differential_run", os.path.join(HERE, "..", "kubectl-differential", "run.py")
+)
+_kd = importlib.util.module_from_spec(_kd_spec)
+_kd_spec.loader.exec_module(_kd)
+norm = _kd.norm
 
 
 def go_json(v):
