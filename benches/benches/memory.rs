@@ -140,38 +140,27 @@ fn main() {
             } else {
                 vec![o, case.modified.as_bytes()]
             };
-            // The patch, once, for the baseline's serialize step.
-            let patch: serde_json::Value = {
-                let arena = Arena::new();
+            // Parse the documents into `arena` and diff them.
+            let create = |arena: &Arena| -> String {
                 let v: Vec<_> = docs
                     .iter()
-                    .map(|d| parse_json(&arena, d, &popts).unwrap())
+                    .map(|d| parse_json(arena, d, &popts).unwrap())
                     .collect();
                 let p = if three {
-                    create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                    create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[])
                 } else {
-                    create_two_way(&arena, v[0], v[1], cursor, &copts, &[])
+                    create_two_way(arena, v[0], v[1], cursor, &copts, &[])
                 };
-                smpatch_value::to_serde(&p.unwrap()).unwrap()
+                to_json_string(&p.unwrap())
             };
+            // The patch, once, for the baseline's serialize step.
+            let patch: serde_json::Value = serde_json::from_str(&create(&Arena::new())).unwrap();
             let baseline = measure(|| {
                 let parsed = serde_docs(&docs);
                 black_box(&parsed);
                 serde_json::to_string(&patch).unwrap()
             });
-            let smpatch = measure(|| {
-                let arena = Arena::new();
-                let v: Vec<_> = docs
-                    .iter()
-                    .map(|d| parse_json(&arena, d, &popts).unwrap())
-                    .collect();
-                let p = if three {
-                    create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
-                } else {
-                    create_two_way(&arena, v[0], v[1], cursor, &copts, &[])
-                };
-                to_json_string(&p.unwrap())
-            });
+            let smpatch = measure(|| create(&Arena::new()));
             rows.push(Row {
                 name: format!(
                     "{}/{}",
