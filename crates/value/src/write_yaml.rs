@@ -173,6 +173,11 @@ fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
             Style::Plain => out.push_str(s),
             Style::Single => write_single(out, s),
             Style::Double => write_double(out, s),
+            // At the root a block line `---` or `...` would read as a
+            // document marker (fuzz finding): quote instead.
+            Style::Literal if content_indent == 0 && s.split('\n').any(is_document_marker) => {
+                write_double(out, s)
+            }
             Style::Literal => {
                 write_literal(out, s, content_indent);
                 return;
@@ -180,6 +185,15 @@ fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
         },
     }
     out.push('\n');
+}
+
+/// A line that YAML reads as a document marker when it starts a line at
+/// column 0: `---` or `...` alone or followed by a space or tab.
+fn is_document_marker(line: &str) -> bool {
+    ["---", "..."].iter().any(|m| {
+        line.strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+    })
 }
 
 fn write_key(out: &mut String, k: &str) {
@@ -359,6 +373,42 @@ fn write_literal(out: &mut String, s: &str, indent: usize) {
 #[cfg(test)]
 mod tests {
     use crate::{parse_json, parse_yaml, to_yaml_string, Arena, ParseOptions};
+
+    /// Fuzz finding (yaml_parse): a root string whose literal-block line is
+    /// `...` or `---` read back as a document marker.
+    #[test]
+    fn root_strings_with_document_marker_lines_round_trip() {
+        let arena = Arena::new();
+        for s in [
+            "...\n",
+            "...",
+            "---",
+            "--- x",
+            "... x",
+            "a\n...\nb",
+            "a\n---\nb\n",
+            "a\n--- x",
+            "a\n...x\nb",
+            "x\n----\n",
+        ] {
+            let v = crate::Value::String(s);
+            let yaml = to_yaml_string(&v);
+            let docs = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default())
+                .unwrap_or_else(|e| panic!("{s:?} as {yaml:?}: {e}"));
+            assert_eq!(docs.len(), 1, "{s:?} as {yaml:?}");
+            assert!(
+                docs[0].deep_eq(&v),
+                "{s:?} as {yaml:?} read back as {:?}",
+                docs[0]
+            );
+            // Nested, the block is indented and stays a block.
+            let nested = crate::Value::object_from(&arena, &[("k", v)]);
+            let yaml = to_yaml_string(&nested);
+            let back =
+                parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
+            assert!(back[0].deep_eq(&nested), "{yaml:?}");
+        }
+    }
 
     /// Fuzz finding (json_roundtrip): keys longer than YAML's 1024-character
     /// implicit-key limit were written as implicit keys and did not read back.
