@@ -8,7 +8,7 @@ use crate::path::Seg;
 use crate::CreateOptions;
 use smpatch_patch_apply::{ApplyOptions, Error, ErrorKind};
 use smpatch_schema::{Cursor, Field, Strategy};
-use smpatch_value::{Arena, Member, Object, Value};
+use smpatch_value::{Arena, Kind, Member, Object, Value};
 
 /// `merge_object(acc, patch, COMPOSE)` exactly as the reference composes the
 /// three-way `deletions` and `delta` maps.
@@ -77,7 +77,53 @@ pub(crate) fn compose_public<'a>(
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
     let c = Composer { arena, opts };
+    c.validate(p1, cursor, 1)?;
+    c.validate(p2, cursor, 1)?;
     c.object(p1, p2, cursor, 1)
+}
+
+fn invalid(kind: ErrorKind, what: String) -> Error {
+    Error::new(kind, "", format!("cannot compose: {what}"))
+}
+
+/// The kind shared by the scalars of `lists` (apply's check of a merge
+/// list): no null, no list, one kind (integers and floats count as one with
+/// `fix_quirks`; objects are checked by the caller).
+fn one_kind(f: &str, lists: &[&[Value<'_>]], fix_quirks: bool) -> Result<(), Error> {
+    let norm = |k: Kind| {
+        if fix_quirks && k == Kind::Float {
+            Kind::Int
+        } else {
+            k
+        }
+    };
+    let mut first = None;
+    for v in lists.iter().flat_map(|l| l.iter()) {
+        let k = v.kind();
+        if k == Kind::Null {
+            return Err(invalid(
+                ErrorKind::NullElement,
+                format!("the merge list {f:?} holds null"),
+            ));
+        }
+        if k == Kind::Array {
+            return Err(invalid(
+                ErrorKind::ListOfLists,
+                format!("the merge list {f:?} holds a list"),
+            ));
+        }
+        match first {
+            None => first = Some(norm(k)),
+            Some(x) if x != norm(k) => {
+                return Err(invalid(
+                    ErrorKind::MixedElementTypes,
+                    format!("the merge list {f:?} mixes element kinds"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// What one patch does to one field of an object.
@@ -94,7 +140,12 @@ impl<'a> Side<'a> {
         self.val.is_none() && self.order.is_none() && self.del.is_none()
     }
     fn push(&self, out: &mut Vec<Member<'a>>, key: &'a str) {
-        if let Some(o) = self.order {
+        // An order list beside `null` (the field dropped, by `$retainKeys`
+        // too) orders nothing, and apply rejects it (`expected_list`).
+        if let Some(o) = self
+            .order
+            .filter(|_| !self.val.is_some_and(|v| v.is_null()))
+        {
             out.push(o);
         }
         if let Some(v) = self.val {
@@ -119,6 +170,289 @@ fn unsupported(what: String) -> Error {
 }
 
 impl<'a> Composer<'a, '_> {
+    /// The checks apply makes of a patch where the document holds every
+    /// field the patch names. Apply skips many of them where the document
+    /// lacks the field, but compose has no document: a patch that breaks one
+    /// of them is refused with the error apply gives where the field exists
+    /// (duplicate merge keys, which apply merges, with
+    /// [`ErrorKind::DuplicateMergeKey`]; an unknown `$` key, which apply
+    /// sets like a field, with [`ErrorKind::Unsupported`]). Fields the
+    /// schema cannot resolve are left to the composition.
+    fn validate(&self, p: Value<'a>, cursor: Cursor<'_>, depth: usize) -> Result<(), Error> {
+        if depth > self.opts.depth_limit() {
+            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
+        }
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.validate_inner(p, cursor, depth)
+        })
+    }
+
+    fn validate_inner(&self, p: Value<'a>, cursor: Cursor<'_>, depth: usize) -> Result<(), Error> {
+        let Value::Object(o) = p else { return Ok(()) };
+        let fq = self.opts.fix_quirks;
+        if let Some(d) = o.get(PATCH) {
+            if !matches!(d, Value::String("replace" | "delete" | "merge")) {
+                return Err(invalid(
+                    ErrorKind::UnknownPatchType,
+                    "an object's $patch must be \"replace\", \"merge\" or \"delete\"".into(),
+                ));
+            }
+        }
+        if let Some(r) = o.get(RETAIN) {
+            let Some(list) = r
+                .as_array()
+                .filter(|l| l.iter().all(|v| v.as_str().is_some()))
+            else {
+                return Err(invalid(
+                    ErrorKind::InvalidRetainKeys,
+                    "$retainKeys must be a list of field names".into(),
+                ));
+            };
+            for m in o.members() {
+                if !m.key.starts_with('$') && !m.value.is_null() && !contains(list, m.key) {
+                    return Err(invalid(
+                        ErrorKind::InvalidRetainKeys,
+                        format!(
+                            "the patch sets {:?} but $retainKeys does not list it",
+                            m.key
+                        ),
+                    ));
+                }
+            }
+        }
+        for m in o.members() {
+            if m.key == PATCH || m.key == RETAIN {
+                continue;
+            }
+            if let Some(f) = m.key.strip_prefix(ORDER) {
+                self.validate_order(o, f, m.value, cursor)?;
+            } else if let Some(f) = m.key.strip_prefix(DELETE_FROM) {
+                let bad = |what: &str| {
+                    invalid(
+                        ErrorKind::InvalidDeleteFromPrimitiveList,
+                        format!("{}: {what}", m.key),
+                    )
+                };
+                if f.is_empty() {
+                    return Err(bad("the key must be $deleteFromPrimitiveList/<field>"));
+                }
+                let Some(del) = m.value.as_array() else {
+                    return Err(bad("the value must be a list"));
+                };
+                if let Ok(field) = self.lookup_list(&cursor, f) {
+                    if !matches!(
+                        list_plan(field.meta, self.opts.compound_keys),
+                        ListPlan::Merge(Keys::None)
+                    ) {
+                        return Err(bad("the field is no merge list of scalars"));
+                    }
+                }
+                if del.iter().any(Value::is_object) {
+                    return Err(bad("the list holds objects"));
+                }
+                let vals = o.get(f).and_then(|v| v.as_array()).unwrap_or(&[]);
+                one_kind(f, &[vals, del], fq)?;
+            } else if m.key.starts_with('$') {
+                return Err(invalid(
+                    ErrorKind::Unsupported,
+                    format!("unknown directive {:?}", m.key),
+                ));
+            } else {
+                self.validate_field(m.key, m.value, cursor, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_field(
+        &self,
+        f: &'a str,
+        v: Value<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<(), Error> {
+        match v {
+            Value::Object(_) => {
+                let Ok(field) = self.lookup_object(&cursor, f) else {
+                    return Ok(());
+                };
+                if field.meta.strategy == Strategy::Replace {
+                    return Ok(());
+                }
+                self.validate(v, field.cursor, depth + 1)
+            }
+            Value::Array(items) => {
+                let Ok(field) = self.lookup_list(&cursor, f) else {
+                    return Ok(());
+                };
+                let ListPlan::Merge(keys) = list_plan(field.meta, self.opts.compound_keys) else {
+                    return Ok(());
+                };
+                if !items.iter().any(Value::is_object) {
+                    return one_kind(f, &[items], self.opts.fix_quirks);
+                }
+                if items.iter().any(|e| !e.is_object()) {
+                    return Err(invalid(
+                        ErrorKind::MixedElementTypes,
+                        format!("the merge list {f:?} mixes element kinds"),
+                    ));
+                }
+                if matches!(keys, Keys::None) {
+                    return Err(invalid(
+                        ErrorKind::NoMergeKey,
+                        format!("the list of objects {f:?} has no merge key"),
+                    ));
+                }
+                let mut seen = Vec::new();
+                for e in items {
+                    let Some(o) = e.as_object() else { continue };
+                    let d = o.get(PATCH);
+                    match d {
+                        Some(Value::String("replace")) => continue,
+                        Some(Value::String("merge")) => {
+                            return Err(invalid(
+                                ErrorKind::MergeListDirective,
+                                format!("{{\"$patch\":\"merge\"}} in the list {f:?}"),
+                            ))
+                        }
+                        Some(Value::String("delete")) | None => {}
+                        Some(_) => {
+                            return Err(invalid(
+                                ErrorKind::UnknownPatchType,
+                                format!("a list element's $patch in {f:?} must be \"replace\" or \"delete\""),
+                            ))
+                        }
+                    }
+                    let k = self.merge_key(f, &o, keys)?;
+                    if d.is_none() {
+                        if seen.contains(&k) {
+                            return Err(invalid(
+                                ErrorKind::DuplicateMergeKey,
+                                format!("two elements of the patch list {f:?} share a merge key"),
+                            ));
+                        }
+                        seen.push(k);
+                        self.validate(*e, field.cursor, depth + 1)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The merge key of a keyed-list element: every key field present and
+    /// not null.
+    fn merge_key(
+        &self,
+        f: &str,
+        o: &Object<'a>,
+        keys: Keys<'_>,
+    ) -> Result<crate::keys::KeyText<'a>, Error> {
+        let missing = keys.names().any(|k| o.get(k).is_none_or(|v| v.is_null()));
+        match element_key(o, keys, true) {
+            Ok(k) if !missing => Ok(k),
+            _ => Err(invalid(
+                ErrorKind::MissingMergeKey,
+                format!("an element of {f:?} lacks its merge key"),
+            )),
+        }
+    }
+
+    /// `$setElementOrder/<f>`: a list naming the elements of a merge list
+    /// `f`, in the order of `o`'s patch list for `f`.
+    fn validate_order(
+        &self,
+        o: Object<'a>,
+        f: &str,
+        v: Value<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<(), Error> {
+        if f.is_empty() {
+            return Err(invalid(
+                ErrorKind::InvalidSetElementOrder,
+                "the key must be $setElementOrder/<field>".into(),
+            ));
+        }
+        let Some(order) = v.as_array() else {
+            return Err(invalid(
+                ErrorKind::ExpectedList,
+                format!("$setElementOrder/{f} must hold a list"),
+            ));
+        };
+        let plist = match o.get(f) {
+            None => &[][..],
+            Some(Value::Array(l)) => l,
+            Some(_) => {
+                return Err(invalid(
+                    ErrorKind::ExpectedList,
+                    format!("the field {f:?} ordered by $setElementOrder must be a list"),
+                ))
+            }
+        };
+        let Ok(field) = self.lookup_list(&cursor, f) else {
+            return Ok(());
+        };
+        let ListPlan::Merge(keys) = list_plan(field.meta, self.opts.compound_keys) else {
+            return Err(invalid(
+                ErrorKind::InvalidSetElementOrder,
+                format!("{f:?} is no merge list"),
+            ));
+        };
+        let keyed = !matches!(keys, Keys::None);
+        let id = |e: &Value<'a>| -> Result<Option<crate::keys::KeyText<'a>>, Error> {
+            if !keyed {
+                return Ok(None);
+            }
+            let Some(eo) = e.as_object() else {
+                return Err(invalid(
+                    ErrorKind::ExpectedObject,
+                    format!("$setElementOrder/{f} of a keyed list must hold objects"),
+                ));
+            };
+            self.merge_key(f, &eo, keys).map(Some)
+        };
+        if keyed {
+            for e in order {
+                id(e)?;
+            }
+        } else {
+            if order.iter().any(Value::is_object) {
+                return Err(invalid(
+                    ErrorKind::MixedElementTypes,
+                    format!("$setElementOrder/{f} of a list of scalars holds objects"),
+                ));
+            }
+            one_kind(f, &[order], self.opts.fix_quirks)?;
+        }
+        // The patch list's elements (but directives) must follow a
+        // non-empty order.
+        let mut si = 0;
+        for pv in plist.iter().filter(|_| !order.is_empty()) {
+            if pv.as_object().is_some_and(|o| o.contains_key(PATCH)) {
+                continue;
+            }
+            let pid = id(pv)?;
+            loop {
+                let Some(ov) = order.get(si) else {
+                    return Err(invalid(
+                        ErrorKind::OrderMismatch,
+                        format!("the patch list {f:?} does not follow $setElementOrder/{f}"),
+                    ));
+                };
+                si += 1;
+                let equal = if keyed {
+                    id(ov)? == pid
+                } else {
+                    pv.deep_eq(ov)
+                };
+                if equal {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
     fn object(
         &self,
         p1: Value<'a>,
@@ -228,7 +562,7 @@ impl<'a> Composer<'a, '_> {
                 // p2's deletion list also holds where p2 inserts the list
                 // into an object p1 made; the composed list may be inserted
                 // whole (which drops deletion lists).
-                return Ok(self.primitive(f, &[], b, s1, s2));
+                return self.primitive(f, &[], b, s1, s2);
             }
             return Ok(s2);
         }
@@ -295,11 +629,10 @@ impl<'a> Composer<'a, '_> {
                 });
             }
         }
-        if self.is_absolute(f, &s1, cursor)?
-            || v1.is_some_and(|v| directive_of(&v) == Some("delete"))
-        {
+        let abs1 = self.is_absolute(f, &s1, cursor)?;
+        if abs1 || v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
             // p1 sets the field whatever it was; p2 changes that value.
-            let start = if v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
+            let start = if !abs1 && v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
                 Some(Value::empty_object())
             } else {
                 self.apply_field(f, None, &s1, cursor)?
@@ -330,7 +663,7 @@ impl<'a> Composer<'a, '_> {
                     ListPlan::Merge(keys) if a.iter().chain(b).any(Value::is_object) => {
                         self.keyed(f, a, b, s1, s2, keys, cursor, field.cursor, depth)
                     }
-                    _ => Ok(self.primitive(f, a, b, s1, s2)),
+                    _ => self.primitive(f, a, b, s1, s2),
                 }
             }
             _ => {
@@ -353,7 +686,11 @@ impl<'a> Composer<'a, '_> {
         Ok(match v {
             Value::Object(_) => match directive_of(&v) {
                 Some("replace") => true,
-                Some(_) => false,
+                // A replace-strategy field is set to the cleaned value
+                // whatever its directive (`$patch: delete` removes it).
+                Some(_) => self
+                    .lookup_object(&cursor, f)
+                    .is_ok_and(|x| x.meta.strategy == Strategy::Replace),
                 None => self.lookup_object(&cursor, f)?.meta.strategy == Strategy::Replace,
             },
             Value::Array(items) => {
@@ -547,7 +884,7 @@ impl<'a> Composer<'a, '_> {
         b: &'a [Value<'a>],
         s1: Side<'a>,
         s2: Side<'a>,
-    ) -> Side<'a> {
+    ) -> Result<Side<'a>, Error> {
         let d1 = s1.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
         let d2 = s2.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
         let has = |l: &[Value<'a>], v: &Value<'a>| l.iter().any(|x| x.deep_eq(v));
@@ -590,7 +927,10 @@ impl<'a> Composer<'a, '_> {
         let del_key = s2.del.or(s1.del).map(|m| m.key);
         let val = (s1.val.is_some() || s2.val.is_some()).then(|| Value::array_from(self.arena, &v));
         let order = self.without_q20(order, val.is_some() && v.is_empty());
-        Side {
+        // Each patch's lists hold one kind, but the two patches' may differ:
+        // no single patch holds both.
+        one_kind(f, &[&v, &d], self.opts.fix_quirks)?;
+        Ok(Side {
             val,
             val_key: Some(f),
             order,
@@ -598,7 +938,7 @@ impl<'a> Composer<'a, '_> {
                 key,
                 value: Value::array_from(self.arena, &d),
             }),
-        }
+        })
     }
 
     fn lookup_object<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {

@@ -369,7 +369,23 @@ pub fn conflicts(
 
 /// One patch equivalent to applying `p1` then `p2` (spec §3.15):
 /// `apply(x, compose(p1, p2)) == apply(apply(x, p1), p2)` for every `x`
-/// both applies accept, up to the order of merge lists.
+/// both applies accept, up to the order of merge lists, when `p1` and `p2`
+/// are well formed: patches apply accepts on a document holding every
+/// field they name. Apply skips many checks where the document lacks a
+/// field, but compose has no document, so it checks both patches first and
+/// refuses a malformed one with the error apply gives where the field
+/// exists (a `$patch` other than `replace`/`merge`/`delete`, `$retainKeys`
+/// that is no list of strings or omits a field the patch sets, a
+/// `$setElementOrder` list that is no list of the list's elements or that
+/// the patch list does not follow, a `$deleteFromPrimitiveList` that is no
+/// list of scalars of a merge list of scalars, a keyed-list element without
+/// a (non-null) merge key, merge lists mixing kinds or holding null), also
+/// where apply would accept it on every document: two elements with one
+/// merge key in a patch list ([`ErrorKind::DuplicateMergeKey`]; apply
+/// merges them into an existing list) and an unknown `$` key
+/// ([`ErrorKind::Unsupported`]; apply sets it like a field). Two
+/// well-formed patches whose primitive lists hold different kinds are
+/// refused too ([`ErrorKind::MixedElementTypes`]).
 ///
 /// Unlike the reference's composition (used inside [`create_three_way`],
 /// Q21), directives are composed at every depth, inside paired keyed-list
@@ -394,8 +410,11 @@ pub fn conflicts(
 /// [`ErrorKind::Unsupported`] naming the field where no single patch
 /// exists (a primitive merge list reset by `p1` and filled by `p2`; without
 /// `fix_quirks`, an object replaced or deleted by `p1` and then changed,
-/// Q8); the list and schema errors of apply ([`ErrorKind::ComposeMismatch`],
-/// [`ErrorKind::InvalidSetElementOrder`], …).
+/// Q8); for malformed patches (see above) the list and directive errors
+/// of apply ([`ErrorKind::UnknownPatchType`], [`ErrorKind::InvalidRetainKeys`],
+/// [`ErrorKind::InvalidSetElementOrder`], [`ErrorKind::OrderMismatch`],
+/// [`ErrorKind::MissingMergeKey`], …); the schema errors of apply
+/// ([`ErrorKind::SchemaLookup`], …).
 pub fn compose<'a>(
     arena: &'a Arena,
     p1: Value<'a>,

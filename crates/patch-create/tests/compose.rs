@@ -173,7 +173,8 @@ fn object_directive(v: J, d: u8, patch: bool) -> J {
 }
 
 /// Adds a `$setElementOrder/<list>` to a patch object, listing the patch
-/// list's ids (non-delete), sometimes with a known extra id, shuffled.
+/// list's ids (non-delete), sometimes with a known extra id, sometimes
+/// both reversed.
 fn with_order(m: &mut Map<String, J>, list: &str, seed: u8, extra: &str) {
     if seed % 3 != 0 {
         return;
@@ -197,7 +198,12 @@ fn with_order(m: &mut Map<String, J>, list: &str, seed: u8, extra: &str) {
         ids.push(json!({ "id": extra }));
     }
     if seed > 6 {
+        // Reversed with the patch list: apply (and compose) reject a patch
+        // list that does not follow its order list.
         ids.reverse();
+        if let Some(J::Array(items)) = m.get_mut(list) {
+            items.reverse();
+        }
     }
     if !ids.is_empty() {
         m.insert(format!("$setElementOrder/{list}"), J::Array(ids));
@@ -644,12 +650,12 @@ fn regressions_by_default() {
             json!({"$deleteFromPrimitiveList/tags": ["u", "x"], "$setElementOrder/tags": ["z"]}),
         ),
         // delete of an element, then the element again with directives of
-        // its own (an order list that does not match its list): appended,
-        // the element is cleaned, its directives are not executed.
+        // its own: appended, the element is cleaned, its directives are not
+        // executed.
         (
             json!({"items": [{"id": "d"}]}),
             json!({"items": [{"id": "d", "$patch": "delete"}]}),
-            json!({"items": [{"id": "d", "sub": [{"id": "s1"}, {"id": "s2"}], "$setElementOrder/sub": [{"id": "s2"}, {"id": "s1"}], "$deleteFromPrimitiveList/vals": ["r"], "$retainKeys": ["sub", "id"]}]}),
+            json!({"items": [{"id": "d", "sub": [{"id": "s2"}, {"id": "s1"}], "$setElementOrder/sub": [{"id": "s2"}, {"id": "s1"}], "$deleteFromPrimitiveList/vals": ["r"], "$retainKeys": ["sub", "id"]}]}),
         ),
         (
             json!({}),
@@ -909,4 +915,197 @@ fn readded_element_composes_again() {
         fold(&[del.clone(), add.clone(), del.clone(), add.clone()]),
         json!({"items": [{"id": "a", "$patch": "delete"}, {"id": "a", "v": "a"}]})
     );
+}
+
+fn merge_item_schema() -> Schema {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/schemas/merge-item.v2.json");
+    Schema::load_path(p).unwrap()
+}
+
+/// Compose on the `mergeItem` schema: the composed patch, or the error kind.
+fn compose_merge_item(p1: &J, p2: &J, fix_quirks: bool) -> Result<J, ErrorKind> {
+    let schema = merge_item_schema();
+    let cursor = schema.cursor("mergeItem").unwrap();
+    let arena = Arena::new();
+    let (p1, p2) = (
+        from_serde(&arena, p1, 256).unwrap(),
+        from_serde(&arena, p2, 256).unwrap(),
+    );
+    let co = CreateOptions {
+        fix_quirks,
+        ..CreateOptions::default()
+    };
+    compose(&arena, p1, p2, cursor, &co)
+        .map(|c| to_serde(&c).unwrap())
+        .map_err(|e| e.kind())
+}
+
+/// The law on the `mergeItem` schema, with and without `fix_quirks`: the
+/// composed patch gives the sequential result on `d`.
+fn merge_item_law(d: &J, p1: &J, p2: &J) {
+    let schema = merge_item_schema();
+    let cursor = schema.cursor("mergeItem").unwrap();
+    for fix_quirks in [false, true] {
+        let arena = Arena::new();
+        let (dv, p1v, p2v) = (
+            from_serde(&arena, d, 256).unwrap(),
+            from_serde(&arena, p1, 256).unwrap(),
+            from_serde(&arena, p2, 256).unwrap(),
+        );
+        let ao = ApplyOptions {
+            fix_quirks,
+            ..ApplyOptions::default()
+        };
+        let co = CreateOptions {
+            fix_quirks,
+            ..CreateOptions::default()
+        };
+        let seq = apply(
+            &arena,
+            apply(&arena, dv, p1v, cursor, &ao).unwrap(),
+            p2v,
+            cursor,
+            &ao,
+        )
+        .unwrap();
+        let c = compose(&arena, p1v, p2v, cursor, &co).unwrap();
+        let once = apply(&arena, dv, c, cursor, &ao).unwrap_or_else(|e| {
+            panic!(
+                "fix_quirks {fix_quirks}: composed {} fails: {e}",
+                to_serde(&c).unwrap()
+            )
+        });
+        assert_eq!(
+            to_serde(&once).unwrap(),
+            to_serde(&seq).unwrap(),
+            "fix_quirks {fix_quirks}: composed {}",
+            to_serde(&c).unwrap()
+        );
+    }
+}
+
+/// Fuzz finding B (docs/FUZZING.md): an order list of a field `p2` drops
+/// with `$retainKeys` is not written beside `null`.
+#[test]
+fn fuzz_b_order_list_of_a_dropped_field() {
+    let (p1, p2) = (
+        json!({"mergingIntList": [1]}),
+        json!({"$retainKeys": [], "$setElementOrder/mergingIntList": [1]}),
+    );
+    merge_item_law(&json!({}), &p1, &p2);
+    merge_item_law(&json!({"mergingIntList": [2]}), &p1, &p2);
+    assert_eq!(
+        compose_merge_item(&p1, &p2, false),
+        Ok(json!({"$retainKeys": [], "mergingIntList": null}))
+    );
+}
+
+/// Fuzz finding K: `$patch: delete` on a replace-strategy field deletes it.
+#[test]
+fn fuzz_k_delete_of_a_replace_field() {
+    let (p1, p2) = (
+        json!({"replacingItem": {"Raw": "a"}}),
+        json!({"replacingItem": {"$patch": "delete"}}),
+    );
+    merge_item_law(&json!({}), &p1, &p2);
+    merge_item_law(&json!({"replacingItem": {"Raw": "b"}}), &p1, &p2);
+    assert_eq!(compose_merge_item(&p1, &p2, true), Ok(p2.clone()));
+    // And the reverse: p1 deletes, p2 sets.
+    merge_item_law(&json!({"replacingItem": {"Raw": "b"}}), &p2, &p1);
+    // On a merge-strategy object the delete empties it.
+    merge_item_law(
+        &json!({}),
+        &json!({"mergeItemPtr": {"value": "a"}}),
+        &json!({"mergeItemPtr": {"$patch": "delete"}}),
+    );
+}
+
+/// Fuzz findings A, C-J: malformed patches compose has no document to judge
+/// are refused with the error apply gives where the field exists.
+#[test]
+fn fuzz_malformed_patches_are_refused() {
+    use ErrorKind::*;
+    let cases = [
+        // A: duplicate merge keys.
+        (
+            json!({"mergingList": [{"name": "d"}]}),
+            json!({"mergingList": [{"name": "a", "value": "x"}, {"name": "a"}]}),
+            DuplicateMergeKey,
+        ),
+        // C: a keyless element.
+        (
+            json!({"$setElementOrder/mergingList": [{"name": "a"}]}),
+            json!({"mergingList": [{"name": "b"}, {}]}),
+            MissingMergeKey,
+        ),
+        // D: a null deletion list.
+        (
+            json!({"$deleteFromPrimitiveList/mergingIntList": [1]}),
+            json!({"$deleteFromPrimitiveList/mergingIntList": null}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        // E: a deletion list of a keyed list.
+        (
+            json!({"$deleteFromPrimitiveList/mergingList": [{"name": "e"}]}),
+            json!({"mergingList": []}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        // F: `$patch: null`.
+        (
+            json!({"mergeItemPtr": {"$patch": null, "value": "a"}}),
+            json!({"mergeItemPtr": {"other": "b"}}),
+            UnknownPatchType,
+        ),
+        // G: an unknown directive.
+        (
+            json!({"$unknownDirective": [1]}),
+            json!({"$retainKeys": []}),
+            Unsupported,
+        ),
+        // H: an order list of a keyed list holding a string.
+        (
+            json!({"$setElementOrder/mergingList": ["x"]}),
+            json!({"mergingList": [{"name": "e"}]}),
+            ExpectedObject,
+        ),
+        // I: deletion lists of two kinds (each patch is well typed alone).
+        (
+            json!({"$deleteFromPrimitiveList/mergingIntList": [1]}),
+            json!({"$deleteFromPrimitiveList/mergingIntList": ["a"]}),
+            MixedElementTypes,
+        ),
+        (
+            json!({"$deleteFromPrimitiveList/nonMergingIntList": [1]}),
+            json!({"$deleteFromPrimitiveList/nonMergingIntList": ["a"]}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        // J: a null merge key.
+        (
+            json!({"mergingList": null}),
+            json!({"mergingList": [{"name": null}]}),
+            MissingMergeKey,
+        ),
+        // A patch list that does not follow its order list.
+        (
+            json!({}),
+            json!({"mergingList": [{"name": "a"}, {"name": "b"}], "$setElementOrder/mergingList": [{"name": "b"}, {"name": "a"}]}),
+            OrderMismatch,
+        ),
+    ];
+    for (p1, p2, kind) in cases {
+        for fix_quirks in [false, true] {
+            assert_eq!(
+                compose_merge_item(&p1, &p2, fix_quirks),
+                Err(kind),
+                "fix_quirks {fix_quirks}: p1 {p1}\n  p2 {p2}"
+            );
+            // Either patch refused in either place.
+            assert_eq!(
+                compose_merge_item(&p2, &p1, fix_quirks).err().map(|_| ()),
+                Some(()),
+                "fix_quirks {fix_quirks}, swapped: p1 {p2}\n  p2 {p1}"
+            );
+        }
+    }
 }
