@@ -453,6 +453,7 @@ impl<'a> Composer<'a, '_> {
         }
         Ok(())
     }
+
     fn object(
         &self,
         p1: Value<'a>,
