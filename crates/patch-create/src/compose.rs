@@ -925,12 +925,14 @@ impl<'a> Composer<'a, '_> {
             let pos = |x: &Value<'a>| o.iter().position(|y| y.deep_eq(x)).unwrap_or(usize::MAX);
             v.sort_by_key(pos);
         }
+        // Each patch's lists hold one kind, but the two patches' may differ
+        // (values, deletions, and one patch's order list against the other's
+        // values): no single patch holds both.
+        let order_items = order.and_then(|o| o.value.as_array()).unwrap_or(&[]);
+        one_kind(f, &[&v, &d, order_items], self.opts.fix_quirks)?;
         let del_key = s2.del.or(s1.del).map(|m| m.key);
         let val = (s1.val.is_some() || s2.val.is_some()).then(|| Value::array_from(self.arena, &v));
         let order = self.without_q20(order, val.is_some() && v.is_empty());
-        // Each patch's lists hold one kind, but the two patches' may differ:
-        // no single patch holds both.
-        one_kind(f, &[&v, &d], self.opts.fix_quirks)?;
         Ok(Side {
             val,
             val_key: Some(f),

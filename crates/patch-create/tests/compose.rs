@@ -1086,6 +1086,13 @@ fn fuzz_malformed_patches_are_refused() {
             json!({"mergingList": [{"name": null}]}),
             MissingMergeKey,
         ),
+        // One patch's order list of objects against the other's scalar
+        // values in a keyed list (CI fuzz finding).
+        (
+            json!({"$setElementOrder/retainKeysMergingList": [{"name": "e"}, {"name": "d"}]}),
+            json!({"retainKeysMergingList": [-0.5, -0.5, -0.5]}),
+            MixedElementTypes,
+        ),
         // A patch list that does not follow its order list.
         (
             json!({}),
