@@ -430,6 +430,20 @@ fn sort_unfixed(v: &mut J, p2: Option<&Map<String, J>>, fixed_above: bool) {
     }
 }
 
+/// Apply and create options with `fix_quirks` set as asked.
+fn options(fix_quirks: bool) -> (ApplyOptions, CreateOptions) {
+    (
+        ApplyOptions {
+            fix_quirks,
+            ..ApplyOptions::default()
+        },
+        CreateOptions {
+            fix_quirks,
+            ..CreateOptions::default()
+        },
+    )
+}
+
 /// The law on one case: `Ok(())` when it holds or when a sequential apply
 /// fails, else a description of the failure.
 fn law(
@@ -442,19 +456,8 @@ fn law(
 ) -> Result<(), String> {
     let cursor = schema.cursor("Widget").unwrap();
     let arena = Arena::new();
-    let (dv, p1v, p2v) = (
-        from_serde(&arena, d, 256).unwrap(),
-        from_serde(&arena, p1, 256).unwrap(),
-        from_serde(&arena, p2, 256).unwrap(),
-    );
-    let ao = ApplyOptions {
-        fix_quirks,
-        ..ApplyOptions::default()
-    };
-    let co = CreateOptions {
-        fix_quirks,
-        ..CreateOptions::default()
-    };
+    let [dv, p1v, p2v] = [d, p1, p2].map(|v| from_serde(&arena, v, 256).unwrap());
+    let (ao, co) = options(fix_quirks);
     let Ok(d1) = apply(&arena, dv, p1v, cursor, &ao) else {
         return Ok(());
     };
@@ -730,14 +733,7 @@ fn law3(schema: &Schema, d: &J, ps: [&J; 3], fix_quirks: bool, fold: Fold) -> Re
     let arena = Arena::new();
     let dv = from_serde(&arena, d, 256).unwrap();
     let [p1, p2, p3] = ps.map(|p| from_serde(&arena, p, 256).unwrap());
-    let ao = ApplyOptions {
-        fix_quirks,
-        ..ApplyOptions::default()
-    };
-    let co = CreateOptions {
-        fix_quirks,
-        ..CreateOptions::default()
-    };
+    let (ao, co) = options(fix_quirks);
     let mut seq = dv;
     for p in [p1, p2, p3] {
         match apply(&arena, seq, p, cursor, &ao) {
@@ -948,19 +944,8 @@ fn merge_item_law(d: &J, p1: &J, p2: &J) {
     let cursor = schema.cursor("mergeItem").unwrap();
     for fix_quirks in [false, true] {
         let arena = Arena::new();
-        let (dv, p1v, p2v) = (
-            from_serde(&arena, d, 256).unwrap(),
-            from_serde(&arena, p1, 256).unwrap(),
-            from_serde(&arena, p2, 256).unwrap(),
-        );
-        let ao = ApplyOptions {
-            fix_quirks,
-            ..ApplyOptions::default()
-        };
-        let co = CreateOptions {
-            fix_quirks,
-            ..CreateOptions::default()
-        };
+        let [dv, p1v, p2v] = [d, p1, p2].map(|v| from_serde(&arena, v, 256).unwrap());
+        let (ao, co) = options(fix_quirks);
         let seq = apply(
             &arena,
             apply(&arena, dv, p1v, cursor, &ao).unwrap(),
