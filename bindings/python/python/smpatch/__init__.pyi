@@ -1,0 +1,157 @@
+"""Type stubs of the smpatch package (docstrings live in the module)."""
+
+import os
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+
+__all__ = [
+    "Conflict",
+    "Error",
+    "Schema",
+    "apply",
+    "compose",
+    "conflicts",
+    "create_three_way",
+    "create_two_way",
+]
+
+JSONValue = Union[None, bool, int, float, str, List["JSONValue"], Tuple["JSONValue", ...], Dict[str, "JSONValue"]]
+"""A value of a document: what ``json.loads`` returns (tuples read as lists)."""
+
+Document = Union[Dict[str, Any], str, bytes, bytearray, None]
+"""A document: a dict, JSON or YAML text, or ``None`` (same as ``{}``)."""
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+class Error(ValueError):
+    kind: str
+    path: str
+    message: str
+    def __init__(self, message: str, kind: str = "invalid_document", path: str = "") -> None: ...
+
+class Conflict(Error): ...
+
+class Schema:
+    @staticmethod
+    def embedded() -> Schema: ...
+    @staticmethod
+    def load(path_or_paths: Union[StrPath, Sequence[StrPath]], *, builtin: bool = False) -> Schema: ...
+    @staticmethod
+    def schemaless() -> Schema: ...
+    def __contains__(self, name: str) -> bool: ...
+
+@overload
+def apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
+@overload
+def create_two_way(
+    original: Document,
+    modified: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    ignore_changes_and_additions: bool = False,
+    ignore_deletions: bool = False,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def create_two_way(
+    original: Document,
+    modified: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    ignore_changes_and_additions: bool = False,
+    ignore_deletions: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
+@overload
+def create_three_way(
+    original: Document,
+    modified: Document,
+    current: Document,
+    *,
+    overwrite: bool = True,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def create_three_way(
+    original: Document,
+    modified: Document,
+    current: Document,
+    *,
+    overwrite: bool = True,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
+def conflicts(
+    left: Document,
+    right: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> bool: ...
+@overload
+def compose(
+    first: Document,
+    second: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def compose(
+    first: Document,
+    second: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
