@@ -133,7 +133,11 @@ fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
             | smpatch_value::ParseErrorKind::AliasLimit => "too_large",
             _ => "invalid_document",
         };
-        Error::new(kind, e.path.clone(), format!("invalid YAML document ({what}): {e}"))
+        Error::new(
+            kind,
+            e.path.clone(),
+            format!("invalid YAML document ({what}): {e}"),
+        )
     })?;
     match docs.as_slice() {
         [] => Ok(Vec::new()),

@@ -155,7 +155,9 @@ pub(crate) fn run(
     let ty = schema.type_ref(type_name);
     let doc = |i: usize| docs.get(i).map_or(&b""[..], Vec::as_slice);
     match op {
-        Op::Apply(a) => smpatch::apply_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json),
+        Op::Apply(a) => {
+            smpatch::apply_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
+        }
         Op::CreateTwoWay(a) => {
             smpatch::create_two_way_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
         }
