@@ -159,19 +159,26 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-fn py_str<'a>(s: &'a Bound<'_, PyString>) -> Result<std::borrow::Cow<'a, str>, Box<Fail>> {
-    s.to_cow().map_err(|_| {
+/// Writes a Python `str` as a JSON string. Under the 3.9 stable ABI the
+/// UTF-8 text is only reachable as a new `bytes` object; borrowing from it
+/// avoids a second copy.
+fn write_py_str(out: &mut Vec<u8>, s: &Bound<'_, PyString>) -> Result<(), Box<Fail>> {
+    let bytes = s.encode_utf8().map_err(|_| {
         Fail::new(
             "invalid_document",
             "a string is not valid Unicode (lone surrogate); JSON cannot hold it",
         )
-    })
+    })?;
+    // Python's UTF-8 encoder only produces valid UTF-8.
+    let text = std::str::from_utf8(bytes.as_bytes())
+        .map_err(|e| Fail::new("invalid_document", format!("a string is not UTF-8: {e}")))?;
+    write_str(out, text);
+    Ok(())
 }
 
 fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), Box<Fail>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        write_str(out, &py_str(s)?);
-        return Ok(());
+        return write_py_str(out, s);
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         if depth >= MAX_DEPTH {
@@ -190,10 +197,9 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
                     format!("object keys must be str, not {tn} ({shown})"),
                 ));
             };
-            let key = py_str(ks)?;
-            write_str(out, &key);
+            write_py_str(out, ks)?;
             out.push(b':');
-            write_value(out, &v, depth + 1).map_err(|f| f.at(key.clone().into_owned()))?;
+            write_value(out, &v, depth + 1).map_err(|f| f.at(ks.to_string_lossy().into_owned()))?;
         }
         out.push(b'}');
         return Ok(());
@@ -298,10 +304,32 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'p
     };
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
-    value_to_py(py, v)
+    let mut keys = KeyCache::default();
+    value_to_py(py, v, &mut keys)
 }
 
-fn value_to_py<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+/// One Python `str` per distinct object key of an answer: Kubernetes objects
+/// repeat a few keys (`name`, `value`, `image`, ...) thousands of times, and
+/// a reused `str` also keeps its hash for the dict insert.
+#[derive(Default)]
+struct KeyCache<'a, 'py> {
+    map: rustc_hash::FxHashMap<&'a str, Bound<'py, PyString>>,
+}
+
+impl<'a, 'py> KeyCache<'a, 'py> {
+    fn get(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
+        self.map
+            .entry(key)
+            .or_insert_with(|| PyString::new(py, key))
+            .clone()
+    }
+}
+
+fn value_to_py<'a, 'py>(
+    py: Python<'py>,
+    v: Value<'a>,
+    keys: &mut KeyCache<'a, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
@@ -320,14 +348,14 @@ fn value_to_py<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>
         Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {
-                list.append(value_to_py(py, *item)?)?;
+                list.append(value_to_py(py, *item, keys)?)?;
             }
             list.into_any()
         }
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, item) in o.iter() {
-                dict.set_item(PyString::new(py, k), value_to_py(py, item)?)?;
+                dict.set_item(keys.get(py, k), value_to_py(py, item, keys)?)?;
             }
             dict.into_any()
         }

@@ -366,6 +366,15 @@ fn _time_facade_apply(
 /// The compiled part of the `smpatch` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Lets the bench refuse to time a debug build.
+    m.add(
+        "_build",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+    )?;
     m.add_class::<PySchema>()?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(create_two_way, m)?)?;
