@@ -8,7 +8,10 @@ in and out, parsed outside the timing) on the same documents.
 
 Python calls timed:
 - ``dict``: dicts in, dict out (what a kubernetes-client user does);
-- ``bytes``: JSON bytes in, ``as_bytes=True`` out.
+- ``bytes``: JSON bytes in, ``as_bytes=True`` out;
+- ``json floor``: the standard library's C ``json.dumps`` of both input
+  dicts plus ``json.loads`` of the answer, i.e. what turning dicts into
+  bytes and back costs without smpatch (a reference for the dict column).
 
 Run from the repository root with a release build installed::
 
@@ -65,10 +68,13 @@ def main() -> int:
         expected = smpatch.apply(o_text, p_text, as_bytes=True)
         assert json.loads(expected) == smpatch.apply(o_dict, p_dict)
         iterations = max(20, int(0.2 / max(per_call(lambda: smpatch.apply(o_dict, p_dict), 5), 1e-7)))
-        samples = {"dict": [], "bytes": [], "rust_bytes": [], "rust_json": []}
+        samples = {"dict": [], "bytes": [], "rust_bytes": [], "rust_json": [], "json": []}
         for _ in range(ROUNDS):
             samples["dict"].append(per_call(lambda: smpatch.apply(o_dict, p_dict), iterations))
             samples["bytes"].append(per_call(lambda: smpatch.apply(o_text, p_text, as_bytes=True), iterations))
+            samples["json"].append(
+                per_call(lambda: (json.dumps(o_dict), json.dumps(p_dict), json.loads(expected)), iterations)
+            )
             rb, rj = _native._time_facade_apply(o_text, p_text, iterations)
             samples["rust_bytes"].append(rb)
             samples["rust_json"].append(rj)
@@ -76,13 +82,15 @@ def main() -> int:
         rows.append((case["label"], len(o_text), m))
     print(f"build: {build}, Python {sys.version.split()[0]}, {ROUNDS} rounds, medians\n")
     print("| case | Rust apply_bytes | Rust apply_json | Python bytes→bytes | ratio vs apply_bytes "
-          "| Python dict→dict | ratio vs apply_bytes | ratio vs apply_json |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| Python dict→dict | ratio vs apply_bytes | ratio vs apply_json | json floor "
+          "| dict→dict vs apply_bytes + json floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, size, m in rows:
         print(
             f"| {label} ({size // 1000} KB) | {fmt(m['rust_bytes'])} | {fmt(m['rust_json'])} "
             f"| {fmt(m['bytes'])} | {m['bytes'] / m['rust_bytes']:.2f} "
-            f"| {fmt(m['dict'])} | {m['dict'] / m['rust_bytes']:.2f} | {m['dict'] / m['rust_json']:.2f} |"
+            f"| {fmt(m['dict'])} | {m['dict'] / m['rust_bytes']:.2f} | {m['dict'] / m['rust_json']:.2f} "
+            f"| {fmt(m['json'])} | {m['dict'] / (m['rust_bytes'] + m['json']):.2f} |"
         )
     return 0
 
