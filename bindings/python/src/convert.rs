@@ -254,7 +254,8 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
     Err(Fail::new(
         "invalid_document",
         format!(
-            "a {} is not a JSON value (use dict, list, tuple, str, int, float, bool or None)",
+            "a {} is not a JSON value (use dict, list, tuple, str, int, float, bool or None; \
+             for a kubernetes client model, pass ApiClient().sanitize_for_serialization(obj))",
             type_name(obj)
         ),
     ))
