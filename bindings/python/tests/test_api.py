@@ -191,3 +191,48 @@ def test_max_depth_option():
     with pytest.raises(smpatch.Error) as info:
         smpatch.apply(deep, {"a": {"b": {"c": {"d": 2}}}}, max_depth=2, **ty)
     assert info.value.kind == "too_deep"
+
+
+CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              parts:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [id]
+                items:
+                  type: object
+                  properties:
+                    id: {type: string}
+                    size: {type: integer}
+"""
+
+
+def test_crd_directory_with_builtin_types(tmp_path):
+    (tmp_path / "widget-crd.yaml").write_text(CRD)
+    schema = smpatch.Schema.load(tmp_path, builtin=True)
+    assert "example.com/v1/Widget" in schema and "apps/v1/Deployment" in schema
+    live = {"apiVersion": "example.com/v1", "kind": "Widget",
+            "spec": {"parts": [{"id": "a", "size": 1}, {"id": "b", "size": 2}]}}
+    merged = smpatch.apply(live, {"spec": {"parts": [{"id": "b", "size": 3}]}}, schema=schema)
+    assert merged["spec"]["parts"] == [{"id": "a", "size": 1}, {"id": "b", "size": 3}]
+    # The built-in types still work with the same schema object.
+    assert smpatch.apply(DEPLOYMENT, {"spec": {"replicas": 5}}, schema=schema)["spec"]["replicas"] == 5
+    # Without builtin=True only the CRD is known.
+    assert "apps/v1/Deployment" not in smpatch.Schema.load(tmp_path / "widget-crd.yaml")
