@@ -127,6 +127,12 @@ impl CreateArgs {
 
 /// One operation on JSON documents; the documents are in the order of the
 /// Python signature.
+///
+/// Extension point: the union and field-set operations (`normalize`,
+/// `validate`, `extract`) become variants here, with an arm in [`run`]
+/// calling their facade function, and one `#[pyfunction]` in `lib.rs` that
+/// passes its documents to `call` (an `Answer` variant if they answer
+/// something other than a document or a bool).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
     Apply(ApplyArgs),
