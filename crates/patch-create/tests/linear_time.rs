@@ -104,10 +104,13 @@ fn list(n: usize, f: impl Fn(usize) -> String) -> String {
     format!("[{}]", items.join(","))
 }
 
+/// Element `i` of a list, with extra members (`,"v":"x"`).
+type Element<'f> = dyn Fn(usize, &str) -> String + 'f;
+
 /// `(live, patch)` of a shape with `n` elements.
 fn documents(s: Shape, n: usize) -> (String, String) {
     let k = |i: usize| key(s.kind, if s.duplicates { i % (n / 2) } else { i });
-    let (name, elem): (&str, Box<dyn Fn(usize, &str) -> String>) = match s.field {
+    let (name, elem): (&str, Box<Element<'_>>) = match s.field {
         Field::Keyed => (
             "items",
             Box::new(move |i, extra| format!("{{\"id\":{}{extra}}}", k(i))),
