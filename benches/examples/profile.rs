@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Arguments: the operation (`apply-all`, `apply-one`, `create2`, `create3`,
-//! `parse` (the 121 KB Deployment of the apply bench), or `op-only` variants
+//! `parse` (the 121 KB Deployment of the apply bench), `parse-serde` (the
+//! same with serde_json's `from_slice` into `serde_json::Value`), or `op-only` variants
 //! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
 //! `measured`), the element count, and the repetitions (default 1). The
 //! input is generated outside `measured`, so a tool collecting only inside
@@ -37,7 +38,9 @@ fn main() {
     };
     let case = match base {
         "apply-one" => case_env_one(n),
-        "deploy-apply" | "deploy-create2" | "deploy-create3" | "parse" => case_deployment_50(),
+        "deploy-apply" | "deploy-create2" | "deploy-create3" | "parse" | "parse-serde" => {
+            case_deployment_50()
+        }
         _ => case_env_all(n),
     };
     let schema = smpatch_schema::embedded();
@@ -50,7 +53,7 @@ fn main() {
             vec![case.original.as_bytes(), case.patch.as_bytes()]
         }
         "create2" | "deploy-create2" => vec![case.original.as_bytes(), case.modified.as_bytes()],
-        "parse" => vec![case.original.as_bytes()],
+        "parse" | "parse-serde" => vec![case.original.as_bytes()],
         _ => vec![
             case.original.as_bytes(),
             case.modified.as_bytes(),
@@ -61,6 +64,16 @@ fn main() {
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps {
         let t = std::time::Instant::now();
+        if base == "parse-serde" {
+            // The baseline: serde_json's own tree.
+            black_box(measured(|| {
+                serde_json::from_slice::<serde_json::Value>(docs[0])
+                    .unwrap()
+                    .is_object()
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
+            continue;
+        }
         arena.reset();
         let run = |v: &[Value<'_>]| -> Option<String> {
             let arena = &arena;
@@ -95,9 +108,11 @@ fn main() {
     }
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
+    let bytes: usize = docs.iter().map(|d| d.len()).sum();
     eprintln!(
-        "{op} n={n}: median {:.3} ms, {:.0} ns/element ({reps} reps)",
+        "{op} n={n}: median {:.3} ms, {:.0} ns/element, {:.0} MB/s of input ({bytes} bytes, {reps} reps)",
         median / 1e6,
-        median / n as f64
+        median / n as f64,
+        bytes as f64 / median * 1e3
     );
 }
