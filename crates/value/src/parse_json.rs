@@ -135,7 +135,7 @@ fn has_stop_byte(w: u64) -> bool {
 /// Index of the first `"`, `\` or control byte at or after `i`, or `b.len()`.
 /// Eight bytes per step; the byte is located from the mask, not rescanned.
 #[inline(always)]
-fn find_stop(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
         let m = stop_mask(u64::from_le_bytes(*chunk));
         if m != 0 {
