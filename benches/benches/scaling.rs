@@ -83,7 +83,15 @@ impl Op {
 fn scaling(c: &mut Criterion) {
     let schema = smpatch_schema::embedded();
     let cursor = schema.cursor("apps/v1/Deployment").unwrap();
-    for n in SCALING_SIZES {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs each
+    // bench once in an unoptimized build: keep that to the 1k inputs.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let sizes = if quick {
+        &SCALING_SIZES[..1]
+    } else {
+        &SCALING_SIZES[..]
+    };
+    for &n in sizes {
         let all = case_env_all(n);
         let one = case_env_one(n);
         for op in [Op::ApplyAll, Op::ApplyOne, Op::Create2, Op::Create3] {
