@@ -113,15 +113,43 @@ static STOP: [bool; 256] = {
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// True when any byte of `w` is `"`, `\` or below 0x20 (SWAR).
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact
+/// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
+/// only the lowest flag is used).
 #[inline(always)]
-fn has_stop_byte(w: u64) -> bool {
+fn stop_mask(w: u64) -> u64 {
     let quote = w ^ (LO * b'"' as u64);
     let bslash = w ^ (LO * b'\\' as u64);
     let zero_q = quote.wrapping_sub(LO) & !quote;
     let zero_b = bslash.wrapping_sub(LO) & !bslash;
     let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    (zero_q | zero_b | ctrl) & HI != 0
+    (zero_q | zero_b | ctrl) & HI
+}
+
+/// True when any byte of `w` is `"`, `\` or below 0x20.
+#[cfg(test)]
+fn has_stop_byte(w: u64) -> bool {
+    stop_mask(w) != 0
+}
+
+/// Index of the first `"`, `\` or control byte at or after `i`, or `b.len()`.
+/// Eight bytes per step; the byte is located from the mask, not rescanned.
+#[inline(always)]
+pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let m = stop_mask(u64::from_le_bytes(*chunk));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if STOP[c as usize] {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 impl<'a> Parser<'a, '_> {
@@ -297,26 +325,30 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
-    /// Reads a string; the position is at the opening quote.
-    #[inline]
+    /// Reads a string; the position is at the opening quote. The common
+    /// case (no escape, within the length limit) stays inline; escapes and
+    /// errors go to [`Parser::parse_string_rest`].
+    #[inline(always)]
     fn parse_string(&mut self) -> Result<&'a str, ParseError> {
         let b = self.b;
         let start = self.pos + 1;
-        let mut i = start;
-        while let Some(chunk) = b.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            if has_stop_byte(u64::from_le_bytes(w)) {
-                break;
+        let i = find_stop(b, start);
+        if b.get(i) == Some(&b'"') && i - start <= self.opts.max_string_bytes {
+            // Both ends are next to ASCII quotes: always char boundaries.
+            if let Some(s) = self.src.get(start..i) {
+                self.pos = i + 1;
+                return Ok(s);
             }
-            i += 8;
         }
-        while let Some(&c) = b.get(i) {
-            if STOP[c as usize] {
-                break;
-            }
-            i += 1;
-        }
+        self.parse_string_rest(start, i)
+    }
+
+    /// A string whose scan stopped at `i` on something other than a plain
+    /// closing quote: an escape, a control character, the end of the input,
+    /// or a string longer than the limit.
+    #[inline(never)]
+    fn parse_string_rest(&mut self, start: usize, i: usize) -> Result<&'a str, ParseError> {
+        let b = self.b;
         match b.get(i) {
             Some(b'"') => {
                 self.check_string_len(i - start, start)?;
@@ -329,20 +361,29 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    #[inline(always)]
     fn check_string_len(&self, len: usize, start: usize) -> Result<(), ParseError> {
         if len > self.opts.max_string_bytes {
-            return Err(self.err(
-                ParseErrorKind::StringTooLong,
-                start,
-                format!(
-                    "string is longer than the limit of {} bytes",
-                    self.opts.max_string_bytes
-                ),
-            ));
+            return Err(self.too_long(start));
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_long(&self, start: usize) -> ParseError {
+        self.err(
+            ParseErrorKind::StringTooLong,
+            start,
+            format!(
+                "string is longer than the limit of {} bytes",
+                self.opts.max_string_bytes
+            ),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
     fn control(&self, at: usize) -> ParseError {
         self.err(
             ParseErrorKind::ControlCharacter,
@@ -426,12 +467,7 @@ impl<'a> Parser<'a, '_> {
                 Some(&c) if c < 0x20 => return Err(self.control(i)),
                 Some(_) => {
                     let run = i;
-                    while let Some(&c) = b.get(i) {
-                        if STOP[c as usize] {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = find_stop(b, i);
                     out.push_str(&self.src[run..i]);
                 }
                 None => return Err(self.eof_at(i)),
@@ -506,6 +542,8 @@ impl<'a> Parser<'a, '_> {
         Ok(Number::with_kind(&self.src[start..i], kind))
     }
 
+    #[cold]
+    #[inline(never)]
     fn bad_number(&self, at: usize, why: &str) -> ParseError {
         self.err(
             ParseErrorKind::InvalidNumber,
@@ -550,6 +588,8 @@ impl<'a> Parser<'a, '_> {
         open_path(open, self.values.len())
     }
 
+    #[cold]
+    #[inline(never)]
     fn err(&self, kind: ParseErrorKind, offset: usize, message: String) -> ParseError {
         ParseError::at(
             kind,
@@ -560,11 +600,15 @@ impl<'a> Parser<'a, '_> {
         )
     }
 
+    #[cold]
+    #[inline(never)]
     fn eof(&self) -> ParseError {
         self.eof_at(self.b.len())
     }
 
     /// The end of the valid text: either the true end or an invalid UTF-8 byte.
+    #[cold]
+    #[inline(never)]
     fn eof_at(&self, at: usize) -> ParseError {
         match self.invalid_at {
             Some(n) => self.err(
@@ -576,6 +620,8 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn unexpected(&self, wanted: &str) -> ParseError {
         match self.src[self.pos..].chars().next() {
             None => self.eof(),
@@ -794,5 +840,33 @@ mod tests {
             let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
             assert_eq!(has_stop_byte(w), STOP[b as usize], "byte {b:#x}");
         }
+    }
+
+    #[test]
+    fn find_stop_locates_the_first_stop_byte() {
+        // Every stop byte at every offset of a 20-byte run (SWAR words and
+        // the byte tail), with a second stop byte after it that must not
+        // win, and runs without any stop byte.
+        let stops: Vec<u8> = (0u8..=255).filter(|&c| STOP[c as usize]).collect();
+        for len in 0..20 {
+            let plain: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(find_stop(&plain, 0), len);
+            for at in 0..len {
+                for &c in &stops {
+                    for &after in &[b'"', 0x1f, 0x80, 0xff] {
+                        let mut v = plain.clone();
+                        v[at] = c;
+                        if at + 1 < len {
+                            v[at + 1] = after;
+                        }
+                        assert_eq!(find_stop(&v, 0), at, "{v:?}");
+                        assert_eq!(find_stop(&v, at), at);
+                    }
+                }
+            }
+        }
+        // Non-ASCII bytes are never stops.
+        let s = "héllo wörld, ünïcode\"";
+        assert_eq!(find_stop(s.as_bytes(), 0), s.len() - 1);
     }
 }

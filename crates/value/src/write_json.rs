@@ -3,6 +3,7 @@
 //! Architecture Invariant: every writer walks the tree with an explicit
 //! stack, so output never recurses whatever the depth.
 
+use crate::parse_json::find_stop;
 use crate::render::{plain, shortest_digits};
 use crate::{Member, Number, NumberKind, Value};
 
@@ -229,29 +230,19 @@ fn push_u_escape(out: &mut String, c: u32) {
     }
 }
 
-/// True for bytes the standard (non-Go) escaping leaves alone.
-static PLAIN_STD: [bool; 256] = {
-    let mut t = [true; 256];
-    let mut i = 0;
-    while i < 256 {
-        let e = ESCAPE[i];
-        t[i] = e == 0 || e == 2;
-        i += 1;
-    }
-    t
-};
-
 fn write_str(out: &mut String, s: &str, go: bool) {
     out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
-    if !go && b.iter().all(|&c| PLAIN_STD[c as usize]) {
+    // Standard escaping: skip to the first byte that needs it, eight bytes
+    // at a time (the parser's scan: `"`, `\\`, control characters).
+    let mut i = if go { 0 } else { find_stop(b, 0) };
+    if i == b.len() {
         out.push_str(s);
         out.push('"');
         return;
     }
     let mut run = 0;
-    let mut i = 0;
     while i < b.len() {
         let c = b[i];
         let e = ESCAPE[c as usize];
