@@ -436,14 +436,22 @@ fn type_ref(args: &SchemaArgs) -> TypeRef {
 
 /// Writes document `index` of the output: kubectl's JSON layout, or YAML
 /// documents separated by `---`; always ends with a newline.
-fn render(out: &mut impl Write, v: &Value<'_>, output: Output, index: usize) -> std::io::Result<()> {
+fn render(
+    out: &mut impl Write,
+    v: &Value<'_>,
+    output: Output,
+    index: usize,
+) -> std::io::Result<()> {
     match output {
         Output::Json => write_json_pretty_to(out, v),
         Output::Yaml => {
             if index > 0 {
                 out.write_all(b"---\n")?;
             }
-            let mut last = LastByte { inner: out, last: None };
+            let mut last = LastByte {
+                inner: out,
+                last: None,
+            };
             write_yaml_to(&mut last, v)?;
             if last.last != Some(b'\n') {
                 out.write_all(b"\n")?;
@@ -587,7 +595,10 @@ fn parse_patch_any<'a>(
 }
 
 fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
-    let (ob, mb) = (read_input(&a.original, limits)?, read_input(&a.modified, limits)?);
+    let (ob, mb) = (
+        read_input(&a.original, limits)?,
+        read_input(&a.modified, limits)?,
+    );
     let arena = Arena::new();
     let o = parse_one(&arena, &ob, &a.original.display().to_string(), limits)?;
     let m = parse_one(&arena, &mb, &a.modified.display().to_string(), limits)?;
@@ -756,7 +767,10 @@ fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a
 }
 
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
-    let (mb, lb) = (read_input(&a.manifest, limits)?, read_input(&a.live, limits)?);
+    let (mb, lb) = (
+        read_input(&a.manifest, limits)?,
+        read_input(&a.live, limits)?,
+    );
     let arena = Arena::new();
     let manifest_name = a.manifest.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
@@ -786,14 +800,13 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
             .and_then(|an| an.get(LAST_APPLIED))
         {
             Some(Value::String(text)) if !text.trim().is_empty() => {
-                let v = parse_json(&arena, text.as_bytes(), &limits.parse_options()).map_err(
-                    |e| {
+                let v =
+                    parse_json(&arena, text.as_bytes(), &limits.parse_options()).map_err(|e| {
                         Failure::at(
                             format!("{}: {LAST_APPLIED}", a.live.display()),
                             e.to_string(),
                         )
-                    },
-                )?;
+                    })?;
                 check_object(v, LAST_APPLIED)?
             }
             _ => Value::empty_object(),

@@ -12,8 +12,12 @@ fn root() -> PathBuf {
 }
 
 fn expected(name: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name))
-        .unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn smpatch() -> Command {
@@ -294,4 +298,200 @@ fn batch_protocol() {
         "one response per request"
     );
     assert_eq!(stdout, expected("batch-responses.jsonl"));
+}
+
+/// Runs `script` with `sh -c`, `$SMPATCH` naming the binary.
+fn sh(script: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("SMPATCH", assert_cmd::cargo::cargo_bin("smpatch"))
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+/// Address-space cap for the endless-input tests, in KiB: far below what
+/// reading the input whole would take, far above the 1 MiB input limit.
+const ULIMIT_KIB: usize = 262_144;
+
+fn assert_too_large(script: &str) {
+    let out = sh(&format!(
+        "ulimit -v {ULIMIT_KIB}; exec \"$SMPATCH\" --max-input-bytes 1048576 {script}"
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{script}: {err}");
+    assert!(err.contains("[too_large]"), "{script}: {err}");
+    assert!(err.contains("1048576 bytes"), "{script}: {err}");
+    assert_eq!(err.lines().count(), 1, "{script}: {err}");
+}
+
+#[test]
+fn endless_files_stop_at_the_limit() {
+    assert_too_large("patch -f /dev/zero -p '{}'");
+    assert_too_large(&format!("patch -f {DEPLOY} --patch-file /dev/zero"));
+    assert_too_large(&format!("diff /dev/zero {DEPLOY}"));
+    assert_too_large(&format!("diff {DEPLOY} /dev/zero"));
+    assert_too_large(&format!("apply -f {DEPLOY} --live /dev/zero"));
+    assert_too_large("patch -f - -p '{}' < /dev/zero");
+}
+
+#[test]
+fn endless_batch_line_is_answered_too_large() {
+    // 300 MB without a newline, then one good request.
+    let out = sh(&format!(
+        "{{ head -c 300000000 /dev/zero; printf '\\n{{\"id\":2,\"op\":\"apply\",\"schema\":{{\"none\":true}},\"original\":{{}},\"patch\":{{\"a\":1}}}}\\n'; }} \
+         | (ulimit -v {ULIMIT_KIB}; exec \"$SMPATCH\" --max-input-bytes 1048576 batch)"
+    ));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with(r#"{"id":null,"error":{"kind":"too_large","#)
+            && lines[0].contains("1048576 bytes"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1], r#"{"id":2,"ok":{"a":1}}"#);
+}
+
+#[test]
+fn batch_write_errors_name_stdout() {
+    let out = sh("echo '{}' | \"$SMPATCH\" batch > /dev/full");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: stdout: "), "{err}");
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.json");
+    let data: serde_json::Map<String, serde_json::Value> = (0..200_000)
+        .map(|i| {
+            (
+                format!("key-{i}"),
+                serde_json::Value::from(format!("value-{i}")),
+            )
+        })
+        .collect();
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": data});
+    std::fs::write(&big, doc.to_string()).unwrap();
+    for output in ["json", "yaml"] {
+        let out = sh(&format!(
+            "{{ \"$SMPATCH\" patch -f '{}' -p '{{}}' -o {output}; echo \"status=$?\" >&2; }} | head -c 100 > /dev/null",
+            big.display()
+        ));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim(), "status=0", "-o {output}: {err}");
+    }
+    let out = sh(
+        "{ yes '{\"id\":1,\"op\":\"apply\",\"schema\":{\"none\":true}}' | head -n 200000 | \"$SMPATCH\" batch; echo \"status=$?\" >&2; } | head -n 1 > /dev/null",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim(), "status=0", "batch: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn nested(depth: usize, leaf: &str) -> String {
+    format!("{}{leaf}{}", "{\"a\":".repeat(depth), "}".repeat(depth))
+}
+
+/// A free-form type (`x-kubernetes-preserve-unknown-fields`): nested objects merge.
+const JSON_TYPE: &str = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON";
+
+#[test]
+fn max_depth_flag_is_honoured() {
+    let (one, two) = (nested(500, "1"), nested(500, "2"));
+    let run = |args: &[&str]| {
+        smpatch()
+            .args(args)
+            .args(["--type-name", JSON_TYPE, "-f", "-", "-p", &two])
+            .write_stdin(one.clone())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--max-depth", "1000", "patch"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("\"a\"").count(), 500);
+    assert!(stdout.contains("\"a\": 2"), "the patch's leaf");
+    let out = run(&["patch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[too_deep]"));
+    // Also after the command name, and for diff.
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-depth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&a, &one).unwrap();
+    std::fs::write(&b, &two).unwrap();
+    let out = smpatch()
+        .args(["diff", "--type-name", JSON_TYPE, "--max-depth", "1000"])
+        .args([&a, &b])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("\"a\"")
+            .count(),
+        500
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn errors_name_the_file_once_and_the_document() {
+    let stream = "apiVersion: v1\nkind: ConfigMap\ndata: {a: '1'}\n---\n- not\n- an object\n";
+    let out = smpatch()
+        .args(["patch", "-f", "-", "-p", "{}"])
+        .write_stdin(stream)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.starts_with("error: -: document 2 of 2: /: "), "{err}");
+    assert!(err.contains("[invalid_document]"), "{err}");
+    // An engine error in the second document.
+    let stream = "apiVersion: v1\nkind: Pod\nspec: {containers: [{name: a}]}\n---\n\
+                  apiVersion: v1\nkind: Pod\nspec: {containers: [{name: a}]}\n";
+    let out = smpatch()
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "-p",
+            r#"{"spec":{"containers":[{"image":"x"}]}}"#,
+        ])
+        .write_stdin(stream)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: -: document 1 of 2: /spec/containers/0: "),
+        "{err}"
+    );
+    // A YAML syntax error: the file once, with line and column.
+    let out = smpatch()
+        .args(["patch", "-f", DEPLOY, "--patch-file", "Cargo.toml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(err.matches("Cargo.toml").count(), 1, "{err}");
 }

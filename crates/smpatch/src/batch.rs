@@ -33,7 +33,9 @@ use crate::input::{check_object, parse_options, read_document, Empty};
 use crate::ops::{self, Op};
 use crate::{ApplyOptions, CreateOptions, Error, TypeRef};
 use smpatch_schema::Schema;
-use smpatch_value::{parse_json, to_json_string, Arena, ParseError, ParseErrorKind, ParseOptions, Value};
+use smpatch_value::{
+    parse_json, to_json_string, Arena, ParseError, ParseErrorKind, ParseOptions, Value,
+};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -518,10 +520,7 @@ fn run<'a>(
 ) -> Result<Value<'a>, Error> {
     let name = match request.get("op") {
         Some(Value::String(name)) => OpName::parse(name).ok_or_else(|| {
-            invalid_at(
-                "/op",
-                format!("unknown op {name:?}; expected {OP_NAMES}"),
-            )
+            invalid_at("/op", format!("unknown op {name:?}; expected {OP_NAMES}"))
         })?,
         Some(_) => return Err(invalid_at("/op", "op must be a string")),
         None => return Err(invalid("the request has no \"op\"")),
@@ -619,7 +618,10 @@ fn document<'a>(
 
 type SchemaCache = HashMap<PathBuf, Result<Arc<Schema>, Error>>;
 
-fn schema_choice(cache: &mut SchemaCache, schema: Option<Value<'_>>) -> Result<SchemaChoice, Error> {
+fn schema_choice(
+    cache: &mut SchemaCache,
+    schema: Option<Value<'_>>,
+) -> Result<SchemaChoice, Error> {
     let obj = match schema {
         None | Some(Value::Null) => return Ok(SchemaChoice::Detect),
         Some(Value::Object(o)) => o,
@@ -698,13 +700,17 @@ fn schema_choice(cache: &mut SchemaCache, schema: Option<Value<'_>>) -> Result<S
 
 fn apply_options(options: Option<Value<'_>>) -> Result<ApplyOptions, Error> {
     let mut o = ApplyOptions::default();
-    set_options(options, APPLY_OPTIONS, |key, v| set_apply_option(&mut o, key, v))?;
+    set_options(options, APPLY_OPTIONS, |key, v| {
+        set_apply_option(&mut o, key, v)
+    })?;
     Ok(o)
 }
 
 fn create_options(options: Option<Value<'_>>) -> Result<CreateOptions, Error> {
     let mut o = CreateOptions::default();
-    set_options(options, CREATE_OPTIONS, |key, v| set_create_option(&mut o, key, v))?;
+    set_options(options, CREATE_OPTIONS, |key, v| {
+        set_create_option(&mut o, key, v)
+    })?;
     Ok(o)
 }
 

@@ -245,6 +245,11 @@ impl From<smpatch_patch_apply::Error> for Error {
 impl From<SchemaError> for Error {
     /// Kind and message unchanged; `path` is the schema location.
     fn from(e: SchemaError) -> Self {
-        Error::new(ErrorKind::Schema(e.kind), e.pointer.clone(), e.message.clone()).with_source(e)
+        Error::new(
+            ErrorKind::Schema(e.kind),
+            e.pointer.clone(),
+            e.message.clone(),
+        )
+        .with_source(e)
     }
 }

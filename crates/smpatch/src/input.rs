@@ -34,7 +34,14 @@ pub fn parse_document<'a>(
     op: &Op,
     what: &str,
 ) -> Result<Value<'a>, Error> {
-    read_document(arena, text, op.empty(), false, what, &parse_options(op.max_depth()))
+    read_document(
+        arena,
+        text,
+        op.empty(),
+        false,
+        what,
+        &parse_options(op.max_depth()),
+    )
 }
 
 /// The parser options for documents of an operation allowing `max_depth`:

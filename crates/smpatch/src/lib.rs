@@ -79,7 +79,11 @@ impl Input for serde_json::Value {
     fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
         let depth = parse_options(op.max_depth()).max_depth;
         let value = from_serde(arena, self, depth).map_err(|e| {
-            Error::facade(FacadeKind::TooDeep, e.path.clone(), format!("{what}: {}", e.message))
+            Error::facade(
+                FacadeKind::TooDeep,
+                e.path.clone(),
+                format!("{what}: {}", e.message),
+            )
         })?;
         check_object(value, what)
     }

@@ -158,18 +158,26 @@ pub fn execute<'a>(
         (Op::Apply(o), &[original, patch]) => document(smpatch_patch_apply::apply(
             arena, original, patch, cursor, o,
         )),
-        (Op::Create2(o), &[original, modified]) => document(
-            smpatch_patch_create::create_two_way(arena, original, modified, cursor, o, &[]),
-        ),
-        (
-            Op::Create3 {
-                options,
-                overwrite,
-            },
-            &[original, modified, current],
-        ) => document(smpatch_patch_create::create_three_way(
-            arena, original, modified, current, cursor, *overwrite, options, &[],
+        (Op::Create2(o), &[original, modified]) => document(smpatch_patch_create::create_two_way(
+            arena,
+            original,
+            modified,
+            cursor,
+            o,
+            &[],
         )),
+        (Op::Create3 { options, overwrite }, &[original, modified, current]) => {
+            document(smpatch_patch_create::create_three_way(
+                arena,
+                original,
+                modified,
+                current,
+                cursor,
+                *overwrite,
+                options,
+                &[],
+            ))
+        }
         (Op::Conflicts(o), &[left, right]) => {
             smpatch_patch_create::conflicts(left, right, cursor, o)
                 .map(Outcome::Conflicts)
