@@ -36,7 +36,7 @@ use smpatch_schema::Schema;
 use smpatch_value::{
     parse_json, to_json_string, Arena, ParseError, ParseErrorKind, ParseOptions, Value,
 };
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ use std::sync::Arc;
 /// State kept across the lines of one batch session: compiled schema files
 /// (each file is compiled once, failures included) and a reusable arena.
 pub struct BatchState {
-    schemas: HashMap<PathBuf, Result<Arc<Schema>, Error>>,
+    schemas: BTreeMap<PathBuf, Result<Arc<Schema>, Error>>,
     arena: Arena,
     max_line_bytes: usize,
 }
@@ -52,7 +52,7 @@ pub struct BatchState {
 impl Default for BatchState {
     fn default() -> Self {
         BatchState {
-            schemas: HashMap::new(),
+            schemas: BTreeMap::new(),
             arena: Arena::new(),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         }
@@ -616,7 +616,7 @@ fn document<'a>(
     }
 }
 
-type SchemaCache = HashMap<PathBuf, Result<Arc<Schema>, Error>>;
+type SchemaCache = BTreeMap<PathBuf, Result<Arc<Schema>, Error>>;
 
 fn schema_choice(
     cache: &mut SchemaCache,
