@@ -15,9 +15,11 @@ use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
 use smpatch::{check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
 use smpatch_value::{
-    from_serde, parse_json, parse_yaml, to_go_json, to_serde, write_json_pretty_to, write_yaml_to,
-    Arena, Member, Object, ParseError, ParseOptions, Value,
+    parse_json, parse_yaml, to_go_json, write_json_pretty_to, write_yaml_to, Arena, Member, Object,
+    ParseError, ParseOptions, Value,
 };
+
+mod rfc;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -481,27 +483,6 @@ impl<W: Write> Write for LastByte<'_, W> {
     }
 }
 
-fn to_serde_doc(v: &Value<'_>) -> Result<serde_json::Value, Failure> {
-    to_serde(v).map_err(|e| {
-        Failure::at(
-            if e.path.is_empty() {
-                "/".into()
-            } else {
-                e.path.clone()
-            },
-            e.message,
-        )
-    })
-}
-
-fn from_serde_doc<'a>(
-    arena: &'a Arena,
-    v: &serde_json::Value,
-    limits: &Limits,
-) -> Result<Value<'a>, Failure> {
-    from_serde(arena, v, limits.max_depth).map_err(|e| Failure::at("/", e.message))
-}
-
 fn explain(a: &ExplainArgs, _limits: &Limits) -> Result<i32, Failure> {
     let user = load_schemas(&a.schemas)?;
     let refs = schema_refs(&user)?;
@@ -549,21 +530,22 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             }
         }
         PatchType::Merge | PatchType::Json => {
-            let patch_value = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
-            let patch_serde = to_serde_doc(&patch_value)?;
-            for doc in &docs {
-                let mut target = to_serde_doc(doc)?;
-                if a.patch_type == PatchType::Merge {
-                    json_patch::merge(&mut target, &patch_serde);
+            let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
+            for (i, doc) in docs.iter().enumerate() {
+                results.push(if a.patch_type == PatchType::Merge {
+                    rfc::merge(&arena, *doc, p)
                 } else {
-                    let ops: json_patch::Patch = serde_json::from_value(patch_serde.clone())
-                        .map_err(|e| {
-                            Failure::at(&patch_name, format!("not an RFC 6902 JSON patch: {e}"))
-                        })?;
-                    json_patch::patch(&mut target, &ops)
-                        .map_err(|e| Failure::at("/", e.to_string()))?;
-                }
-                results.push(from_serde_doc(&arena, &target, limits)?);
+                    rfc::json_patch(&arena, *doc, p).map_err(|f| {
+                        let at = format!("{patch_name}: {}", f.pointer);
+                        match docs.len() {
+                            1 => Failure::at(at, f.message),
+                            n => Failure::at(
+                                format!("{name}: document {} of {n}: {at}", i + 1),
+                                f.message,
+                            ),
+                        }
+                    })?
+                });
             }
         }
     }
@@ -613,15 +595,8 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
             });
             ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.schema))?.into_value()
         }
-        PatchType::Merge => {
-            let d = merge_diff(&to_serde_doc(&o)?, &to_serde_doc(&m)?);
-            from_serde_doc(&arena, &d, limits)?
-        }
-        PatchType::Json => {
-            let d = json_patch::diff(&to_serde_doc(&o)?, &to_serde_doc(&m)?);
-            let v = serde_json::to_value(&d).map_err(|e| Failure::at("/", e.to_string()))?;
-            from_serde_doc(&arena, &v, limits)?
-        }
+        PatchType::Merge => rfc::merge_diff(&arena, o, m),
+        PatchType::Json => rfc::json_diff(&arena, o, m),
     };
     let empty = match patch {
         Value::Object(o) => o.is_empty(),
@@ -630,36 +605,6 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
     };
     write_results(&[patch], a.output)?;
     Ok(if a.exit_code && !empty { 1 } else { 0 })
-}
-
-/// RFC 7386: the merge patch that turns `o` into `m`. Depth is bounded by
-/// the parser's depth limit.
-fn merge_diff(o: &serde_json::Value, m: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    let (J::Object(a), J::Object(b)) = (o, m) else {
-        return m.clone();
-    };
-    let mut out = serde_json::Map::new();
-    for k in a.keys() {
-        if !b.contains_key(k) {
-            out.insert(k.clone(), J::Null);
-        }
-    }
-    for (k, bv) in b {
-        match a.get(k) {
-            None => {
-                out.insert(k.clone(), bv.clone());
-            }
-            Some(av) if av == bv => {}
-            Some(av) if av.is_object() && bv.is_object() => {
-                out.insert(k.clone(), merge_diff(av, bv));
-            }
-            Some(_) => {
-                out.insert(k.clone(), bv.clone());
-            }
-        }
-    }
-    J::Object(out)
 }
 
 type ObjectKey = (String, String, String, String);

@@ -495,3 +495,56 @@ fn errors_name_the_file_once_and_the_document() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(err.matches("Cargo.toml").count(), 1, "{err}");
 }
+
+#[test]
+fn merge_and_json_types_keep_big_numbers() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&a, r#"{"n":123456789012345678901234567890,"f":1.50}"#).unwrap();
+    std::fs::write(&b, r#"{"n":123456789012345678901234567891,"f":1.5}"#).unwrap();
+    for (ty, expected) in [
+        ("merge", "{\n    \"n\": 123456789012345678901234567891\n}\n"),
+        (
+            "json",
+            "[\n    {\n        \"op\": \"replace\",\n        \"path\": \"/n\",\n        \"value\": 123456789012345678901234567891\n    }\n]\n",
+        ),
+    ] {
+        let out = smpatch()
+            .args(["diff", "--type", ty, "--exit-code"])
+            .args([&a, &b])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+        // Equal big numbers are no difference.
+        let out = smpatch()
+            .args(["diff", "--type", ty, "--exit-code"])
+            .args([&a, &a])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = smpatch()
+        .args(["patch", "--type", "merge", "-f"])
+        .arg(&a)
+        .args(["-p", r#"{"m":99999999999999999999999}"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"m\": 99999999999999999999999"));
+    let out = smpatch()
+        .args(["patch", "--type", "json", "-f"])
+        .arg(&a)
+        .args(["-p", r#"[{"op":"test","path":"/n","value":1}]"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: --patch: /0: test failed"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
