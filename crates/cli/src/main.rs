@@ -45,7 +45,8 @@ struct Cli {
 /// Limits of every command (also accepted after the command name).
 #[derive(Args, Clone, Copy)]
 struct Limits {
-    /// Deepest nesting accepted in documents and by the engines.
+    /// Deepest nesting accepted in documents and by the engines (batch
+    /// requests set theirs in `options.max_depth`).
     #[arg(long, global = true, value_name = "N", default_value_t = smpatch::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
     /// Largest input file (or stdin, or batch request line) read, in bytes.

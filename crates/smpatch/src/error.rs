@@ -72,8 +72,6 @@ pub enum FacadeKind {
     InvalidRequest,
     /// An operation this build does not provide.
     Unsupported,
-    /// A file or stream could not be read or written.
-    Io,
 }
 
 impl FacadeKind {
@@ -87,7 +85,6 @@ impl FacadeKind {
             FacadeKind::UnknownType => "unknown_type",
             FacadeKind::InvalidRequest => "invalid_request",
             FacadeKind::Unsupported => "unsupported",
-            FacadeKind::Io => "io",
         }
     }
 }

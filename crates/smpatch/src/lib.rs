@@ -31,7 +31,7 @@ pub mod ops;
 pub use error::{Error, ErrorKind, FacadeKind};
 pub use input::{check_object, looks_like_json, parse_document};
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
-pub use smpatch_patch_create::{CreateOptions, Precondition};
+pub use smpatch_patch_create::CreateOptions;
 pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};
 pub use smpatch_value::{Arena, ParseErrorKind, Value};
 
