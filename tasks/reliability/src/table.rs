@@ -1017,7 +1017,8 @@ pub fn shape_key(kind: &str, i: usize) -> String {
         "int" => format!("{i}"),
         "float" => format!("{i}.5"),
         "bool" => format!("{}", i % 2 == 0),
-        "list" => format!(r#"["k",{i}]"#),
+        // One kind inside: `conflicts` compares key lists as scalar lists.
+        "list" => format!(r#"["k{i}","l"]"#),
         "object" => format!(r#"{{"k":{i}}}"#),
         "object21" => {
             let fields: Vec<String> = (0..21).map(|f| format!(r#""f{f}":{i}"#)).collect();
@@ -1208,9 +1209,70 @@ macro_rules! shape_case {
     };
 }
 
+/// Floats beyond `f64` are refused (as Go's decoder refuses them), so two
+/// of them never compare equal through a lossy `f64`.
+fn beyond_f64_create2() -> Outcome {
+    from_result(
+        smpatch::create_two_way_bytes(
+            br#"{"a":1e400}"#,
+            br#"{"a":7e401}"#,
+            embedded(),
+            &schemaless(),
+            &CreateOptions::default(),
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_delete_from_primitive_list() -> Outcome {
+    from_result(
+        apply_merge_item(
+            br#"{"mergingIntList":[1.5,2.5]}"#,
+            br#"{"$deleteFromPrimitiveList/mergingIntList":[9e999]}"#,
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_merge_keys() -> Outcome {
+    from_result(
+        apply_merge_item(
+            br#"{"mergingList":[{"name":1e400}]}"#,
+            br#"{"mergingList":[{"name":2e400,"value":"x"}]}"#,
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_batch() -> Outcome {
+    let mut state = BatchState::new();
+    let line = r#"{"id":1,"op":"conflicts","schema":{"none":true},"left":{"a":1e400},"right":{"a":2e400}}"#;
+    batch_outcome(&handle_line(&mut state, line))
+}
+
 /// The issue 8 rows: each key kind and directive at 100,000 elements.
 fn key_shape_cases() -> Vec<Case> {
     vec![
+        Case {
+            name: "float beyond f64: create2 of 1e400 -> 7e401",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_create2,
+        },
+        Case {
+            name: "float beyond f64: $deleteFromPrimitiveList [9e999]",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_delete_from_primitive_list,
+        },
+        Case {
+            name: "float beyond f64: merge keys 1e400 and 2e400",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_merge_keys,
+        },
+        Case {
+            name: "float beyond f64: conflicts in a batch line",
+            expect: Expect::Error(REQUEST),
+            run: beyond_f64_batch,
+        },
         shape_case!(
             "list merge keys: 1 patch element against 100,000",
             "100000 elements",
@@ -1331,11 +1393,11 @@ fn key_shape_cases() -> Vec<Case> {
             "float"
         ),
         shape_case!(
-            "primitive merge list of 100,000 objects, 200,000 patch values",
+            "primitive merge list of 100,000 strings, 200,000 patch values",
             "200000 elements",
             "apply",
             "set",
-            "object"
+            "string"
         ),
         shape_case!(
             "create2 with 100,000 list merge keys",
