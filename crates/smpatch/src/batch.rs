@@ -16,8 +16,16 @@
 //! ```
 //!
 //! Requests are read with the value crate's exact parser, so numbers keep
-//! their literal text from request to response. A line that is not a JSON
-//! object answers an error with `"id": null`.
+//! their literal text from request to response. Lines are read as bytes: a
+//! line that is not a JSON object (invalid UTF-8, a NUL byte, cut off, too
+//! deep) answers `invalid_request` with its `"id"` when that can be read on
+//! its own and `"id": null` otherwise; a line longer than
+//! [`BatchState::max_line_bytes`] answers `too_large` without being read
+//! whole. Request members the op does not read are `invalid_request`.
+//!
+//! Adding an op: a [`crate::ops::Op`] variant (see [`crate::ops`]), then an
+//! `OpName` variant here with its name, the `Op` it builds and any extra
+//! request members it reads.
 //!
 //! ```
 //! use smpatch::batch::{handle_line, BatchState};

@@ -1,10 +1,12 @@
 //! smpatch: strategic merge patch for Kubernetes-style objects.
 //!
 //! Owns: the public facade (serde_json and bytes in, serde_json and bytes
-//! out) over the arena crates, batch mode (the machine interface) and the
-//! `smpatch` command-line tool.
+//! out) over the arena crates, the pipeline every entry point shares
+//! ([`ops`]), the typed [`Error`], and batch mode (the machine interface,
+//! [`batch`]). The `smpatch` command-line tool lives in `crates/cli`.
 //!
-//! Must not: hold merge or diff logic of its own.
+//! Must not: hold merge or diff logic of its own, or depend on CLI crates
+//! (clap) or JSON-patch crates.
 //!
 //! ```
 //! use serde_json::json;
