@@ -415,10 +415,15 @@ fn parse_one<'a>(
     }
 }
 
-fn load_schemas(paths: &[PathBuf]) -> Result<Vec<Schema>, Failure> {
+/// Loads each `--schema`, every file read no further than `--max-input-bytes`.
+fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failure> {
+    let opts = smpatch_schema::LoadOptions {
+        max_input_bytes: limits.max_input_bytes,
+        ..smpatch_schema::LoadOptions::default()
+    };
     paths
         .iter()
-        .map(|p| smpatch::load_schema(p).map_err(Failure::from))
+        .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
         .collect()
 }
 
@@ -484,8 +489,8 @@ impl<W: Write> Write for LastByte<'_, W> {
     }
 }
 
-fn explain(a: &ExplainArgs, _limits: &Limits) -> Result<i32, Failure> {
-    let user = load_schemas(&a.schemas)?;
+fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
+    let user = load_schemas(&a.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let schema = refs
         .iter()
@@ -508,7 +513,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
-    let user = load_schemas(&a.schema.schemas)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
     let docs = parse_stream(&arena, &input, &name, limits)?;
@@ -587,7 +592,7 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
     let m = parse_one(&arena, &mb, &a.modified.display().to_string(), limits)?;
     let patch = match a.patch_type {
         PatchType::Strategic => {
-            let user = load_schemas(&a.schema.schemas)?;
+            let user = load_schemas(&a.schema.schemas, limits)?;
             let refs = schema_refs(&user)?;
             let op = Op::Create2(CreateOptions {
                 fix_quirks: a.fix_quirks,
@@ -721,7 +726,7 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let manifest_name = a.manifest.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
     let lives = parse_stream(&arena, &lb, &a.live.display().to_string(), limits)?;
-    let user = load_schemas(&a.schema.schemas)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema);
     let create = Op::Create3 {

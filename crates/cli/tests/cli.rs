@@ -334,6 +334,7 @@ fn endless_files_stop_at_the_limit() {
     assert_too_large(&format!("diff {DEPLOY} /dev/zero"));
     assert_too_large(&format!("apply -f {DEPLOY} --live /dev/zero"));
     assert_too_large("patch -f - -p '{}' < /dev/zero");
+    assert_too_large(&format!("patch -f {DEPLOY} -p '{{}}' --schema /dev/zero"));
 }
 
 #[test]
