@@ -77,7 +77,7 @@ fn run_scale(args: &[String]) -> i32 {
         Ok(summary) => println!("{op} {shape} {kind} {n}: {wall:.3} s, {peak} MiB peak: {summary}"),
         Err(e) => println!(
             "{op} {shape} {kind} {n}: {wall:.3} s, {peak} MiB peak: error {}",
-            e.kind
+            e.name()
         ),
     }
     0

@@ -79,7 +79,7 @@ const MILLION: usize = 1_000_000;
 fn from_result<T>(r: Result<T, smpatch::Error>, ok: impl FnOnce(T) -> String) -> Outcome {
     match r {
         Ok(v) => Outcome::Ok(ok(v)),
-        Err(e) => Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     }
 }
 
@@ -594,7 +594,7 @@ fn merge_key_object_create() -> Outcome {
     );
     let schema = match smpatch::load_schema(&schema_path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     from_result(
         smpatch::create_two_way_json(
@@ -635,7 +635,7 @@ fn ref_self() -> Outcome {
     );
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     from_result(
         smpatch::apply_json(
@@ -663,7 +663,7 @@ fn recursive_type_deep_document() -> Outcome {
     );
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     let mut doc = String::new();
     for _ in 0..300 {
@@ -717,7 +717,7 @@ fn many_definitions() -> Outcome {
     let path = temp_file("many.json", s.as_bytes());
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     let count = schema.definition_names().count();
     from_result(
