@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
+use smpatch::{ErrorKind, FacadeKind};
 use smpatch_value::{parse_json, parse_yaml, to_json_string, Arena, ParseOptions, Value};
 use std::io::Write;
 
@@ -39,14 +40,14 @@ pub(crate) enum ConvertError {
 /// A located conversion error; `tokens` holds the pointer tokens from the
 /// error outwards (the path is built only when something fails).
 struct Fail {
-    kind: &'static str,
+    kind: FacadeKind,
     message: String,
     tokens: Vec<String>,
     py: Option<PyErr>,
 }
 
 impl Fail {
-    fn new(kind: &'static str, message: impl Into<String>) -> Box<Self> {
+    fn new(kind: FacadeKind, message: impl Into<String>) -> Box<Self> {
         Box::new(Fail {
             kind,
             message: message.into(),
@@ -92,7 +93,7 @@ pub(crate) fn document_bytes(obj: &Bound<'_, PyAny>, what: &str) -> Result<Vec<u
                 .map(|t| format!("/{}", escape_token(t)))
                 .collect();
             Err(ConvertError::Doc(Error::new(
-                f.kind,
+                ErrorKind::Facade(f.kind),
                 path,
                 format!("invalid document ({what}): {}", f.message),
             )))
@@ -119,22 +120,17 @@ fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
     }
     let s = std::str::from_utf8(text).map_err(|e| {
         Error::new(
-            "invalid_document",
+            ErrorKind::Facade(FacadeKind::InvalidDocument),
             "",
             format!("invalid YAML document ({what}): not UTF-8: {e}"),
         )
     })?;
     let arena = Arena::new();
+    // The facade's names for the parser's kinds (`ErrorKind::name`):
+    // `too_deep`, `too_large` for its limits, `invalid_document` otherwise.
     let docs = parse_yaml(&arena, s, &ParseOptions::default()).map_err(|e| {
-        let kind = match e.kind {
-            smpatch_value::ParseErrorKind::TooDeep => "too_deep",
-            smpatch_value::ParseErrorKind::TooLarge
-            | smpatch_value::ParseErrorKind::StringTooLong
-            | smpatch_value::ParseErrorKind::AliasLimit => "too_large",
-            _ => "invalid_document",
-        };
         Error::new(
-            kind,
+            ErrorKind::Parse(e.kind),
             e.path.clone(),
             format!("invalid YAML document ({what}): {e}"),
         )
@@ -143,7 +139,7 @@ fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
         [] => Ok(Vec::new()),
         [one] => Ok(to_json_string(one).into_bytes()),
         more => Err(Error::new(
-            "invalid_document",
+            ErrorKind::Facade(FacadeKind::InvalidDocument),
             "",
             format!(
                 "invalid YAML document ({what}): expected one YAML document, found {}",
@@ -165,13 +161,17 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 fn write_py_str(out: &mut Vec<u8>, s: &Bound<'_, PyString>) -> Result<(), Box<Fail>> {
     let bytes = s.encode_utf8().map_err(|_| {
         Fail::new(
-            "invalid_document",
+            FacadeKind::InvalidDocument,
             "a string is not valid Unicode (lone surrogate); JSON cannot hold it",
         )
     })?;
     // Python's UTF-8 encoder only produces valid UTF-8.
-    let text = std::str::from_utf8(bytes.as_bytes())
-        .map_err(|e| Fail::new("invalid_document", format!("a string is not UTF-8: {e}")))?;
+    let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| {
+        Fail::new(
+            FacadeKind::InvalidDocument,
+            format!("a string is not UTF-8: {e}"),
+        )
+    })?;
     write_str(out, text);
     Ok(())
 }
@@ -193,7 +193,7 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
                 let tn = type_name(&k);
                 let shown = k.repr().map(|r| r.to_string()).unwrap_or_default();
                 return Err(Fail::new(
-                    "invalid_document",
+                    FacadeKind::InvalidDocument,
                     format!("object keys must be str, not {tn} ({shown})"),
                 ));
             };
@@ -231,7 +231,7 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
             .and_then(|r| r.call1((obj,)))
             .and_then(|t| t.extract::<String>())
             .map_err(|e| {
-                let mut f = Fail::new("invalid_document", "");
+                let mut f = Fail::new(FacadeKind::InvalidDocument, "");
                 f.py = Some(e);
                 f
             })?;
@@ -242,7 +242,7 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
         let v = f.value();
         if !v.is_finite() {
             return Err(Fail::new(
-                "invalid_document",
+                FacadeKind::InvalidDocument,
                 format!("{v} is not a JSON number (NaN and infinities cannot be written)"),
             ));
         }
@@ -252,7 +252,7 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
         return Ok(());
     }
     Err(Fail::new(
-        "invalid_document",
+        FacadeKind::InvalidDocument,
         format!(
             "a {} is not a JSON value (use dict, list, tuple, str, int, float, bool or None; \
              for a kubernetes client model, pass ApiClient().sanitize_for_serialization(obj))",
@@ -282,7 +282,7 @@ fn write_items<'py>(
 
 fn too_deep() -> Box<Fail> {
     Fail::new(
-        "too_deep",
+        FacadeKind::TooDeep,
         format!("nesting deeper than {MAX_DEPTH} levels (or a structure that contains itself)"),
     )
 }

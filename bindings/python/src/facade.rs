@@ -2,16 +2,19 @@
 //!
 //! Everything here takes and returns owned Rust data (JSON bytes, options,
 //! a `&Schema`), so the callers in `lib.rs` run it without the GIL. When the
-//! facade's API changes, this file is the only one to adapt.
+//! facade's API changes, this file is the one to adapt, with `raise()` in
+//! `lib.rs` (reads `Error::name`, `path`, `message`) and the error
+//! constructors of `convert.rs` (`Error::new` with a `FacadeKind`, or the
+//! parser's kind as `ErrorKind::Parse`).
 //!
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes`, `conflicts_bytes`, `compose_bytes`,
-//! `apply_json` (bench only), `embedded_schema`, `Error` (`kind`, `path`,
-//! `message`, `Error::new`), `TypeRef`, `ApplyOptions`, `CreateOptions`,
-//! `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
+//! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,
+//! `message`, `Error::new`, `From<SchemaError>`), `ErrorKind`, `FacadeKind`,
+//! `TypeRef`, `ApplyOptions`, `CreateOptions`, `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
 //! `Schema::cursor`, `SchemaError`.
 
-use smpatch::{ApplyOptions, CreateOptions, Schema, TypeRef};
+use smpatch::{ApplyOptions, CreateOptions, ErrorKind, FacadeKind, Schema, TypeRef};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -65,8 +68,7 @@ pub(crate) fn embedded() -> Result<SchemaRef, Error> {
 /// Loads and merges schema files or directories (later names win); with
 /// `builtin`, on top of a copy of the embedded schema.
 pub(crate) fn load(paths: &[PathBuf], builtin: bool) -> Result<SchemaRef, Error> {
-    let loaded = smpatch_schema::Schema::load_paths(paths)
-        .map_err(|e| Error::new(e.kind_name(), e.pointer, e.message))?;
+    let loaded = smpatch_schema::Schema::load_paths(paths).map_err(Error::from)?;
     let schema = if builtin {
         smpatch::embedded_schema()?.clone().merge(loaded)
     } else {
@@ -205,8 +207,13 @@ pub(crate) fn time_facade_apply(
     }
     let bytes = start.elapsed().as_secs_f64() / f64::from(iterations);
     let parse = |b: &[u8]| {
-        serde_json::from_slice::<serde_json::Value>(b)
-            .map_err(|e| Error::new("invalid_document", "", e.to_string()))
+        serde_json::from_slice::<serde_json::Value>(b).map_err(|e| {
+            Error::new(
+                ErrorKind::Facade(FacadeKind::InvalidDocument),
+                "",
+                e.to_string(),
+            )
+        })
     };
     let (o, p) = (parse(original)?, parse(patch)?);
     let start = std::time::Instant::now();

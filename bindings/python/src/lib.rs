@@ -26,14 +26,14 @@ use std::path::PathBuf;
 /// Raises a facade error as `smpatch.Conflict` (kind `conflict`) or
 /// `smpatch.Error` (every other kind; a subclass of `ValueError`).
 fn raise(py: Python<'_>, e: Error) -> PyErr {
-    let class = if e.kind == "conflict" {
+    let class = if e.name() == "conflict" {
         "Conflict"
     } else {
         "Error"
     };
     let made = PyModule::import(py, "smpatch")
         .and_then(|m| m.getattr(class))
-        .and_then(|c| c.call1((e.message, e.kind, e.path)));
+        .and_then(|c| c.call1((e.message(), e.name(), e.path())));
     match made {
         Ok(instance) => PyErr::from_value(instance),
         Err(err) => err,
