@@ -84,3 +84,23 @@ def test_patch_creation_keeps_big_numbers():
     p = smpatch.create_two_way(o, m, schema=NONE)
     assert strict_eq(p, {"data": {"a": 2**80 + 1, "b": 0.30000000000000004}})
     assert strict_eq(smpatch.apply(o, p, schema=NONE), m)
+
+
+@pytest.mark.parametrize("text", ['{"a": {"b": [1, 1e400]}}', '{"a": {"b": [1, -2.5E+999]}}'])
+@pytest.mark.parametrize("role", ["original", "patch"])
+def test_json_float_text_beyond_f64_is_refused_at_its_path(text, role):
+    # Go's JSON decoder refuses such literals, so smpatch does too, at parse
+    # time, instead of passing them through.
+    args = (text, "{}") if role == "original" else ("{}", text)
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.apply(*args, schema=NONE)
+    e = info.value
+    assert (e.kind, e.path) == ("invalid_document", "/a/b/1"), repr(e)
+    assert "beyond the 64-bit float range" in e.message and role in e.message
+
+
+def test_yaml_float_beyond_f64_is_a_string():
+    # YAML resolves as Go's YAML reader does: a plain scalar that does not
+    # parse as a finite float is a string.
+    out = smpatch.apply("a:\n  b:\n  - 1\n  - 1e400\n", "{}", schema=NONE)
+    assert strict_eq(out, {"a": {"b": [1, "1e400"]}})
