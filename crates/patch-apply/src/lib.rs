@@ -25,12 +25,15 @@
 //! the error is returned and nothing the caller holds has changed.
 #![deny(missing_docs)]
 
+pub mod directives;
 mod error;
 mod gosort;
 mod identity;
 mod merge;
+mod rules;
 
 pub use error::{push_pointer_token, Error, ErrorKind};
+pub use rules::{element_kind, KindRule};
 
 use merge::{Merger, Mode};
 use smpatch_schema::Cursor;
@@ -61,7 +64,7 @@ impl Default for ApplyOptions {
             fix_quirks: false,
             compound_keys: false,
             reject_duplicate_keys: false,
-            max_depth: 256,
+            max_depth: smpatch_value::DEFAULT_MAX_DEPTH,
         }
     }
 }

@@ -4,20 +4,15 @@
 //! Architecture Invariant: inputs are never mutated; every result is a new
 //! arena value (untouched subtrees are shared).
 
+use crate::directives::{self, key_role, KeyRole, PatchDirective, PATCH, RETAIN_KEYS};
 use crate::gosort::go_stable_sort;
 use crate::identity::{id_hash, identity, render_id, Id, IdError, KeySpec, PosIndex};
+use crate::rules::{self, brief, KindRule, Problem};
 use crate::{ApplyOptions, Error, ErrorKind};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use smpatch_schema::{Cursor, Field, ListType, LookupError, PatchMeta, Strategy};
-use smpatch_value::{render, Arena, Kind, Member, Object, Value};
-
-pub(crate) const PATCH: &str = "$patch";
-pub(crate) const RETAIN_KEYS: &str = "$retainKeys";
-pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
-pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
-
-static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
+use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, ListPlan, Rules, Strategy};
+use smpatch_value::{pointer_of, push_step, Arena, Kind, Member, Object, Step, Value};
 
 /// Objects larger than this get a hash index for key lookups.
 const SMALL_OBJECT: usize = 12;
@@ -29,20 +24,6 @@ pub(crate) enum Mode {
     Apply,
     /// Merge two patches into one (§3.15).
     Compose,
-}
-
-/// One step of the path into the patch.
-#[derive(Clone, Copy, Debug)]
-enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// How a list field merges.
-#[derive(Clone, Copy, Debug)]
-enum ListPlan<'m> {
-    Atomic,
-    Merge(KeySpec<'m>),
 }
 
 /// Result of a list merge: the ordered content and the effective server
@@ -79,6 +60,38 @@ struct Placed<'a> {
     ppos: Option<usize>,
     rpos: Option<usize>,
     delete: bool,
+}
+
+/// Where a value being cleaned stands: a `$patch: replace` object in a list
+/// is dropped even with `fix_quirks` (quirk Q8 is fixed for fields only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Field,
+    ListElement,
+}
+
+/// What a field of the patch does: merge into the live value, or (from
+/// `$deleteFromPrimitiveList/<f>`) delete values from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldOp {
+    Merge,
+    DeleteFrom,
+}
+
+/// Whether a keyed list merge orders its result now or hands the ordering
+/// to its caller ([`ListMerge::deferred`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    Now,
+    Defer,
+}
+
+/// What a list being ordered holds: scalars are their own identity and
+/// never `$patch: delete` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Elements {
+    Scalars,
+    Objects,
 }
 
 enum Cleaned<'a> {
@@ -174,7 +187,8 @@ pub(crate) struct Merger<'a, 'o> {
     arena: &'a Arena,
     opts: &'o ApplyOptions,
     mode: Mode,
-    path: Vec<Seg<'a>>,
+    rules: Rules,
+    path: Vec<Step<'a>>,
     depth: usize,
 }
 
@@ -198,66 +212,16 @@ fn place<'a>(
         .collect()
 }
 
-fn is_directive_key(k: &str) -> bool {
-    k == PATCH
-        || k == RETAIN_KEYS
-        || k.starts_with(SET_ELEMENT_ORDER)
-        || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-}
-
-/// `$prefix/<f>` → `f` (split at the first `/`, prefix exact).
-fn extract_key<'k>(key: &'k str, prefix: &str) -> Option<&'k str> {
-    let (head, tail) = key.split_once('/')?;
-    (head == prefix).then_some(tail)
-}
-
-fn kind_name(v: &Value<'_>) -> &'static str {
-    v.kind().name()
-}
-
-/// Longest rendering of a value put into a message.
-const MESSAGE_VALUE_LIMIT: usize = 240;
-
-fn cap(mut s: String) -> String {
-    if s.len() > MESSAGE_VALUE_LIMIT {
-        let mut end = MESSAGE_VALUE_LIMIT;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push('…');
-    }
-    s
-}
-
-/// Go `%v` of a value for messages, shortened.
-fn brief(v: &Value<'_>) -> String {
-    cap(render(v).into_owned())
-}
-
-/// Go `%v` of a list, for messages, shortened.
-fn render_list(items: &[Value<'_>]) -> String {
-    let mut out = String::from("[");
-    for (i, v) in items.iter().enumerate() {
-        if out.len() > MESSAGE_VALUE_LIMIT {
-            out.push_str(&format!("… ({} more)", items.len() - i));
-            break;
-        }
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(&render(v));
-    }
-    out.push(']');
-    out
-}
-
 impl<'a, 'o> Merger<'a, 'o> {
     pub(crate) fn new(arena: &'a Arena, opts: &'o ApplyOptions, mode: Mode) -> Self {
         Merger {
             arena,
             opts,
             mode,
+            rules: Rules {
+                fix_quirks: opts.fix_quirks,
+                compound_keys: opts.compound_keys,
+            },
             path: Vec::new(),
             depth: 0,
         }
@@ -266,33 +230,27 @@ impl<'a, 'o> Merger<'a, 'o> {
     // ----- errors and paths -------------------------------------------------
 
     fn pointer(&self) -> String {
-        let mut out = String::new();
-        for s in &self.path {
-            match s {
-                Seg::Key(k) => crate::push_pointer_token(&mut out, k),
-                Seg::Index(i) => {
-                    out.push('/');
-                    out.push_str(&i.to_string());
-                }
-            }
-        }
-        out
+        pointer_of(self.path.iter().copied())
     }
 
     fn err(&self, kind: ErrorKind, message: impl Into<String>) -> Error {
         Error::new(kind, self.pointer(), message)
     }
 
-    fn err_at(&self, seg: Seg<'a>, kind: ErrorKind, message: impl Into<String>) -> Error {
-        let mut p = self.pointer();
-        match seg {
-            Seg::Key(k) => crate::push_pointer_token(&mut p, k),
-            Seg::Index(i) => {
-                p.push('/');
-                p.push_str(&i.to_string());
-            }
-        }
-        Error::new(kind, p, message)
+    fn err_at(&self, step: Step<'a>, kind: ErrorKind, message: impl Into<String>) -> Error {
+        self.problem_at(step, Problem::new(kind, message))
+    }
+
+    /// A broken rule at the current path.
+    fn problem(&self, p: Problem) -> Error {
+        p.at(self.pointer())
+    }
+
+    /// A broken rule one step below the current path.
+    fn problem_at(&self, step: Step<'a>, p: Problem) -> Error {
+        let mut pointer = self.pointer();
+        push_step(&mut pointer, step);
+        p.at(pointer)
     }
 
     fn enter(&mut self) -> Result<(), Error> {
@@ -316,115 +274,27 @@ impl<'a, 'o> Merger<'a, 'o> {
 
     fn id_error(
         &self,
-        seg: Option<Seg<'a>>,
+        step: Option<Step<'a>>,
         e: IdError<'_>,
         elem: &Value<'_>,
         what: &str,
     ) -> Error {
-        let (kind, msg) = match e {
-            IdError::NotObject => (
-                ErrorKind::ExpectedObject,
-                format!(
-                    "{what} must be an object in a keyed list: expected a map[string]interface {{}}, but received a {}",
-                    kind_name(elem)
-                ),
-            ),
-            IdError::Missing(k) => (
-                ErrorKind::MissingMergeKey,
-                format!(
-                    "{what} has no merge key {k:?} (map: {} does not contain declared merge key: {k}); add {k:?} to it",
-                    brief(elem)
-                ),
-            ),
-        };
-        match seg {
-            Some(s) => self.err_at(s, kind, msg),
-            None => self.err(kind, msg),
+        let p = rules::id_problem(e, elem, what);
+        match step {
+            Some(s) => self.problem_at(s, p),
+            None => self.problem(p),
         }
     }
 
     // ----- schema -------------------------------------------------------------
 
-    fn lookup<'s>(&self, cursor: Cursor<'s>, key: &'a str, list: bool) -> Result<Field<'s>, Error> {
-        let r = if list {
-            cursor.lookup_list(key)
-        } else {
-            cursor.lookup_object(key)
-        };
-        match r {
-            Ok(f) => Ok(f),
-            // Q23: the reference's Go-struct lookup of a built-in falls back
-            // to a case-insensitive JSON-name match (`fix_quirks`: exact only).
-            Err(e @ LookupError::NoSuchField { .. }) if !self.opts.fix_quirks => match cursor
-                .go_fold_field(key)
-            {
-                Some(name) if list => cursor.lookup_list(name),
-                Some(name) => cursor.lookup_object(name),
-                None => Err(e),
-            }
-            .map_err(|e| {
-                self.err(
-                    ErrorKind::SchemaLookup,
-                    format!("{e}; the schema does not describe this field, so it cannot be merged"),
-                )
-            }),
-            Err(LookupError::InMap { .. }) if self.opts.fix_quirks => {
-                // Q23 fix: the value schema of a map applies to every member.
-                let c = cursor.map_value().unwrap_or(Cursor::UNKNOWN);
-                Ok(Field {
-                    cursor: if list { Cursor::UNKNOWN } else { c },
-                    meta: &EMPTY_META,
-                })
-            }
-            Err(e) => Err(self.err(
+    fn lookup<'s>(&self, cursor: Cursor<'s>, key: &'a str, shape: FieldShape) -> Result<Field<'s>, Error> {
+        self.rules.field(cursor, key, shape).map_err(|e| {
+            self.err(
                 ErrorKind::SchemaLookup,
                 format!("{e}; the schema does not describe this field, so it cannot be merged"),
-            )),
-        }
-    }
-
-    fn plan<'m>(&self, meta: &'m PatchMeta) -> ListPlan<'m> {
-        // List-type metadata drives SMP only for non-built-in types: the
-        // reference reads built-ins' struct tags, where those fields are
-        // atomic. `compound_keys` still uses the list-map keys of a built-in
-        // list that also has a merge key.
-        let derived = !meta.native;
-        let map_keys = (meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty())
-            .then_some(&meta.list_map_keys[..]);
-        match meta.strategy {
-            Strategy::Merge => match (meta.merge_key(), map_keys) {
-                (k, Some(ks)) if self.opts.compound_keys && (derived || k.is_some()) => {
-                    ListPlan::Merge(KeySpec::Compound(ks))
-                }
-                (Some(k), _) => ListPlan::Merge(KeySpec::Single(k)),
-                (None, Some(ks)) if derived => ListPlan::Merge(KeySpec::Compound(ks)),
-                (None, _) => ListPlan::Merge(KeySpec::Value),
-            },
-            Strategy::Replace => ListPlan::Atomic,
-            Strategy::None if !derived => ListPlan::Atomic,
-            Strategy::None => match (meta.list_type, meta.merge_key(), map_keys) {
-                (Some(ListType::Map), None, Some(ks)) => ListPlan::Merge(KeySpec::Compound(ks)),
-                (Some(ListType::Set), _, _) => ListPlan::Merge(KeySpec::Value),
-                _ => ListPlan::Atomic,
-            },
-        }
-    }
-
-    /// The identity rule used for ordering a list (also when it is atomic).
-    fn order_keys<'m>(&self, meta: &'m PatchMeta) -> KeySpec<'m> {
-        match self.plan(meta) {
-            ListPlan::Merge(k) => k,
-            ListPlan::Atomic => match meta.merge_key() {
-                Some(k) => KeySpec::Single(k),
-                None if !meta.native
-                    && meta.list_type == Some(ListType::Map)
-                    && !meta.list_map_keys.is_empty() =>
-                {
-                    KeySpec::Compound(&meta.list_map_keys)
-                }
-                None => KeySpec::Value,
-            },
-        }
+            )
+        })
     }
 
     // ----- objects ----------------------------------------------------------
@@ -437,7 +307,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         cursor: Cursor<'_>,
     ) -> Result<Value<'a>, Error> {
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let r = grow_stack(|| {
             self.merge_object_inner(target, patch, cursor)
         });
         self.leave();
@@ -466,8 +336,8 @@ impl<'a, 'o> Merger<'a, 'o> {
         // Step 4.
         let mut consumed: SmallVec<[&'a str; 4]> = SmallVec::new();
         for m in patch.members() {
-            if m.key.starts_with(SET_ELEMENT_ORDER) {
-                self.path.push(Seg::Key(m.key));
+            if let KeyRole::SetElementOrder(_) = key_role(m.key) {
+                self.path.push(Step::Key(m.key));
                 let r = self.set_element_order(&mut t, m.key, m.value, patch, cursor);
                 self.path.pop();
                 if let Some(f) = r? {
@@ -478,23 +348,23 @@ impl<'a, 'o> Merger<'a, 'o> {
         // Step 5, first the fields, then the deletion lists (Q13: merge first,
         // delete second).
         for m in patch.members() {
-            if m.key == RETAIN_KEYS
-                || m.key.starts_with(SET_ELEMENT_ORDER)
-                || m.key.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-                || consumed.contains(&m.key)
+            if matches!(
+                key_role(m.key),
+                KeyRole::RetainKeys | KeyRole::SetElementOrder(_) | KeyRole::DeleteFromPrimitiveList(_)
+            ) || consumed.contains(&m.key)
             {
                 continue;
             }
-            self.path.push(Seg::Key(m.key));
-            let r = self.merge_field(&mut t, m.key, m.value, false, cursor);
+            self.path.push(Step::Key(m.key));
+            let r = self.merge_field(&mut t, m.key, m.value, FieldOp::Merge, cursor);
             self.path.pop();
             r?;
         }
         for m in patch.members() {
-            if !m.key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
+            let KeyRole::DeleteFromPrimitiveList(_) = key_role(m.key) else {
                 continue;
-            }
-            self.path.push(Seg::Key(m.key));
+            };
+            self.path.push(Step::Key(m.key));
             let r = self.delete_list_key(&mut t, m.key, m.value, cursor);
             self.path.pop();
             r?;
@@ -504,8 +374,10 @@ impl<'a, 'o> Merger<'a, 'o> {
 
     /// `$patch` in an object (§3.5).
     fn object_directive(&mut self, d: Value<'a>, patch: Object<'a>) -> Result<Value<'a>, Error> {
-        match d {
-            Value::String("replace") => {
+        let directive = rules::object_patch(&d, &Value::Object(patch))
+            .map_err(|p| self.problem_at(Step::Key(PATCH), p))?;
+        match directive {
+            PatchDirective::Replace => {
                 let rest: Vec<Member<'a>> = patch
                     .members()
                     .iter()
@@ -517,21 +389,16 @@ impl<'a, 'o> Merger<'a, 'o> {
                     return Ok(rest);
                 }
                 // Q7 (always fixed): the remainder is cleaned.
-                Ok(match self.clean(rest, false)? {
+                Ok(match self.clean(rest, Place::Field)? {
                     Cleaned::Same => rest,
                     Cleaned::New(v) => v,
                     Cleaned::Drop => Value::empty_object(),
                 })
             }
-            Value::String("delete") => Ok(Value::empty_object()),
-            other => Err(self.err_at(
-                Seg::Key(PATCH),
-                ErrorKind::UnknownPatchType,
-                format!(
-                    "unknown patch type: {} in map: {}; an object's $patch must be \"replace\" or \"delete\"",
-                    brief(&other),
-                    brief(&Value::Object(patch))
-                ),
+            PatchDirective::Delete => Ok(Value::empty_object()),
+            PatchDirective::Merge => Err(self.problem_at(
+                Step::Key(PATCH),
+                rules::unknown_object_patch(&d, &Value::Object(patch)),
             )),
         }
     }
@@ -548,7 +415,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                 Some(existing) => {
                     if !existing.deep_eq(&rk) {
                         return Err(self.err_at(
-                            Seg::Key(RETAIN_KEYS),
+                            Step::Key(RETAIN_KEYS),
                             ErrorKind::ComposeMismatch,
                             format!(
                                 "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
@@ -562,16 +429,8 @@ impl<'a, 'o> Merger<'a, 'o> {
             }
             return Ok(());
         }
-        let Value::Array(list) = rk else {
-            return Err(self.err_at(
-                Seg::Key(RETAIN_KEYS),
-                ErrorKind::InvalidRetainKeys,
-                format!(
-                    "invalid patch format of retainKeys: the value must be a list of field names, not a {}",
-                    kind_name(&rk)
-                ),
-            ));
-        };
+        let list =
+            rules::retain_keys_list(&rk).map_err(|p| self.problem_at(Step::Key(RETAIN_KEYS), p))?;
         let listed = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
         let big: Option<rustc_hash::FxHashSet<&str>> =
             (list.len() > 16).then(|| list.iter().filter_map(|v| v.as_str()).collect());
@@ -580,22 +439,11 @@ impl<'a, 'o> Merger<'a, 'o> {
             None => listed(k),
         };
         for m in patch.members() {
-            if m.key == RETAIN_KEYS
-                || m.value.is_null()
-                || m.key.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-                || m.key.starts_with(SET_ELEMENT_ORDER)
-            {
+            if rules::retain_exempt(m) {
                 continue;
             }
             if !contains(m.key) {
-                return Err(self.err_at(
-                    Seg::Key(m.key),
-                    ErrorKind::InvalidRetainKeys,
-                    format!(
-                        "invalid patch format of retainKeys: the patch sets {:?} but $retainKeys does not list it; add it to $retainKeys",
-                        m.key
-                    ),
-                ));
+                return Err(self.problem_at(Step::Key(m.key), rules::not_retained(m.key)));
             }
         }
         for m in t.members.iter_mut() {
@@ -612,9 +460,10 @@ impl<'a, 'o> Merger<'a, 'o> {
         t: &mut WorkObject<'a>,
         k: &'a str,
         pv: Value<'a>,
-        del: bool,
+        op: FieldOp,
         cursor: Cursor<'_>,
     ) -> Result<(), Error> {
+        let del = op == FieldOp::DeleteFrom;
         if pv.is_null() {
             t.remove(k);
             if self.mode == Mode::Apply {
@@ -635,7 +484,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
         match (tv, pv) {
             (Value::Object(_), Value::Object(po)) => {
-                let field = self.lookup(cursor, k, false)?;
+                let field = self.lookup(cursor, k, FieldShape::Object)?;
                 if field.meta.strategy == Strategy::Replace {
                     self.store_as_sent(t, k, pv)?;
                 } else {
@@ -644,15 +493,15 @@ impl<'a, 'o> Merger<'a, 'o> {
                 }
             }
             (Value::Array(tl), Value::Array(pl)) => {
-                let field = self.lookup(cursor, k, true)?;
-                match self.plan(field.meta) {
+                let field = self.lookup(cursor, k, FieldShape::List)?;
+                match self.rules.list_plan(field.meta) {
                     ListPlan::Merge(keys) => {
-                        let r = self.merge_list(tl, pl, field.cursor, keys, del, false)?;
+                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
                     ListPlan::Atomic if del => {
-                        let keys = self.order_keys(field.meta);
-                        let r = self.merge_list(tl, pl, field.cursor, keys, del, false)?;
+                        let keys = self.rules.order_keys(field.meta);
+                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
                     ListPlan::Atomic => self.store_as_sent(t, k, pv)?,
@@ -684,7 +533,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         k: &'a str,
         pv: Value<'a>,
     ) -> Result<(), Error> {
-        match self.clean(pv, false)? {
+        match self.clean(pv, Place::Field)? {
             Cleaned::Same => t.set(k, pv),
             Cleaned::New(v) => t.set(k, v),
             Cleaned::Drop => t.remove(k),
@@ -717,23 +566,14 @@ impl<'a, 'o> Merger<'a, 'o> {
             t.set(key, pv);
             return Ok(());
         }
-        let Some(f) = extract_key(key, DELETE_FROM_PRIMITIVE_LIST) else {
-            return Err(self.err(
-                ErrorKind::InvalidDeleteFromPrimitiveList,
-                "invalid patch format of primitive list: the key must be $deleteFromPrimitiveList/<field>",
-            ));
+        let Some(f) = directives::deleted_field(key) else {
+            return Err(self.problem(rules::bad_delete_key()));
         };
-        if self.opts.fix_quirks && !pv.is_array() {
+        if self.opts.fix_quirks {
             // Q11 fix.
-            return Err(self.err(
-                ErrorKind::InvalidDeleteFromPrimitiveList,
-                format!(
-                    "invalid patch format of primitive list: the value must be a list of values to delete, not a {}",
-                    kind_name(&pv)
-                ),
-            ));
+            rules::delete_list(&pv).map_err(|p| self.problem(p))?;
         }
-        self.merge_field(t, f, pv, true, cursor)
+        self.merge_field(t, f, pv, FieldOp::DeleteFrom, cursor)
     }
 
     // ----- cleaning (§3.4) --------------------------------------------------------
@@ -741,12 +581,12 @@ impl<'a, 'o> Merger<'a, 'o> {
     /// Cleans a value about to be stored: APPLY drops null members and every
     /// directive (Q6/Q7/Q9/Q10/Q30 fixed); both modes drop objects holding
     /// `$patch` (quirk Q8 unless `fix_quirks`).
-    fn clean(&mut self, v: Value<'a>, in_list: bool) -> Result<Cleaned<'a>, Error> {
+    fn clean(&mut self, v: Value<'a>, place: Place) -> Result<Cleaned<'a>, Error> {
         match v {
             Value::Object(_) | Value::Array(_) => {
                 self.enter()?;
                 let r =
-                    stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.clean_inner(v, in_list));
+                    grow_stack(|| self.clean_inner(v, place));
                 self.leave();
                 r
             }
@@ -754,12 +594,15 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
     }
 
-    fn clean_inner(&mut self, v: Value<'a>, in_list: bool) -> Result<Cleaned<'a>, Error> {
+    fn clean_inner(&mut self, v: Value<'a>, place: Place) -> Result<Cleaned<'a>, Error> {
         let apply = self.mode == Mode::Apply;
         match v {
             Value::Object(o) => {
                 if let Some(d) = o.get(PATCH) {
-                    if !in_list && self.opts.fix_quirks && d.as_str() == Some("replace") {
+                    if place == Place::Field
+                        && self.opts.fix_quirks
+                        && PatchDirective::parse(&d) == Some(PatchDirective::Replace)
+                    {
                         // Q8 fix: a replace that creates its remainder.
                         let rest: Vec<Member<'a>> = o
                             .members()
@@ -768,7 +611,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                             .copied()
                             .collect();
                         let rest = Value::object_from_members(self.arena, &rest);
-                        return Ok(match self.clean(rest, false)? {
+                        return Ok(match self.clean(rest, Place::Field)? {
                             Cleaned::Same => Cleaned::New(rest),
                             other => other,
                         });
@@ -777,10 +620,10 @@ impl<'a, 'o> Merger<'a, 'o> {
                 }
                 let mut out: Option<Vec<Member<'a>>> = None;
                 for (i, m) in o.members().iter().enumerate() {
-                    let c = if apply && (m.value.is_null() || is_directive_key(m.key)) {
+                    let c = if apply && (m.value.is_null() || directives::is_directive_key(m.key)) {
                         Cleaned::Drop
                     } else {
-                        self.clean(m.value, false)?
+                        self.clean(m.value, Place::Field)?
                     };
                     match (c, &mut out) {
                         (Cleaned::Same, Some(out)) => out.push(*m),
@@ -808,7 +651,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             Value::Array(items) => {
                 let mut out: Option<Vec<Value<'a>>> = None;
                 for (i, item) in items.iter().enumerate() {
-                    let c = self.clean(*item, true)?;
+                    let c = self.clean(*item, Place::ListElement)?;
                     match (c, &mut out) {
                         (Cleaned::Same, Some(out)) => out.push(*item),
                         (Cleaned::Same, None) => {}
@@ -831,8 +674,8 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
     }
 
-    fn clean_value(&mut self, v: Value<'a>, in_list: bool) -> Result<Option<Value<'a>>, Error> {
-        Ok(match self.clean(v, in_list)? {
+    fn clean_value(&mut self, v: Value<'a>, place: Place) -> Result<Option<Value<'a>>, Error> {
+        Ok(match self.clean(v, place)? {
             Cleaned::Same => Some(v),
             Cleaned::New(n) => Some(n),
             Cleaned::Drop => None,
@@ -843,8 +686,8 @@ impl<'a, 'o> Merger<'a, 'o> {
     fn strip_list(&mut self, items: &'a [Value<'a>]) -> Result<Vec<Value<'a>>, Error> {
         let mut out = Vec::with_capacity(items.len());
         for (i, v) in items.iter().enumerate() {
-            self.path.push(Seg::Index(i));
-            let r = self.clean_value(*v, true);
+            self.path.push(Step::Index(i));
+            let r = self.clean_value(*v, Place::ListElement);
             self.path.pop();
             if let Some(v) = r? {
                 out.push(v);
@@ -855,58 +698,18 @@ impl<'a, 'o> Merger<'a, 'o> {
 
     // ----- lists ----------------------------------------------------------------
 
-    /// `sliceElementType`: the kind shared by every element, `None` when there
-    /// are no elements.
+    /// `sliceElementType` ([`rules::element_kind`]) as apply reads it.
     fn element_kind(&self, lists: &[&[Value<'a>]]) -> Result<Option<Kind>, Error> {
-        let norm = |k: Kind| {
-            if self.opts.fix_quirks && k == Kind::Float {
-                Kind::Int
-            } else {
-                k
-            }
+        let rule = KindRule {
+            null_anywhere: true,
+            numbers_one_kind: self.opts.fix_quirks,
         };
-        let mut first: Option<Kind> = None;
-        for list in lists {
-            for v in list.iter() {
-                let k = v.kind();
-                if k == Kind::Null {
-                    return Err(self.err(
-                        ErrorKind::NullElement,
-                        "a merge list must not contain null elements; remove the null",
-                    ));
-                }
-                match first {
-                    None => {
-                        if k == Kind::Array {
-                            return Err(self.err(
-                                ErrorKind::ListOfLists,
-                                "lists of lists are not supported in merge lists",
-                            ));
-                        }
-                        first = Some(k);
-                    }
-                    Some(f) if norm(f) != norm(k) => {
-                        let parts: Vec<String> = lists.iter().map(|l| render_list(l)).collect();
-                        return Err(self.err(
-                            ErrorKind::MixedElementTypes,
-                            format!(
-                                "list element types are not identical: [{}]; a merge list must hold elements of one kind ({} and {} found)",
-                                parts.join(" "),
-                                f.name(),
-                                k.name()
-                            ),
-                        ));
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-        Ok(first)
+        rules::element_kind_problem(lists, rule).map_err(|p| self.problem(p))
     }
 
     /// `merge_list(L, P)` (§3.8, §3.9, §3.12) with its ordering (§3.10).
     ///
-    /// With `defer`, a keyed merge returns its content unordered together with
+    /// With [`Order::Defer`], a keyed merge returns its content unordered together with
     /// what ordering it needs ([`ListMerge::deferred`]); the caller must order
     /// it with [`Merger::order_merge`] or prove that unnecessary.
     fn merge_list(
@@ -915,8 +718,8 @@ impl<'a, 'o> Merger<'a, 'o> {
         patch: &'a [Value<'a>],
         elem: Cursor<'_>,
         keys: KeySpec<'_>,
-        del: bool,
-        defer: bool,
+        op: FieldOp,
+        order: Order,
     ) -> Result<ListMerge<'a>, Error> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
@@ -926,8 +729,8 @@ impl<'a, 'o> Merger<'a, 'o> {
             });
         }
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.merge_list_inner(live, patch, elem, keys, del, defer)
+        let r = grow_stack(|| {
+            self.merge_list_inner(live, patch, elem, keys, op, order)
         });
         self.leave();
         r
@@ -939,9 +742,10 @@ impl<'a, 'o> Merger<'a, 'o> {
         patch: &'a [Value<'a>],
         elem: Cursor<'_>,
         keys: KeySpec<'_>,
-        del: bool,
-        defer: bool,
+        op: FieldOp,
+        order: Order,
     ) -> Result<ListMerge<'a>, Error> {
+        let del = op == FieldOp::DeleteFrom;
         let kind = self.element_kind(&[live, patch])?;
         if kind != Some(Kind::Object) {
             // Scalars: a set.
@@ -974,7 +778,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     }
                 }
             }
-            let items = self.order(merged, patch, live, keys, true)?;
+            let items = self.order(merged, patch, live, keys, Elements::Scalars)?;
             return Ok(ListMerge {
                 items,
                 r_prime: live.to_vec(),
@@ -990,12 +794,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
         if !keys.is_keyed() {
             let name = elem.type_name().unwrap_or("<unknown>");
-            return Err(self.err(
-                ErrorKind::NoMergeKey,
-                format!(
-                    "cannot merge lists without merge key for {name}; the schema declares no x-kubernetes-patch-merge-key for this list of objects"
-                ),
-            ));
+            return Err(self.problem(rules::no_merge_key(name)));
         }
         if self.opts.reject_duplicate_keys {
             self.check_duplicates(live, keys)?;
@@ -1005,39 +804,20 @@ impl<'a, 'o> Merger<'a, 'o> {
         let mut deletes: rustc_hash::FxHashSet<Id<'a>> = Default::default();
         let mut replace = false;
         for (j, e) in patch.iter().enumerate() {
-            let Some(o) = e.as_object() else {
-                rest.push((j, *e));
-                continue;
-            };
-            match o.get(PATCH) {
+            let d = rules::list_element_patch(e).map_err(|p| self.problem_at(Step::Index(j), p))?;
+            match d {
                 None => rest.push((j, *e)),
-                Some(Value::String("delete")) => match identity(*e, keys) {
+                Some(PatchDirective::Delete) => match identity(*e, keys) {
                     Ok(id) => {
                         deletes.insert(id);
                     }
                     Err(err) => {
-                        return Err(self.id_error(Some(Seg::Index(j)), err, e, "a $patch: delete element"))
+                        return Err(self.id_error(Some(Step::Index(j)), err, e, "a $patch: delete element"))
                     }
                 },
-                Some(Value::String("replace")) => replace = true,
-                Some(Value::String("merge")) => {
-                    return Err(self.err_at(
-                        Seg::Index(j),
-                        ErrorKind::MergeListDirective,
-                        "merging lists cannot yet be specified in the patch; remove the {\"$patch\":\"merge\"} element (merging is the default)",
-                    ))
-                }
-                Some(other) => {
-                    return Err(self.err_at(
-                        Seg::Index(j),
-                        ErrorKind::UnknownPatchType,
-                        format!(
-                            "unknown patch type: {} in map: {}; a list element's $patch must be \"replace\" or \"delete\"",
-                            brief(&other),
-                            brief(e)
-                        ),
-                    ))
-                }
+                Some(PatchDirective::Replace) => replace = true,
+                // `list_element_patch` refuses `merge`.
+                Some(PatchDirective::Merge) => rest.push((j, *e)),
             }
         }
         let live_after: Vec<Value<'a>> = if deletes.is_empty() {
@@ -1055,8 +835,8 @@ impl<'a, 'o> Merger<'a, 'o> {
             let mut content = Vec::with_capacity(rest.len());
             for (j, e) in &rest {
                 if self.mode == Mode::Apply {
-                    self.path.push(Seg::Index(*j));
-                    let r = self.clean_value(*e, true);
+                    self.path.push(Step::Index(*j));
+                    let r = self.clean_value(*e, Place::ListElement);
                     self.path.pop();
                     if let Some(v) = r? {
                         content.push(v);
@@ -1065,7 +845,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     content.push(*e);
                 }
             }
-            let items = self.order(content.clone(), &[], &content, keys, false)?;
+            let items = self.order(content.clone(), &[], &content, keys, Elements::Objects)?;
             return Ok(ListMerge {
                 items,
                 r_prime: live_after,
@@ -1089,7 +869,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             let id = match identity(*e, keys) {
                 Ok(id) => id,
                 Err(err) => {
-                    return Err(self.id_error(Some(Seg::Index(*j)), err, e, "patch element"))
+                    return Err(self.id_error(Some(Step::Index(*j)), err, e, "patch element"))
                 }
             };
             let h = id_hash(&id);
@@ -1099,7 +879,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             let Some(eo) = e.as_object() else { continue };
             match index.get_hashed(h, &id) {
                 Some(i) => {
-                    self.path.push(Seg::Index(*j));
+                    self.path.push(Step::Index(*j));
                     let r = self.merge_object(merged[i], eo, elem);
                     self.path.pop();
                     merged[i] = r?;
@@ -1107,8 +887,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
                         // Q6 (always fixed): new elements are cleaned.
-                        self.path.push(Seg::Index(*j));
-                        let r = self.clean(*e, false);
+                        self.path.push(Step::Index(*j));
+                        let r = self.clean(*e, Place::Field);
                         self.path.pop();
                         match r? {
                             Cleaned::Same => (*e, true),
@@ -1137,7 +917,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             live_len,
             exact,
         };
-        if defer {
+        if order == Order::Defer {
             return Ok(ListMerge {
                 items: merged,
                 r_prime,
@@ -1184,24 +964,25 @@ impl<'a, 'o> Merger<'a, 'o> {
         porder: &[Value<'a>],
         reference: &[Value<'a>],
         keys: KeySpec<'_>,
-        primitive: bool,
+        elements: Elements,
     ) -> Result<Vec<Value<'a>>, Error> {
-        // Identity rule for this pass: primitives are their own identity.
-        let spec = if primitive { KeySpec::Value } else { keys };
-        if primitive && keys.is_keyed() && !merged.is_empty() {
+        // Identity rule for this pass: scalars are their own identity.
+        let scalars = elements == Elements::Scalars;
+        let spec = if scalars { KeySpec::Value } else { keys };
+        if scalars && keys.is_keyed() && !merged.is_empty() {
             // A scalar list whose schema declares a merge key (§2.3).
             return Err(self.err(
                 ErrorKind::ExpectedObject,
                 format!(
                     "this list declares merge key {:?} but holds scalars: expected a map[string]interface {{}}, but received a {}",
                     keys.describe(),
-                    kind_name(&merged[0])
+                    merged[0].kind().name()
                 ),
             ));
         }
-        let ids = self.merged_ids(&merged, spec, primitive)?;
-        let p_index = self.position_index(porder, spec, true)?;
-        let r_index = self.position_index(reference, spec, false)?;
+        let ids = self.merged_ids(&merged, spec, elements)?;
+        let p_index = self.position_index(porder, spec, "order element")?;
+        let r_index = self.position_index(reference, spec, "live element")?;
         let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
         Ok(self.arrange(placed))
     }
@@ -1217,7 +998,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         d: &Deferred<'a>,
         keys: KeySpec<'_>,
     ) -> Result<Vec<Value<'a>>, Error> {
-        let ids = self.merged_ids(&merged, keys, false)?;
+        let ids = self.merged_ids(&merged, keys, Elements::Objects)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
             d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
         });
@@ -1243,7 +1024,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         if !d.exact {
             return None;
         }
-        let ids = self.merged_ids(merged, keys, false).ok()?;
+        let ids = self.merged_ids(merged, keys, Elements::Objects).ok()?;
         let mut s_index = PosIndex::with_capacity(order.len());
         for (i, v) in order.iter().enumerate() {
             s_index.insert_first(identity(*v, keys).ok()?, i);
@@ -1276,17 +1057,14 @@ impl<'a, 'o> Merger<'a, 'o> {
         &self,
         merged: &[Value<'a>],
         spec: KeySpec<'_>,
-        primitive: bool,
+        elements: Elements,
     ) -> Result<Vec<(Id<'a>, u64, bool)>, Error> {
         let mut ids = Vec::with_capacity(merged.len());
         for v in merged {
             match identity(*v, spec) {
                 Ok(id) => {
                     let h = id_hash(&id);
-                    let delete = !primitive
-                        && v.as_object()
-                            .and_then(|o| o.get(PATCH))
-                            .is_some_and(|d| d.as_str() == Some("delete"));
+                    let delete = elements == Elements::Objects && directives::is_delete(v);
                     ids.push((id, h, delete));
                 }
                 Err(e) => return Err(self.id_error(None, e, v, "merged list element")),
@@ -1358,7 +1136,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         &self,
         list: &[Value<'a>],
         spec: KeySpec<'_>,
-        is_patch: bool,
+        what: &str,
     ) -> Result<PosIndex<'a>, Error> {
         let mut index = PosIndex::with_capacity(list.len());
         for (i, v) in list.iter().enumerate() {
@@ -1366,14 +1144,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                 Ok(id) => {
                     index.insert_first(id, i);
                 }
-                Err(e) => {
-                    let what = if is_patch {
-                        "order element"
-                    } else {
-                        "live element"
-                    };
-                    return Err(self.id_error(None, e, v, what));
-                }
+                Err(e) => return Err(self.id_error(None, e, v, what)),
             }
         }
         Ok(index)
@@ -1406,52 +1177,31 @@ impl<'a, 'o> Merger<'a, 'o> {
                 None => t.set(key, sv),
             }
         }
-        let Value::Array(order) = sv else {
-            return Err(self.err(
-                ErrorKind::ExpectedList,
-                format!(
-                    "expected a []interface {{}}, but received a {}: $setElementOrder must hold a list",
-                    kind_name(&sv)
-                ),
-            ));
-        };
-        let Some(f) = extract_key(key, SET_ELEMENT_ORDER) else {
-            return Err(self.err(
-                ErrorKind::InvalidSetElementOrder,
-                "invalid patch format of setElementOrder list: the key must be $setElementOrder/<field>",
-            ));
+        let order = rules::order_list(&sv).map_err(|p| self.problem(p))?;
+        let Some(f) = directives::ordered_field(key) else {
+            return Err(self.problem(rules::bad_order_key()));
         };
         let live = t.get(f);
         let plist = patch.get(f);
-        let as_list = |v: Option<Value<'a>>, this: &Self| {
-            match v {
-            None => Ok(None),
-            Some(Value::Array(a)) => Ok(Some(a)),
-            Some(other) => Err(this.err(
-                ErrorKind::ExpectedList,
-                format!(
-                    "expected a []interface {{}}, but received a {}: the field ordered by $setElementOrder must be a list",
-                    kind_name(&other)
-                ),
-            )),
-        }
-        };
+        let as_list =
+            |v: Option<Value<'a>>, this: &Self| rules::ordered_list(v).map_err(|p| this.problem(p));
         // Errors about the field itself point at the field (live or patch side).
         let saved = self.path.pop();
-        self.path.push(Seg::Key(f));
+        self.path.push(Step::Key(f));
         let live = as_list(live, self);
         let plist = live.and_then(|l| as_list(plist, self).map(|p| (l, p)));
-        let field = plist.and_then(|lp| self.lookup(cursor, f, true).map(|fd| (lp, fd)));
+        let field = plist.and_then(|lp| self.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)));
         self.path.pop();
         if let Some(s) = saved {
             self.path.push(s);
         }
         let ((live, plist), field) = field?;
-        let keys = self.order_keys(field.meta);
+        let keys = self.rules.order_keys(field.meta);
         if let Some(p) = plist {
-            self.validate_order(p, order, keys)?;
+            // §3.11.1 step 5.
+            rules::follows_order(p, order, keys).map_err(|p| self.problem(p))?;
         }
-        let merge_plan = self.plan(field.meta);
+        let merge_plan = self.rules.list_plan(field.meta);
         let (merged, r_prime, deferred) = match (live, plist) {
             (None, None) => return Ok(None),
             (Some(l), None) => (l.to_vec(), l.to_vec(), None),
@@ -1461,11 +1211,11 @@ impl<'a, 'o> Merger<'a, 'o> {
             }
             (Some(l), Some(p)) => {
                 let saved = self.path.pop();
-                self.path.push(Seg::Key(f));
+                self.path.push(Step::Key(f));
                 let r = match merge_plan {
                     // The merge's own ordering is deferred: the ordering by
                     // `order` below often makes it unnecessary.
-                    ListPlan::Merge(k) => self.merge_list(l, p, field.cursor, k, false, true),
+                    ListPlan::Merge(k) => self.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer),
                     ListPlan::Atomic => {
                         if self.mode == Mode::Apply {
                             self.strip_list(p).map(|items| ListMerge {
@@ -1502,8 +1252,12 @@ impl<'a, 'o> Merger<'a, 'o> {
                 "no elements in any of the given slices: $setElementOrder names a list that is empty on both sides",
             ));
         };
-        let primitive = kind != Kind::Object;
-        if !primitive && !keys.is_keyed() {
+        let elements = if kind == Kind::Object {
+            Elements::Objects
+        } else {
+            Elements::Scalars
+        };
+        if elements == Elements::Objects && !keys.is_keyed() {
             return Err(self.err(
                 ErrorKind::NoMergeKey,
                 "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
@@ -1521,7 +1275,7 @@ impl<'a, 'o> Merger<'a, 'o> {
                     return Ok(Some(f));
                 }
                 let saved = self.path.pop();
-                self.path.push(Seg::Key(f));
+                self.path.push(Step::Key(f));
                 let r = self.order_merge(merged, &d, keys);
                 self.path.pop();
                 if let Some(s) = saved {
@@ -1530,67 +1284,8 @@ impl<'a, 'o> Merger<'a, 'o> {
                 r?
             }
         };
-        let ordered = self.order(merged, order, &r_prime, keys, primitive)?;
+        let ordered = self.order(merged, order, &r_prime, keys, elements)?;
         t.set(f, Value::array_from(self.arena, &ordered));
         Ok(Some(f))
-    }
-
-    /// §3.11.1 step 5: the patch list must follow the order list.
-    fn validate_order(
-        &self,
-        plist: &'a [Value<'a>],
-        order: &'a [Value<'a>],
-        keys: KeySpec<'_>,
-    ) -> Result<(), Error> {
-        if order.is_empty() || plist.is_empty() {
-            return Ok(());
-        }
-        let mut non_delete: Vec<Value<'a>> = Vec::with_capacity(plist.len());
-        if keys.is_keyed() {
-            for v in plist {
-                let Some(o) = v.as_object() else {
-                    return Err(self.id_error(None, IdError::NotObject, v, "patch list element"));
-                };
-                if o.get(PATCH).and_then(|d| d.as_str()) != Some("delete") {
-                    non_delete.push(*v);
-                }
-            }
-        } else {
-            non_delete.extend_from_slice(plist);
-        }
-        let (mut pi, mut si) = (0, 0);
-        while pi < non_delete.len() && si < order.len() {
-            let pv = non_delete[pi];
-            if pv.as_object().is_some_and(|o| o.contains_key(PATCH)) {
-                pi += 1;
-                continue;
-            }
-            let equal = match keys {
-                KeySpec::Value => pv.deep_eq(&order[si]),
-                _ => {
-                    let a = identity(pv, keys)
-                        .map_err(|e| self.id_error(None, e, &pv, "patch list element"))?;
-                    let b = identity(order[si], keys).map_err(|e| {
-                        self.id_error(None, e, &order[si], "$setElementOrder element")
-                    })?;
-                    a == b
-                }
-            };
-            if equal {
-                pi += 1;
-            }
-            si += 1;
-        }
-        if pi < non_delete.len() && si >= order.len() {
-            return Err(self.err(
-                ErrorKind::OrderMismatch,
-                format!(
-                    "The order in patch list:\n{}\n doesn't match $setElementOrder list:\n{}\n; list the patch elements in $setElementOrder in the same relative order",
-                    render_list(plist),
-                    render_list(order)
-                ),
-            ));
-        }
-        Ok(())
     }
 }

@@ -38,6 +38,7 @@
 mod arena;
 mod error;
 mod parse_json;
+mod path;
 mod render;
 mod serde_conv;
 mod value;
@@ -46,8 +47,11 @@ mod write_yaml;
 mod yaml;
 
 pub use arena::Arena;
-pub use error::{push_pointer_token, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 pub use parse_json::parse_json;
+pub use path::{
+    pointer_of, push_pointer_token, push_step, Path, Step, DEFAULT_MAX_DEPTH,
+};
 pub use render::{go_format_g, render};
 pub use serde_conv::{from_serde, to_serde, ConvertError};
 pub use value::{Kind, Member, Number, NumberKind, Object, Value};
