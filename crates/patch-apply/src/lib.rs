@@ -25,6 +25,7 @@
 //! the error is returned and nothing the caller holds has changed.
 #![deny(missing_docs)]
 
+mod check;
 pub mod directives;
 mod error;
 mod gosort;
@@ -33,6 +34,7 @@ mod merge;
 mod rules;
 
 pub use error::{push_pointer_token, Error, ErrorKind};
+pub use check::check_patch;
 pub use rules::{element_kind, KindRule};
 
 use merge::{Merger, Mode};
@@ -56,6 +58,16 @@ pub struct ApplyOptions {
     pub reject_duplicate_keys: bool,
     /// Maximum nesting depth the merge descends (error `too_deep`).
     pub max_depth: usize,
+}
+
+impl ApplyOptions {
+    /// The schema decisions these options select.
+    pub fn rules(&self) -> smpatch_schema::Rules {
+        smpatch_schema::Rules {
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+        }
+    }
 }
 
 impl Default for ApplyOptions {

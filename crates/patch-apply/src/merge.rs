@@ -787,10 +787,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         }
         // Objects: a keyed list.
         if del && self.opts.fix_quirks {
-            return Err(self.err(
-                ErrorKind::InvalidDeleteFromPrimitiveList,
-                "$deleteFromPrimitiveList only deletes scalars, but this list holds objects; use {\"$patch\":\"delete\"} elements in the list instead",
-            ));
+            return Err(self.problem(rules::delete_objects()));
         }
         if !keys.is_keyed() {
             let name = elem.type_name().unwrap_or("<unknown>");

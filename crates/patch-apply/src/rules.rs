@@ -281,6 +281,14 @@ pub(crate) fn delete_list<'a>(v: &Value<'a>) -> Result<&'a [Value<'a>], Problem>
     })
 }
 
+/// A `$deleteFromPrimitiveList` of objects (refused with `fix_quirks`).
+pub(crate) fn delete_objects() -> Problem {
+    Problem::new(
+        ErrorKind::InvalidDeleteFromPrimitiveList,
+        "$deleteFromPrimitiveList only deletes scalars, but this list holds objects; use {\"$patch\":\"delete\"} elements in the list instead",
+    )
+}
+
 /// A `$setElementOrder` value as a list.
 pub(crate) fn order_list<'a>(sv: &Value<'a>) -> Result<&'a [Value<'a>], Problem> {
     sv.as_array().ok_or_else(|| {

@@ -30,13 +30,11 @@ mod conflict;
 mod diff;
 mod gosort;
 mod keys;
-mod path;
 
 use diff::{DiffFlags, Differ};
-use path::Seg;
 use smpatch_patch_apply::{top_object, Error, ErrorKind};
 use smpatch_schema::Cursor;
-use smpatch_value::{Arena, Value};
+use smpatch_value::{Arena, Path, Value};
 
 /// Options of patch creation. Build with `Default` and set fields; the batch
 /// protocol maps its `options` keys to these field names.
@@ -62,8 +60,8 @@ pub struct CreateOptions {
     pub max_depth: usize,
 }
 
-/// The default nesting limit.
-pub const DEFAULT_MAX_DEPTH: usize = 256;
+/// The default nesting limit (the one of every smpatch crate).
+pub use smpatch_value::DEFAULT_MAX_DEPTH;
 
 impl Default for CreateOptions {
     fn default() -> Self {
@@ -86,11 +84,18 @@ impl CreateOptions {
         }
     }
 
+    /// The schema decisions these options select.
+    pub(crate) fn rules(&self) -> smpatch_schema::Rules {
+        smpatch_schema::Rules {
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+        }
+    }
+
     fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
         Differ {
             arena,
-            fix_quirks: self.fix_quirks,
-            compound_keys: self.compound_keys,
+            rules: self.rules(),
             max_depth: self.depth_limit(),
             scratch: Default::default(),
         }
@@ -202,9 +207,8 @@ pub fn create_two_way<'a>(
         ignore_changes_and_additions: opts.ignore_changes_and_additions,
         ignore_deletions: opts.ignore_deletions,
     };
-    let patch = opts
-        .differ(arena)
-        .diff_objects(o, m, cursor, flags, false, &Seg::Root, 1)?;
+    let differ = opts.differ(arena);
+    let patch = differ.diff_objects(o, m, differ.root(&Path::Root, cursor), flags, false)?;
     let patch = Value::Object(patch);
     check_preconditions(&patch, preconditions)?;
     Ok(patch)
@@ -248,28 +252,24 @@ pub fn create_three_way<'a>(
     let delta = differ.diff_objects(
         c,
         m,
-        cursor,
+        differ.root(&Path::Root, cursor),
         DiffFlags {
             set_element_order: true,
             ignore_changes_and_additions: false,
             ignore_deletions: true,
         },
         false,
-        &Seg::Root,
-        1,
     )?;
     let deletions = differ.diff_objects(
         o,
         m,
-        cursor,
+        differ.root(&Path::Root, cursor),
         DiffFlags {
             set_element_order: true,
             ignore_changes_and_additions: true,
             ignore_deletions: false,
         },
         false,
-        &Seg::Root,
-        1,
     )?;
     let patch = compose::compose_reference(
         arena,
@@ -283,15 +283,12 @@ pub fn create_three_way<'a>(
         let changed = Value::Object(differ.diff_objects(
             o,
             c,
-            cursor,
+            differ.root(&Path::Root, cursor),
             DiffFlags::default(),
             false,
-            &Seg::Root,
-            1,
         )?);
         let mut checker = conflict::Checker {
-            fix_quirks: opts.fix_quirks,
-            compound_keys: opts.compound_keys,
+            rules: opts.rules(),
             max_depth: opts.depth_limit(),
             collect_all: true,
             found: Vec::new(),
@@ -357,8 +354,7 @@ pub fn conflicts(
         v => v,
     };
     let mut checker = conflict::Checker {
-        fix_quirks: opts.fix_quirks,
-        compound_keys: opts.compound_keys,
+        rules: opts.rules(),
         max_depth: opts.depth_limit(),
         collect_all: false,
         found: Vec::new(),

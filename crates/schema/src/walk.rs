@@ -156,6 +156,20 @@ impl<'p, 's> Walk<'p, 's> {
         })
     }
 
+    /// One level down without checking the limit (for engines that check
+    /// on entry with [`Walk::check`], or count only some levels).
+    pub fn step<'q>(&self, path: &'q Path<'q>, cursor: Cursor<'s>) -> Walk<'q, 's>
+    where
+        'p: 'q,
+    {
+        Walk {
+            path,
+            cursor,
+            depth: self.depth + 1,
+            limit: self.limit,
+        }
+    }
+
     /// [`TooDeep`] when this position is already past the limit (for
     /// engines that count depth from 0 and check on entry).
     pub fn check(&self) -> Result<(), TooDeep> {
