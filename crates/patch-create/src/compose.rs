@@ -5,6 +5,7 @@
 use crate::diff::{lookup_error, too_deep};
 use crate::keys::{element_key, Tagging};
 use crate::CreateOptions;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};
 use smpatch_patch_apply::{check_patch, ApplyOptions, Error, ErrorKind, KindRule};
 use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, KeySpec, ListPlan, Strategy, Walk};
@@ -573,31 +574,32 @@ impl<'a> Composer<'a, '_> {
     ) -> Result<Side<'a>, Error> {
         let d1 = s1.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
         let d2 = s2.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
-        let has = |l: &[Value<'a>], v: &Value<'a>| l.iter().any(|x| x.deep_eq(v));
+        // Membership through hash sets of `Value` (deep equality and its
+        // hash), never pairwise scans: lists of any length stay linear.
+        let set = |l: &[Value<'a>]| -> FxHashSet<Value<'a>> { l.iter().copied().collect() };
+        let (in_d2, in_b) = (set(d2), set(b));
         let mut v: Vec<Value<'a>> = Vec::new();
-        for x in b {
-            // Insertion drops the deletion list: leave out what p2 deletes.
-            if !has(d2, x) && !has(&v, x) {
-                v.push(*x);
-            }
-        }
-        for x in a {
-            // p1's own deletions stay in `d` (they hold when p1 merged, not
-            // when it inserted the list).
-            if !has(d2, x) && !has(&v, x) {
+        let mut in_v: FxHashSet<Value<'a>> = FxHashSet::default();
+        // Insertion drops the deletion list: leave out what p2 deletes. p1's
+        // own deletions stay in `d` (they hold when p1 merged, not when it
+        // inserted the list).
+        for x in b.iter().chain(a) {
+            if !in_d2.contains(x) && in_v.insert(*x) {
                 v.push(*x);
             }
         }
         let mut d: Vec<Value<'a>> = Vec::new();
+        let mut in_d: FxHashSet<Value<'a>> = FxHashSet::default();
         for x in d1.iter().chain(d2) {
-            if (has(d2, x) || !has(b, x)) && !has(&d, x) {
+            if (in_d2.contains(x) || !in_b.contains(x)) && in_d.insert(*x) {
                 d.push(*x);
             }
         }
         let order = s2.order.or(s1.order).map(|o| {
             let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
+            let mut listed = set(&items);
             for x in &v {
-                if !has(&items, x) {
+                if listed.insert(*x) {
                     items.push(*x);
                 }
             }
@@ -607,8 +609,12 @@ impl<'a> Composer<'a, '_> {
             }
         });
         if let Some(o) = order.and_then(|o| o.value.as_array()) {
-            let pos = |x: &Value<'a>| o.iter().position(|y| y.deep_eq(x)).unwrap_or(usize::MAX);
-            v.sort_by_key(pos);
+            // First position of each value in the order list.
+            let mut first: FxHashMap<Value<'a>, usize> = FxHashMap::default();
+            for (i, y) in o.iter().enumerate() {
+                first.entry(*y).or_insert(i);
+            }
+            v.sort_by_key(|x| first.get(x).copied().unwrap_or(usize::MAX));
         }
         // Each patch's lists hold one kind, but the two patches' may differ
         // (values, deletions, and one patch's order list against the other's

@@ -37,6 +37,7 @@
 
 mod arena;
 mod error;
+mod hash;
 mod parse_json;
 mod path;
 mod render;

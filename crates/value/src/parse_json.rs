@@ -8,7 +8,7 @@
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 use crate::path::{pointer_of, Step};
 use crate::value::scan_json_number;
-use crate::{Arena, Member, Number, Object, Value};
+use crate::{Arena, Member, Number, NumberKind, Object, Value};
 use std::collections::HashMap;
 
 /// Reads one JSON document (RFC 8259) into `arena`.
@@ -488,6 +488,19 @@ impl<'a> Parser<'a, '_> {
                 ));
             }
         }
+        if kind == NumberKind::Float && beyond_f64(&b[start..i]) {
+            let lit = &self.src[start..i];
+            let shown: String = lit.chars().take(40).collect();
+            let more = if shown.len() < lit.len() { "…" } else { "" };
+            return Err(self.err(
+                ParseErrorKind::InvalidNumber,
+                start,
+                format!(
+                    "number out of range: {shown}{more} is beyond the 64-bit float range \
+                     (Kubernetes' JSON decoder refuses it too; write it as a string)"
+                ),
+            ));
+        }
         self.pos = i;
         Ok(Number::with_kind(&self.src[start..i], kind))
     }
@@ -674,9 +687,83 @@ pub(crate) fn last_wins<'a>(ms: &[Member<'a>]) -> Vec<Member<'a>> {
     out
 }
 
+/// True when a float literal (valid RFC 8259 text) is beyond the `f64`
+/// range, so Go's decoder would refuse it: the literal is below
+/// `10^(integer digits + exponent)`, which is checked first so that only
+/// literals near or past `1e308` are parsed.
+fn beyond_f64(lit: &[u8]) -> bool {
+    let digits = lit.strip_prefix(b"-").unwrap_or(lit);
+    let int_digits = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_digits = if digits.first() == Some(&b'0') {
+        0
+    } else {
+        int_digits
+    };
+    let mut exp: i64 = 0;
+    if let Some(e) = digits.iter().position(|c| matches!(c, b'e' | b'E')) {
+        let (neg, ds) = match digits.get(e + 1) {
+            Some(b'-') => (true, &digits[e + 2..]),
+            Some(b'+') => (false, &digits[e + 2..]),
+            _ => (false, &digits[e + 1..]),
+        };
+        for d in ds {
+            exp = exp
+                .saturating_mul(10)
+                .saturating_add(i64::from(d.saturating_sub(b'0')));
+        }
+        if neg {
+            exp = -exp;
+        }
+    }
+    let magnitude = exp.saturating_add(i64::try_from(int_digits).unwrap_or(i64::MAX));
+    if magnitude <= 308 {
+        return false;
+    }
+    std::str::from_utf8(lit)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .is_none_or(|f| !f.is_finite())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_beyond_f64_are_refused() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        for bad in [
+            "1e400",
+            "-1e400",
+            "1.8e308",
+            "180e306",
+            "1E+309",
+            "9e999999999999999999999",
+        ] {
+            let doc = format!(r#"{{"a":[{bad}]}}"#);
+            let e = parse_json(&arena, doc.as_bytes(), &opts).expect_err(bad);
+            assert_eq!(e.kind, ParseErrorKind::InvalidNumber, "{bad}");
+            assert!(e.to_string().contains("/a/0"), "{bad}: {e}");
+            assert!(e.to_string().contains("out of range"), "{bad}: {e}");
+        }
+        for ok in [
+            "1.7976931348623157e308",
+            "-1.7976931348623157e+308",
+            "1e-400",
+            "0e999999999999999999999",
+            "0.000001e310",
+            "123456789012345678901234567890",
+            "1e308",
+        ] {
+            let doc = format!(r#"{{"a":{ok}}}"#);
+            let v = parse_json(&arena, doc.as_bytes(), &opts).expect(ok);
+            assert_eq!(
+                v.get("a").and_then(|n| n.as_number()).map(|n| n.literal()),
+                Some(ok)
+            );
+        }
+    }
 
     fn within(s: &str, input: &[u8]) -> bool {
         let r = input.as_ptr_range();
