@@ -21,7 +21,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
 use std::hint::black_box;
 
@@ -147,7 +147,14 @@ fn main() {
                     .map(|d| parse_json(arena, d, &popts).unwrap())
                     .collect();
                 let p = if three {
-                    create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                    {
+                        let docs = ThreeWay {
+                            original: v[0],
+                            modified: v[1],
+                            current: v[2],
+                        };
+                        create_three_way(arena, docs, cursor, OnConflict::Fail, &copts, &[])
+                    }
                 } else {
                     create_two_way(arena, v[0], v[1], cursor, &copts, &[])
                 };

@@ -40,7 +40,11 @@ use smpatch_value::{Kind, Object, Path, Value};
 /// let e = check_patch(p, Cursor::UNKNOWN, &ApplyOptions::default()).unwrap_err();
 /// assert_eq!((e.kind(), e.path()), (ErrorKind::UnknownPatchType, "/a/$patch"));
 /// ```
-pub fn check_patch(patch: Value<'_>, cursor: smpatch_schema::Cursor<'_>, opts: &ApplyOptions) -> Result<(), Error> {
+pub fn check_patch(
+    patch: Value<'_>,
+    cursor: smpatch_schema::Cursor<'_>,
+    opts: &ApplyOptions,
+) -> Result<(), Error> {
     let c = Checker {
         rules: opts.rules(),
         kinds: KindRule {
@@ -119,15 +123,15 @@ impl Checker {
                 KeyRole::DeleteFromPrimitiveList(_) => {
                     return Err(at(m.key, rules::bad_delete_key()))
                 }
-                KeyRole::Field(k) if k.starts_with('$') => {
-                    return Err(at(
-                        k,
-                        Problem::new(
-                            ErrorKind::Unsupported,
-                            format!("unknown directive {k:?}: apply would set it like a field; remove it"),
+                KeyRole::Field(k) if k.starts_with('$') => return Err(at(
+                    k,
+                    Problem::new(
+                        ErrorKind::Unsupported,
+                        format!(
+                            "unknown directive {k:?}: apply would set it like a field; remove it"
                         ),
-                    ))
-                }
+                    ),
+                )),
                 KeyRole::Field(k) => {
                     let here = Path::Key(path, k);
                     self.field(k, m.value, w, &here)?;
@@ -230,7 +234,13 @@ impl Checker {
     }
 
     /// `$deleteFromPrimitiveList/<f>` of object `o`, holding `v`, at `w`.
-    fn deletions(&self, o: Object<'_>, f: &str, v: Value<'_>, w: Walk<'_, '_>) -> Result<(), Error> {
+    fn deletions(
+        &self,
+        o: Object<'_>,
+        f: &str,
+        v: Value<'_>,
+        w: Walk<'_, '_>,
+    ) -> Result<(), Error> {
         let here = || w.path().pointer();
         let del = rules::delete_list(&v).map_err(|p| p.at(here()))?;
         if let Ok(field) = self.rules.field(w.cursor(), f, FieldShape::List) {

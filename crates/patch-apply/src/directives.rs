@@ -139,7 +139,9 @@ pub fn deleted_field(key: &str) -> Option<&str> {
 /// The field a patch key is about: its own name, or the field of a
 /// `$setElementOrder/<f>` or `$deleteFromPrimitiveList/<f>` key.
 pub fn field_name(key: &str) -> &str {
-    ordered_field(key).or_else(|| deleted_field(key)).unwrap_or(key)
+    ordered_field(key)
+        .or_else(|| deleted_field(key))
+        .unwrap_or(key)
 }
 
 /// `$setElementOrder/<field>`, in the arena.
@@ -169,8 +171,14 @@ mod tests {
         assert_eq!(key_role("a"), KeyRole::Field("a"));
         assert_eq!(key_role("$patch"), KeyRole::Patch);
         assert_eq!(key_role("$retainKeys"), KeyRole::RetainKeys);
-        assert_eq!(key_role("$setElementOrder/a/b"), KeyRole::SetElementOrder(Some("a/b")));
-        assert_eq!(key_role("$setElementOrderX/a"), KeyRole::SetElementOrder(None));
+        assert_eq!(
+            key_role("$setElementOrder/a/b"),
+            KeyRole::SetElementOrder(Some("a/b"))
+        );
+        assert_eq!(
+            key_role("$setElementOrderX/a"),
+            KeyRole::SetElementOrder(None)
+        );
         assert_eq!(
             key_role("$deleteFromPrimitiveList/x"),
             KeyRole::DeleteFromPrimitiveList(Some("x"))
@@ -183,7 +191,11 @@ mod tests {
 
     #[test]
     fn patch_values() {
-        for d in [PatchDirective::Merge, PatchDirective::Replace, PatchDirective::Delete] {
+        for d in [
+            PatchDirective::Merge,
+            PatchDirective::Replace,
+            PatchDirective::Delete,
+        ] {
             assert_eq!(PatchDirective::parse(&Value::String(d.as_str())), Some(d));
         }
         assert_eq!(PatchDirective::parse(&Value::Null), None);

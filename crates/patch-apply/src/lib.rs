@@ -33,8 +33,8 @@ mod identity;
 mod merge;
 mod rules;
 
-pub use error::{push_pointer_token, Error, ErrorKind};
 pub use check::check_patch;
+pub use error::{push_pointer_token, Error, ErrorKind};
 pub use rules::{element_kind, KindRule};
 
 use merge::{Merger, Mode};

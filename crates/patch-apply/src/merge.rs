@@ -288,7 +288,12 @@ impl<'a, 'o> Merger<'a, 'o> {
 
     // ----- schema -------------------------------------------------------------
 
-    fn lookup<'s>(&self, cursor: Cursor<'s>, key: &'a str, shape: FieldShape) -> Result<Field<'s>, Error> {
+    fn lookup<'s>(
+        &self,
+        cursor: Cursor<'s>,
+        key: &'a str,
+        shape: FieldShape,
+    ) -> Result<Field<'s>, Error> {
         self.rules.field(cursor, key, shape).map_err(|e| {
             self.err(
                 ErrorKind::SchemaLookup,
@@ -307,9 +312,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         cursor: Cursor<'_>,
     ) -> Result<Value<'a>, Error> {
         self.enter()?;
-        let r = grow_stack(|| {
-            self.merge_object_inner(target, patch, cursor)
-        });
+        let r = grow_stack(|| self.merge_object_inner(target, patch, cursor));
         self.leave();
         r
     }
@@ -350,7 +353,9 @@ impl<'a, 'o> Merger<'a, 'o> {
         for m in patch.members() {
             if matches!(
                 key_role(m.key),
-                KeyRole::RetainKeys | KeyRole::SetElementOrder(_) | KeyRole::DeleteFromPrimitiveList(_)
+                KeyRole::RetainKeys
+                    | KeyRole::SetElementOrder(_)
+                    | KeyRole::DeleteFromPrimitiveList(_)
             ) || consumed.contains(&m.key)
             {
                 continue;
@@ -582,8 +587,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         match v {
             Value::Object(_) | Value::Array(_) => {
                 self.enter()?;
-                let r =
-                    grow_stack(|| self.clean_inner(v, place));
+                let r = grow_stack(|| self.clean_inner(v, place));
                 self.leave();
                 r
             }
@@ -726,9 +730,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             });
         }
         self.enter()?;
-        let r = grow_stack(|| {
-            self.merge_list_inner(live, patch, elem, keys, op, order)
-        });
+        let r = grow_stack(|| self.merge_list_inner(live, patch, elem, keys, op, order));
         self.leave();
         r
     }
@@ -806,7 +808,12 @@ impl<'a, 'o> Merger<'a, 'o> {
                         deletes.insert(id);
                     }
                     Err(err) => {
-                        return Err(self.id_error(Some(Step::Index(j)), err, e, "a $patch: delete element"))
+                        return Err(self.id_error(
+                            Some(Step::Index(j)),
+                            err,
+                            e,
+                            "a $patch: delete element",
+                        ))
                     }
                 },
                 Some(PatchDirective::Replace) => replace = true,
@@ -1184,7 +1191,8 @@ impl<'a, 'o> Merger<'a, 'o> {
         self.path.push(Step::Key(f));
         let live = as_list(live, self);
         let plist = live.and_then(|l| as_list(plist, self).map(|p| (l, p)));
-        let field = plist.and_then(|lp| self.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)));
+        let field =
+            plist.and_then(|lp| self.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)));
         self.path.pop();
         if let Some(s) = saved {
             self.path.push(s);
@@ -1209,7 +1217,9 @@ impl<'a, 'o> Merger<'a, 'o> {
                 let r = match merge_plan {
                     // The merge's own ordering is deferred: the ordering by
                     // `order` below often makes it unnecessary.
-                    ListPlan::Merge(k) => self.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer),
+                    ListPlan::Merge(k) => {
+                        self.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer)
+                    }
                     ListPlan::Atomic => {
                         if self.mode == Mode::Apply {
                             self.strip_list(p).map(|items| ListMerge {

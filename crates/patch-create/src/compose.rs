@@ -146,12 +146,7 @@ fn unsupported(what: String) -> Error {
 }
 
 impl<'a> Composer<'a, '_> {
-    fn object(
-        &self,
-        p1: Value<'a>,
-        p2: Value<'a>,
-        w: Walk<'_, '_>,
-    ) -> Result<Value<'a>, Error> {
+    fn object(&self, p1: Value<'a>, p2: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
         w.check().map_err(too_deep)?;
         grow_stack(|| self.object_inner(p1, p2, w))
     }
@@ -266,7 +261,9 @@ impl<'a> Composer<'a, '_> {
             });
         }
         let (v1, v2) = (s1.val, s2.val);
-        let deletes = |v: Option<Value<'a>>| v.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete));
+        let deletes = |v: Option<Value<'a>>| {
+            v.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete))
+        };
         let replaces = |v: Option<Value<'a>>| {
             v.is_some_and(|v| v.is_object() && directive_of(&v) == Some(PatchDirective::Replace))
         };
@@ -320,11 +317,12 @@ impl<'a> Composer<'a, '_> {
         let abs1 = self.is_absolute(f, &s1, cursor)?;
         if abs1 || v1.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete)) {
             // p1 sets the field whatever it was; p2 changes that value.
-            let start = if !abs1 && v1.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete)) {
-                Some(Value::empty_object())
-            } else {
-                self.apply_field(f, None, &s1, cursor)?
-            };
+            let start =
+                if !abs1 && v1.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete)) {
+                    Some(Value::empty_object())
+                } else {
+                    self.apply_field(f, None, &s1, cursor)?
+                };
             let r = self.apply_field(f, start, &s2, cursor)?;
             let val = self.encode(f, r, w)?;
             return Ok(Side {
@@ -385,7 +383,9 @@ impl<'a> Composer<'a, '_> {
                 let field = self.lookup_list(&cursor, f)?;
                 match self.opts.rules().list_plan(field.meta) {
                     ListPlan::Atomic => true,
-                    ListPlan::Merge(_) => items.iter().any(|e| directive_of(e) == Some(PatchDirective::Replace)),
+                    ListPlan::Merge(_) => items
+                        .iter()
+                        .any(|e| directive_of(e) == Some(PatchDirective::Replace)),
                 }
             }
             _ => true,
@@ -404,7 +404,10 @@ impl<'a> Composer<'a, '_> {
         w: Walk<'_, '_>,
         elem: Cursor<'_>,
     ) -> Result<Side<'a>, Error> {
-        let id = |e: &Value<'a>| e.as_object().and_then(|o| element_key(&o, keys, Tagging::ByKind).ok());
+        let id = |e: &Value<'a>| {
+            e.as_object()
+                .and_then(|o| element_key(&o, keys, Tagging::ByKind).ok())
+        };
         let a_ids: Vec<_> = a.iter().map(id).collect();
         let b_ids: Vec<_> = b.iter().map(id).collect();
         // A patch list does, for each key, its delete elements first (they
@@ -643,7 +646,12 @@ impl<'a> Composer<'a, '_> {
         self.lookup(*cursor, f, FieldShape::List)
     }
 
-    fn lookup<'s>(&self, cursor: Cursor<'s>, f: &str, shape: FieldShape) -> Result<Field<'s>, Error> {
+    fn lookup<'s>(
+        &self,
+        cursor: Cursor<'s>,
+        f: &str,
+        shape: FieldShape,
+    ) -> Result<Field<'s>, Error> {
         self.opts
             .rules()
             .field(cursor, f, shape)
@@ -723,11 +731,7 @@ impl<'a> Composer<'a, '_> {
 
     /// An object patch turning any object into `v`: `$retainKeys` lists its
     /// keys, and every value is written absolutely.
-    fn encode_object(
-        &self,
-        v: Value<'a>,
-        w: Walk<'_, '_>,
-    ) -> Result<Value<'a>, Error> {
+    fn encode_object(&self, v: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
         w.check().map_err(too_deep)?;
         let Value::Object(o) = v else { return Ok(v) };
         let keys: Vec<Value<'a>> = o.members().iter().map(|m| Value::String(m.key)).collect();
@@ -742,7 +746,6 @@ impl<'a> Composer<'a, '_> {
         Ok(Value::object_from_members(self.arena, &out))
     }
 }
-
 
 fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
     o.get(RETAIN_KEYS).and_then(|v| v.as_array())

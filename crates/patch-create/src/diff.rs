@@ -9,7 +9,9 @@ use crate::keys::{element_key, value_text, KeyText, Tagging};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind, KindRule};
-use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, LookupError, Rules, Strategy, TooDeep, Walk};
+use smpatch_schema::{
+    grow_stack, FieldShape, KeySpec, ListPlan, LookupError, Rules, Strategy, TooDeep, Walk,
+};
 use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -64,7 +66,10 @@ pub(crate) fn too_deep(e: TooDeep) -> Error {
     Error::new(
         ErrorKind::TooDeep,
         e.pointer,
-        format!("the document is nested deeper than the limit of {} levels", e.limit),
+        format!(
+            "the document is nested deeper than the limit of {} levels",
+            e.limit
+        ),
     )
 }
 
@@ -156,7 +161,11 @@ impl<'a> Differ<'a> {
     }
 
     /// The walk context of a document root (depth 1).
-    pub(crate) fn root<'p, 's>(&self, root: &'p Path<'p>, cursor: smpatch_schema::Cursor<'s>) -> Walk<'p, 's> {
+    pub(crate) fn root<'p, 's>(
+        &self,
+        root: &'p Path<'p>,
+        cursor: smpatch_schema::Cursor<'s>,
+    ) -> Walk<'p, 's> {
         Walk::new(root, cursor, self.max_depth)
     }
 
@@ -471,7 +480,8 @@ impl<'a> Differ<'a> {
                     let oe = o[oi].as_object().unwrap_or_default();
                     let me = m[mi].as_object().unwrap_or_default();
                     let here = Path::Index(path, mi);
-                    let sub = self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain)?;
+                    let sub =
+                        self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain)?;
                     if !sub.is_empty() {
                         let sub = self.with_keys(sub, me, keys);
                         let pos = first_in_m.get(&m_ids[mi]).copied().unwrap_or(mi);
@@ -491,7 +501,10 @@ impl<'a> Differ<'a> {
                 _ => {
                     if !flags.ignore_deletions {
                         if let Some(oe) = o[o_order[i]].as_object() {
-                            walk.push((self.key_object(oe, keys, Some(PatchDirective::Delete)), usize::MAX));
+                            walk.push((
+                                self.key_object(oe, keys, Some(PatchDirective::Delete)),
+                                usize::MAX,
+                            ));
                         }
                     }
                     i += 1;
@@ -500,9 +513,8 @@ impl<'a> Differ<'a> {
         }
 
         // §4.4.1 step 3: order by position in m, delete elements last.
-        let (mut keep, deletes): (Vec<_>, Vec<_>) = walk
-            .into_iter()
-            .partition(|(v, _)| !is_delete(v));
+        let (mut keep, deletes): (Vec<_>, Vec<_>) =
+            walk.into_iter().partition(|(v, _)| !is_delete(v));
         keep.sort_by_key(|&(_, pos)| pos);
         let add: Vec<Value<'a>> = keep.into_iter().chain(deletes).map(|(v, _)| v).collect();
 
@@ -634,7 +646,10 @@ impl<'a> Differ<'a> {
             for (oi, &was_matched) in matched.iter().enumerate() {
                 if !was_matched {
                     if let Some(oe) = o[oi].as_object() {
-                        deletes.push((o_keys[oi], self.key_object(oe, KeySpec::Single(key), Some(PatchDirective::Delete))));
+                        deletes.push((
+                            o_keys[oi],
+                            self.key_object(oe, KeySpec::Single(key), Some(PatchDirective::Delete)),
+                        ));
                     }
                 }
             }
@@ -773,7 +788,9 @@ impl<'a> Differ<'a> {
         if !add.is_empty() {
             let mut first: FxHashMap<KeyText<'a>, usize> = FxHashMap::default();
             for (idx, v) in m.iter().enumerate() {
-                first.entry(vec![value_text(v, Tagging::ByKind)]).or_insert(idx);
+                first
+                    .entry(vec![value_text(v, Tagging::ByKind)])
+                    .or_insert(idx);
             }
             for entry in add.iter_mut() {
                 if let Some(p) = first.get(&vec![value_text(&entry.0, Tagging::ByKind)]) {
@@ -805,7 +822,9 @@ impl<'a> Differ<'a> {
     /// elements; longer lists, and `fix_quirks`, keep first occurrences in order.
     fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
         let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
-        let has_dups = !del.iter().all(|v| seen.insert(vec![value_text(v, Tagging::ByKind)]));
+        let has_dups = !del
+            .iter()
+            .all(|v| seen.insert(vec![value_text(v, Tagging::ByKind)]));
         if !has_dups {
             return del;
         }

@@ -214,12 +214,45 @@ pub fn create_two_way<'a>(
     Ok(patch)
 }
 
+/// The three documents of [`create_three_way`].
+#[derive(Clone, Copy, Debug)]
+pub struct ThreeWay<'a> {
+    /// The last applied configuration.
+    pub original: Value<'a>,
+    /// The new configuration.
+    pub modified: Value<'a>,
+    /// The live object.
+    pub current: Value<'a>,
+}
+
+/// What [`create_three_way`] does when its patch conflicts with changes made
+/// from `original` to `current`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnConflict {
+    /// Fail with [`ErrorKind::Conflict`] naming the locations.
+    Fail,
+    /// Return the patch anyway (`kubectl apply --overwrite`).
+    Overwrite,
+}
+
+impl OnConflict {
+    /// [`OnConflict::Overwrite`] when `overwrite`, else [`OnConflict::Fail`]
+    /// (for callers holding the batch protocol's or CLI's flag).
+    pub fn overwrite_if(overwrite: bool) -> Self {
+        if overwrite {
+            OnConflict::Overwrite
+        } else {
+            OnConflict::Fail
+        }
+    }
+}
+
 /// The three-way patch of `kubectl apply` (spec §4.6): `original` is the last
 /// applied configuration, `modified` the new one, `current` the live object.
 ///
 /// The patch sets what `modified` specifies and differs in `current`, and
 /// deletes what was removed from `original` to `modified`; fields only
-/// `current` has are left alone. With `overwrite` false, a patch that touches
+/// `current` has are left alone. With [`OnConflict::Fail`], a patch that touches
 /// a path changed from `original` to `current` differently fails with
 /// [`ErrorKind::Conflict`], naming the conflicting locations (JSON pointers
 /// into the patch). The returned patch is the same either way, except that
@@ -234,20 +267,35 @@ pub fn create_two_way<'a>(
 /// # Errors
 /// As [`create_two_way`], plus [`ErrorKind::Conflict`] and the composition
 /// errors ([`ErrorKind::ComposeMismatch`], …).
-#[allow(clippy::too_many_arguments)]
+///
+/// ```
+/// use smpatch_patch_create::{create_three_way, CreateOptions, OnConflict, ThreeWay};
+/// use smpatch_schema::Cursor;
+/// use smpatch_value::{from_serde, to_serde, Arena};
+/// use serde_json::json;
+///
+/// let arena = Arena::new();
+/// let doc = |v| from_serde(&arena, &v, 256).unwrap();
+/// let docs = ThreeWay {
+///     original: doc(json!({"a": 1, "b": 1})),
+///     modified: doc(json!({"a": 2})),
+///     current: doc(json!({"a": 1, "b": 1, "c": 1})),
+/// };
+/// let opts = CreateOptions::default();
+/// let p = create_three_way(&arena, docs, Cursor::UNKNOWN, OnConflict::Fail, &opts, &[]).unwrap();
+/// assert_eq!(to_serde(&p).unwrap(), json!({"a": 2, "b": null}));
+/// ```
 pub fn create_three_way<'a>(
     arena: &'a Arena,
-    original: Value<'a>,
-    modified: Value<'a>,
-    current: Value<'a>,
+    docs: ThreeWay<'a>,
     cursor: Cursor<'_>,
-    overwrite: bool,
+    on_conflict: OnConflict,
     opts: &CreateOptions,
     preconditions: &[Precondition],
 ) -> Result<Value<'a>, Error> {
-    let o = top_object(original, "original")?;
-    let m = top_object(modified, "modified")?;
-    let c = top_object(current, "current")?;
+    let o = top_object(docs.original, "original")?;
+    let m = top_object(docs.modified, "modified")?;
+    let c = top_object(docs.current, "current")?;
     let differ = opts.differ(arena);
     let delta = differ.diff_objects(
         c,
@@ -279,7 +327,7 @@ pub fn create_three_way<'a>(
         opts,
     )?;
     check_preconditions(&patch, preconditions)?;
-    if !overwrite {
+    if on_conflict == OnConflict::Fail {
         let changed = Value::Object(differ.diff_objects(
             o,
             c,

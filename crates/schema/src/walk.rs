@@ -138,7 +138,11 @@ impl<'p, 's> Walk<'p, 's> {
 
     /// One level down, at `path` (a child of [`Walk::path`]) with `cursor`;
     /// [`TooDeep`] past the limit.
-    pub fn descend<'q>(&self, path: &'q Path<'q>, cursor: Cursor<'s>) -> Result<Walk<'q, 's>, TooDeep>
+    pub fn descend<'q>(
+        &self,
+        path: &'q Path<'q>,
+        cursor: Cursor<'s>,
+    ) -> Result<Walk<'q, 's>, TooDeep>
     where
         'p: 'q,
     {

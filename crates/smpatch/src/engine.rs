@@ -56,13 +56,17 @@ pub(crate) fn create_three_way<'a>(
     overwrite: bool,
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
-    Ok(smpatch_patch_create::create_three_way(
-        arena,
+    let docs = smpatch_patch_create::ThreeWay {
         original,
         modified,
         current,
+    };
+    let on_conflict = smpatch_patch_create::OnConflict::overwrite_if(overwrite);
+    Ok(smpatch_patch_create::create_three_way(
+        arena,
+        docs,
         cursor,
-        overwrite,
+        on_conflict,
         opts,
         &[],
     )?)

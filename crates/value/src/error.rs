@@ -186,7 +186,6 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-
 /// The path of a parser's stack of open containers, outermost first: each is
 /// `(Some(key being read or None), _)` for a map or `(None, start)` for a
 /// list whose items begin at `values[start]`; a list's index is the number of

@@ -50,9 +50,7 @@ mod yaml;
 pub use arena::Arena;
 pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 pub use parse_json::parse_json;
-pub use path::{
-    pointer_of, push_pointer_token, push_step, Path, Step, DEFAULT_MAX_DEPTH,
-};
+pub use path::{pointer_of, push_pointer_token, push_step, Path, Step, DEFAULT_MAX_DEPTH};
 pub use render::{go_format_g, render};
 pub use serde_conv::{from_serde, to_serde, ConvertError};
 pub use value::{Kind, Member, Number, NumberKind, Object, Value};

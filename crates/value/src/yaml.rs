@@ -8,8 +8,8 @@
 //! expanded tree is never handed an exponential one.
 
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
-use crate::path::{pointer_of, Step};
 use crate::parse_json::{first_duplicate, last_wins};
+use crate::path::{pointer_of, Step};
 use crate::render::go_format_g;
 use crate::write_json::go_format_float;
 use crate::{Arena, Member, Number, Object, Value};
