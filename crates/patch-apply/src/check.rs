@@ -123,15 +123,17 @@ impl Checker {
                 KeyRole::DeleteFromPrimitiveList(_) => {
                     return Err(at(m.key, rules::bad_delete_key()))
                 }
-                KeyRole::Field(k) if k.starts_with('$') => return Err(at(
-                    k,
-                    Problem::new(
-                        ErrorKind::Unsupported,
-                        format!(
+                KeyRole::Field(k) if k.starts_with('$') => {
+                    return Err(at(
+                        k,
+                        Problem::new(
+                            ErrorKind::Unsupported,
+                            format!(
                             "unknown directive {k:?}: apply would set it like a field; remove it"
                         ),
-                    ),
-                )),
+                        ),
+                    ))
+                }
                 KeyRole::Field(k) => {
                     let here = Path::Key(path, k);
                     self.field(k, m.value, w, &here)?;
