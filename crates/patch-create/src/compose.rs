@@ -2,8 +2,8 @@
 //! diff, Q21 pinned) and the public composition that keeps directives (Q32
 //! fixed).
 
-use crate::diff::{lookup_error, too_deep};
 use crate::keys::{element_key, Tagging};
+use crate::shared::{lookup_error, too_deep};
 use crate::CreateOptions;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};

@@ -1,8 +1,8 @@
 //! Conflict detection of spec §4.7 (`MergingMapsHaveConflicts`).
 
-use crate::diff::{element_kind, lookup_error, too_deep, Index};
 use crate::gosort::go_sort;
 use crate::keys::{element_key, value_text, KeyText, Tagging};
+use crate::shared::{element_kind, lookup_error, too_deep, Index};
 use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{key_role, KeyRole, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
@@ -430,7 +430,7 @@ fn by_key<'a>(
             Ok(id) => {
                 out.insert(id, i);
             }
-            Err(k) => return Err(crate::diff::missing_key(&here, e, k)),
+            Err(k) => return Err(crate::shared::missing_key(&here, e, k)),
         }
     }
     Ok(out)

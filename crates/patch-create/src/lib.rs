@@ -30,6 +30,7 @@ mod conflict;
 mod diff;
 mod gosort;
 mod keys;
+mod shared;
 
 use diff::{DiffFlags, Differ};
 use smpatch_patch_apply::{top_object, Error, ErrorKind};
