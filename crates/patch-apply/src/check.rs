@@ -217,9 +217,8 @@ impl Checker {
             ));
         };
         if keys.is_keyed() {
-            for (i, e) in order.iter().enumerate() {
-                key_of(e, keys, "$setElementOrder element")
-                    .map_err(|p| p.at(Path::Index(w.path(), i).pointer()))?;
+            for e in order {
+                key_of(e, keys, "order element").map_err(|p| p.at(here()))?;
             }
         } else {
             let kind =

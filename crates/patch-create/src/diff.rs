@@ -10,7 +10,7 @@ use crate::shared::{element_kind, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
-use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Rules, Strategy, Walk};
+use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, PatchMeta, Rules, Strategy, Walk};
 use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -25,6 +25,27 @@ pub(crate) struct DiffFlags {
     pub(crate) ignore_changes_and_additions: bool,
     /// Emit only additions and changes.
     pub(crate) ignore_deletions: bool,
+}
+
+/// Whether `diff_objects` builds a `$retainKeys` list (spec §4.5): the
+/// field's `x-kubernetes-retain-keys`; never at a document root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RetainKeys {
+    /// List the fields the modified object keeps.
+    Build,
+    /// No list.
+    Skip,
+}
+
+impl RetainKeys {
+    /// The choice of a field's metadata.
+    pub(crate) fn of(meta: &PatchMeta) -> Self {
+        if meta.retain_keys {
+            RetainKeys::Build
+        } else {
+            RetainKeys::Skip
+        }
+    }
 }
 
 /// The three outputs of `diff_lists`.
@@ -100,7 +121,7 @@ impl<'a> Differ<'a> {
         b: Object<'a>,
         w: Walk<'_, '_>,
         flags: DiffFlags,
-        build_retain_keys: bool,
+        build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
         w.check().map_err(too_deep)?;
         grow_stack(|| self.diff_objects_inner(a, b, w, flags, build_retain_keys))
@@ -112,7 +133,7 @@ impl<'a> Differ<'a> {
         b: Object<'a>,
         w: Walk<'_, '_>,
         flags: DiffFlags,
-        build_retain_keys: bool,
+        build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
         let (cur, path) = (w.cursor(), w.path());
         let ica = flags.ignore_changes_and_additions;
@@ -121,7 +142,7 @@ impl<'a> Differ<'a> {
         let mut retain: Vec<&'a str> = Vec::new();
         for m in b.members() {
             let (k, bv) = (m.key, m.value);
-            if build_retain_keys && !bv.is_null() {
+            if build_retain_keys == RetainKeys::Build && !bv.is_null() {
                 retain.push(k);
             }
             let Some(av) = a_index.get(k) else {
@@ -175,7 +196,7 @@ impl<'a> Differ<'a> {
                             bo,
                             w.step(&here, field.cursor),
                             flags,
-                            field.meta.retain_keys,
+                            RetainKeys::of(field.meta),
                         )?;
                         if !sub.is_empty() {
                             patch.push(Member {
@@ -208,7 +229,7 @@ impl<'a> Differ<'a> {
                                 w.step(&here, field.cursor),
                                 keys,
                                 flags,
-                                field.meta.retain_keys,
+                                RetainKeys::of(field.meta),
                             )?;
                             if let Some(add) = d.add {
                                 patch.push(Member { key: k, value: add });
@@ -266,7 +287,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         flags: DiffFlags,
-        retain: bool,
+        retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
         let path = w.path();
         if o.is_empty() {
@@ -341,7 +362,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         flags: DiffFlags,
-        retain: bool,
+        retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
         let path = w.path();
         if let KeySpec::Single(key) = keys {
@@ -477,7 +498,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         key: &str,
         flags: DiffFlags,
-        retain: bool,
+        retain: RetainKeys,
     ) -> Option<Result<ListDiff<'a>, Error>> {
         let path = w.path();
         let ica = flags.ignore_changes_and_additions;

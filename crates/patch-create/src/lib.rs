@@ -32,7 +32,7 @@ mod gosort;
 mod keys;
 mod shared;
 
-use diff::{DiffFlags, Differ};
+use diff::{DiffFlags, Differ, RetainKeys};
 use smpatch_patch_apply::{top_object, Error, ErrorKind};
 use smpatch_schema::Cursor;
 use smpatch_value::{Arena, Path, Value};
@@ -209,7 +209,13 @@ pub fn create_two_way<'a>(
         ignore_deletions: opts.ignore_deletions,
     };
     let differ = opts.differ(arena);
-    let patch = differ.diff_objects(o, m, differ.root(&Path::Root, cursor), flags, false)?;
+    let patch = differ.diff_objects(
+        o,
+        m,
+        differ.root(&Path::Root, cursor),
+        flags,
+        RetainKeys::Skip,
+    )?;
     let patch = Value::Object(patch);
     check_preconditions(&patch, preconditions)?;
     Ok(patch)
@@ -307,7 +313,7 @@ pub fn create_three_way<'a>(
             ignore_changes_and_additions: false,
             ignore_deletions: true,
         },
-        false,
+        RetainKeys::Skip,
     )?;
     let deletions = differ.diff_objects(
         o,
@@ -318,7 +324,7 @@ pub fn create_three_way<'a>(
             ignore_changes_and_additions: true,
             ignore_deletions: false,
         },
-        false,
+        RetainKeys::Skip,
     )?;
     let patch = compose::compose_reference(
         arena,
@@ -334,7 +340,7 @@ pub fn create_three_way<'a>(
             c,
             differ.root(&Path::Root, cursor),
             DiffFlags::default(),
-            false,
+            RetainKeys::Skip,
         )?);
         let mut checker = conflict::Checker {
             rules: opts.rules(),

@@ -179,3 +179,94 @@ fn map_keys(meta: &PatchMeta) -> Option<&[Box<str>]> {
     (meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty())
         .then_some(&meta.list_map_keys[..])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(
+        strategy: Strategy,
+        key: Option<&str>,
+        list: Option<ListType>,
+        map_keys: &[&str],
+    ) -> PatchMeta {
+        PatchMeta {
+            strategy,
+            merge_key: key.map(Into::into),
+            list_type: list,
+            list_map_keys: map_keys.iter().map(|k| (*k).into()).collect(),
+            ..PatchMeta::EMPTY
+        }
+    }
+
+    #[test]
+    fn list_plans() {
+        let plain = Rules::default();
+        let compound = Rules {
+            compound_keys: true,
+            ..Rules::default()
+        };
+        let ports = meta(
+            Strategy::Merge,
+            Some("containerPort"),
+            Some(ListType::Map),
+            &["containerPort", "protocol"],
+        );
+        assert_eq!(
+            plain.list_plan(&ports),
+            ListPlan::Merge(KeySpec::Single("containerPort"))
+        );
+        assert!(
+            matches!(compound.list_plan(&ports), ListPlan::Merge(KeySpec::Compound(ks)) if ks.len() == 2)
+        );
+        let map = meta(Strategy::None, None, Some(ListType::Map), &["a", "b"]);
+        assert!(matches!(
+            plain.list_plan(&map),
+            ListPlan::Merge(KeySpec::Compound(_))
+        ));
+        let set = meta(Strategy::None, None, Some(ListType::Set), &[]);
+        assert_eq!(plain.list_plan(&set), ListPlan::Merge(KeySpec::Value));
+        // Built-ins follow their struct tags: list-type alone keeps them atomic.
+        let native_set = PatchMeta {
+            native: true,
+            ..set
+        };
+        assert_eq!(plain.list_plan(&native_set), ListPlan::Atomic);
+        assert_eq!(plain.order_keys(&native_set), KeySpec::Value);
+        let replace = meta(Strategy::Replace, Some("name"), None, &[]);
+        assert_eq!(plain.list_plan(&replace), ListPlan::Atomic);
+        assert_eq!(plain.order_keys(&replace), KeySpec::Single("name"));
+        assert_eq!(
+            KeySpec::Compound(&["a".into(), "b".into()]).describe(),
+            "[a b]"
+        );
+        assert_eq!(
+            KeySpec::Single("name").names().collect::<Vec<_>>(),
+            ["name"]
+        );
+    }
+
+    #[test]
+    fn field_lookup_quirks() {
+        let pod = crate::embedded()
+            .cursor("io.k8s.api.core.v1.PodSpec")
+            .unwrap();
+        let quirky = Rules::default();
+        let fixed = Rules {
+            fix_quirks: true,
+            ..Rules::default()
+        };
+        // Q23: a built-in's field also matches case-insensitively.
+        assert!(quirky.field(pod, "Containers", FieldShape::List).is_ok());
+        assert!(fixed.field(pod, "Containers", FieldShape::List).is_err());
+        let meta = crate::embedded()
+            .cursor("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+            .unwrap();
+        let labels = quirky
+            .field(meta, "labels", FieldShape::Object)
+            .unwrap()
+            .cursor;
+        assert!(quirky.field(labels, "app", FieldShape::Object).is_err());
+        assert!(fixed.field(labels, "app", FieldShape::Object).is_ok());
+    }
+}

@@ -186,3 +186,40 @@ impl<'p, 's> Walk<'p, 's> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_limit_and_paths() {
+        let root = Path::Root;
+        let w = Walk::new(&root, Cursor::UNKNOWN, 2);
+        assert_eq!((w.depth(), w.limit()), (1, 2));
+        let a = root.key("a");
+        let wa = w.descend(&a, Cursor::UNKNOWN).unwrap();
+        assert_eq!(wa.depth(), 2);
+        let b = a.index(0);
+        let err = wa.descend(&b, Cursor::UNKNOWN).unwrap_err();
+        assert_eq!(
+            err,
+            TooDeep {
+                pointer: "/a/0".into(),
+                limit: 2
+            }
+        );
+        // `step` does not check; `check` does.
+        let wb = wa.step(&b, Cursor::UNKNOWN);
+        assert_eq!(wb.check().unwrap_err().pointer, "/a/0");
+        assert!(wa.check().is_ok());
+        assert_eq!(wb.at(&a).path().pointer(), "/a");
+    }
+
+    #[test]
+    fn grow_stack_survives_deep_recursion() {
+        fn down(n: usize) -> usize {
+            grow_stack(|| if n == 0 { 0 } else { 1 + down(n - 1) })
+        }
+        assert_eq!(down(100_000), 100_000);
+    }
+}

@@ -179,6 +179,36 @@ mod tests {
     }
 
     #[test]
+    fn value_pointer_lookup() {
+        let arena = crate::Arena::new();
+        let v = crate::parse_json(
+            &arena,
+            br#"{"a/b":{"c~d":[10,{"":"empty"}]},"l":[0,1,2,3,4,5,6,7,8,9,10,11]}"#,
+            &crate::ParseOptions::default(),
+        )
+        .unwrap();
+        let text = |p: &str| v.pointer(p).map(|x| crate::render(&x).into_owned());
+        assert_eq!(text("/a~1b/c~0d/0").as_deref(), Some("10"));
+        assert_eq!(text("/a~1b/c~0d/1/").as_deref(), Some("empty"));
+        assert_eq!(text("/l/11").as_deref(), Some("11"));
+        assert!(v.pointer("").is_some_and(|r| r.is_object()));
+        // Not plain decimal indexes, out of range, through a scalar, malformed.
+        for bad in [
+            "/l/01",
+            "/l/-",
+            "/l/12",
+            "/l/+1",
+            "/l/",
+            "/a~1b/c~0d/0/x",
+            "a",
+            "/a~2b",
+            "/missing",
+        ] {
+            assert!(v.pointer(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
     fn tokens_unescape() {
         assert_eq!(pointer_tokens("").unwrap().len(), 0);
         assert_eq!(pointer_tokens("/a~1b/~0c/").unwrap(), ["a/b", "~c", ""]);

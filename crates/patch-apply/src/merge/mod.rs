@@ -44,10 +44,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             arena,
             opts,
             mode,
-            rules: Rules {
-                fix_quirks: opts.fix_quirks,
-                compound_keys: opts.compound_keys,
-            },
+            rules: opts.rules(),
             path: Vec::new(),
             depth: 0,
         }
@@ -83,13 +80,10 @@ impl<'a, 'o> Merger<'a, 'o> {
         self.depth += 1;
         if self.depth > self.opts.max_depth {
             self.depth -= 1;
-            return Err(self.err(
-                ErrorKind::TooDeep,
-                format!(
-                    "the patch nests deeper than the limit of {} levels; flatten it or raise max_depth",
-                    self.opts.max_depth
-                ),
-            ));
+            return Err(crate::check::too_deep(smpatch_schema::TooDeep {
+                pointer: self.pointer(),
+                limit: self.opts.max_depth,
+            }));
         }
         Ok(())
     }
