@@ -5,7 +5,7 @@ use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective, PATCH};
 use crate::Error;
 use smpatch_schema::grow_stack;
-use smpatch_value::{Member, Step, Value};
+use smpatch_value::{Member, Object, Step, Value};
 
 /// Where a value being cleaned stands: a `$patch: replace` object in a list
 /// is dropped even with `fix_quirks` (quirk Q8 is fixed for fields only).
@@ -49,13 +49,7 @@ impl<'a> Merger<'a, '_> {
                         && PatchDirective::parse(&d) == Some(PatchDirective::Replace)
                     {
                         // Q8 fix: a replace that creates its remainder.
-                        let rest: Vec<Member<'a>> = o
-                            .members()
-                            .iter()
-                            .filter(|m| m.key != PATCH)
-                            .copied()
-                            .collect();
-                        let rest = Value::object_from_members(self.arena, &rest);
+                        let rest = self.without_patch(o);
                         return Ok(match self.clean(rest, Place::Field)? {
                             Cleaned::Same => Cleaned::New(rest),
                             other => other,
@@ -117,6 +111,17 @@ impl<'a> Merger<'a, '_> {
             }
             _ => Ok(Cleaned::Same),
         }
+    }
+
+    /// Object `o` without its `$patch` member (the remainder of a replace).
+    pub(super) fn without_patch(&self, o: Object<'a>) -> Value<'a> {
+        let rest: Vec<Member<'a>> = o
+            .members()
+            .iter()
+            .filter(|m| m.key != PATCH)
+            .copied()
+            .collect();
+        Value::object_from_members(self.arena, &rest)
     }
 
     pub(super) fn clean_value(

@@ -190,13 +190,7 @@ impl<'a> Merger<'a, '_> {
             .map_err(|p| self.problem_at(Step::Key(PATCH), p))?;
         match directive {
             PatchDirective::Replace => {
-                let rest: Vec<Member<'a>> = patch
-                    .members()
-                    .iter()
-                    .filter(|m| m.key != PATCH)
-                    .copied()
-                    .collect();
-                let rest = Value::object_from_members(self.arena, &rest);
+                let rest = self.without_patch(patch);
                 if self.mode == Mode::Compose {
                     return Ok(rest);
                 }

@@ -248,6 +248,20 @@ impl<'a> Merger<'a, '_> {
 
     // ----- $setElementOrder (§3.11) -----------------------------------------------
 
+    /// Runs `op` with the path at field `f`, a sibling of the
+    /// `$setElementOrder/<f>` key being processed (errors about the ordered
+    /// field point at the field).
+    fn at_field<R>(&mut self, f: &'a str, op: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.path.pop();
+        self.path.push(Step::Key(f));
+        let r = op(self);
+        self.path.pop();
+        if let Some(s) = saved {
+            self.path.push(s);
+        }
+        r
+    }
+
     pub(super) fn set_element_order(
         &mut self,
         t: &mut WorkObject<'a>,
@@ -282,17 +296,11 @@ impl<'a> Merger<'a, '_> {
         let as_list =
             |v: Option<Value<'a>>, this: &Self| rules::ordered_list(v).map_err(|p| this.problem(p));
         // Errors about the field itself point at the field (live or patch side).
-        let saved = self.path.pop();
-        self.path.push(Step::Key(f));
-        let live = as_list(live, self);
-        let plist = live.and_then(|l| as_list(plist, self).map(|p| (l, p)));
-        let field =
-            plist.and_then(|lp| self.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)));
-        self.path.pop();
-        if let Some(s) = saved {
-            self.path.push(s);
-        }
-        let ((live, plist), field) = field?;
+        let ((live, plist), field) = self.at_field(f, |this| {
+            let live = as_list(live, this);
+            let plist = live.and_then(|l| as_list(plist, this).map(|p| (l, p)));
+            plist.and_then(|lp| this.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)))
+        })?;
         let keys = self.rules.order_keys(field.meta);
         if let Some(p) = plist {
             // §3.11.1 step 5.
@@ -307,17 +315,15 @@ impl<'a> Merger<'a, '_> {
                 (self.strip_list(p)?, Vec::new(), None)
             }
             (Some(l), Some(p)) => {
-                let saved = self.path.pop();
-                self.path.push(Step::Key(f));
-                let r = match merge_plan {
+                let r = self.at_field(f, |this| match merge_plan {
                     // The merge's own ordering is deferred: the ordering by
                     // `order` below often makes it unnecessary.
                     ListPlan::Merge(k) => {
-                        self.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer)
+                        this.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer)
                     }
                     ListPlan::Atomic => {
-                        if self.mode == Mode::Apply {
-                            self.strip_list(p).map(|items| ListMerge {
+                        if this.mode == Mode::Apply {
+                            this.strip_list(p).map(|items| ListMerge {
                                 items,
                                 r_prime: l.to_vec(),
                                 deferred: None,
@@ -330,11 +336,7 @@ impl<'a> Merger<'a, '_> {
                             })
                         }
                     }
-                };
-                self.path.pop();
-                if let Some(s) = saved {
-                    self.path.push(s);
-                }
+                });
                 let r = r?;
                 (r.items, r.r_prime, r.deferred)
             }
@@ -373,14 +375,7 @@ impl<'a> Merger<'a, '_> {
                     t.set(f, Value::array_from(self.arena, &ordered));
                     return Ok(Some(f));
                 }
-                let saved = self.path.pop();
-                self.path.push(Step::Key(f));
-                let r = self.order_merge(merged, &d, keys);
-                self.path.pop();
-                if let Some(s) = saved {
-                    self.path.push(s);
-                }
-                r?
+                self.at_field(f, |this| this.order_merge(merged, &d, keys))?
             }
         };
         let ordered = self.order(merged, order, &r_prime, keys, elements)?;
