@@ -36,6 +36,7 @@ pub enum PatchDirective {
 
 impl PatchDirective {
     /// The directive a `$patch` value names; `None` for any other value.
+    #[inline]
     pub fn parse(v: &Value<'_>) -> Option<PatchDirective> {
         match v.as_str()? {
             "merge" => Some(PatchDirective::Merge),
@@ -46,6 +47,7 @@ impl PatchDirective {
     }
 
     /// The directive's text.
+    #[inline]
     pub fn as_str(self) -> &'static str {
         match self {
             PatchDirective::Merge => "merge",
@@ -55,6 +57,7 @@ impl PatchDirective {
     }
 
     /// The `$patch: <self>` member.
+    #[inline]
     pub fn member(self) -> Member<'static> {
         Member {
             key: PATCH,
@@ -64,16 +67,19 @@ impl PatchDirective {
 }
 
 /// The raw `$patch` value of `v`, when `v` is an object holding one.
+#[inline]
 pub fn patch_value<'a>(v: &Value<'a>) -> Option<Value<'a>> {
     v.get(PATCH)
 }
 
 /// The `$patch` directive of `v`, when `v` is an object holding a valid one.
+#[inline]
 pub fn patch_directive(v: &Value<'_>) -> Option<PatchDirective> {
     patch_value(v).and_then(|d| PatchDirective::parse(&d))
 }
 
 /// True when `v` is an object holding `$patch: delete`.
+#[inline]
 pub fn is_delete(v: &Value<'_>) -> bool {
     patch_directive(v) == Some(PatchDirective::Delete)
 }
@@ -97,6 +103,7 @@ pub enum KeyRole<'k> {
 }
 
 /// The role of a patch object key.
+#[inline]
 pub fn key_role(key: &str) -> KeyRole<'_> {
     if !key.starts_with('$') {
         return KeyRole::Field(key);
@@ -116,6 +123,7 @@ pub fn key_role(key: &str) -> KeyRole<'_> {
 
 /// True for the keys of the four directives (apply drops them from values
 /// it stores).
+#[inline]
 pub fn is_directive_key(key: &str) -> bool {
     !matches!(key_role(key), KeyRole::Field(_))
 }
@@ -127,17 +135,20 @@ fn field_of<'k>(key: &'k str, prefix: &str) -> Option<&'k str> {
 }
 
 /// The field a `$setElementOrder/<f>` key orders.
+#[inline]
 pub fn ordered_field(key: &str) -> Option<&str> {
     field_of(key, SET_ELEMENT_ORDER)
 }
 
 /// The field a `$deleteFromPrimitiveList/<f>` key deletes from.
+#[inline]
 pub fn deleted_field(key: &str) -> Option<&str> {
     field_of(key, DELETE_FROM_PRIMITIVE_LIST)
 }
 
 /// The field a patch key is about: its own name, or the field of a
 /// `$setElementOrder/<f>` or `$deleteFromPrimitiveList/<f>` key.
+#[inline]
 pub fn field_name(key: &str) -> &str {
     ordered_field(key)
         .or_else(|| deleted_field(key))

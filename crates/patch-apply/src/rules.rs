@@ -83,12 +83,14 @@ pub(crate) fn unknown_object_patch(d: &Value<'_>, obj: &Value<'_>) -> Problem {
 
 /// The `$patch` of an object: a [`PatchDirective`] (`merge` included: the
 /// caller decides), or [`unknown_object_patch`].
+#[inline]
 pub(crate) fn object_patch(d: &Value<'_>, obj: &Value<'_>) -> Result<PatchDirective, Problem> {
     PatchDirective::parse(d).ok_or_else(|| unknown_object_patch(d, obj))
 }
 
 /// The `$patch` of a keyed-list element: `None` without one; `merge` and
 /// unknown values are errors.
+#[inline]
 pub(crate) fn list_element_patch(e: &Value<'_>) -> Result<Option<PatchDirective>, Problem> {
     let Some(d) = e.get(PATCH) else {
         return Ok(None);
@@ -128,6 +130,7 @@ pub struct KindRule {
 /// [`ErrorKind::NullElement`], a list examined first
 /// [`ErrorKind::ListOfLists`], a kind change [`ErrorKind::MixedElementTypes`].
 /// The one element-kind check of apply, create and compose.
+#[inline]
 pub fn element_kind(lists: &[&[Value<'_>]], rule: KindRule) -> Result<Option<Kind>, Error> {
     element_kind_problem(lists, rule).map_err(|p| p.at(String::new()))
 }
@@ -232,6 +235,7 @@ pub(crate) fn retain_keys_list<'a>(rk: &Value<'a>) -> Result<&'a [Value<'a>], Pr
 
 /// True for the members `$retainKeys` need not list: null values and the
 /// directives `$retainKeys`, `$setElementOrder/..`, `$deleteFromPrimitiveList/..`.
+#[inline]
 pub(crate) fn retain_exempt(m: &Member<'_>) -> bool {
     m.value.is_null()
         || matches!(

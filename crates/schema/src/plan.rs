@@ -32,6 +32,7 @@ pub enum KeySpec<'m> {
 
 impl<'m> KeySpec<'m> {
     /// True for object lists (a merge key or list-map keys).
+    #[inline]
     pub fn is_keyed(&self) -> bool {
         !matches!(self, KeySpec::Value)
     }
@@ -103,6 +104,7 @@ impl Rules {
     ///   apply only to non-built-in types: [`PatchMeta::native`] fields follow
     ///   their struct tags like the reference);
     /// * anything else: atomic.
+    #[inline]
     pub fn list_plan<'m>(&self, meta: &'m PatchMeta) -> ListPlan<'m> {
         let derived = !meta.native;
         let map_keys = map_keys(meta);
@@ -128,6 +130,7 @@ impl Rules {
     /// The identity rule used to order a list (`$setElementOrder`), also
     /// when the list is atomic: the plan's keys, else the merge key, else the
     /// list-map keys of a non-built-in map list, else the values.
+    #[inline]
     pub fn order_keys<'m>(&self, meta: &'m PatchMeta) -> KeySpec<'m> {
         match self.list_plan(meta) {
             ListPlan::Merge(k) => k,
@@ -145,6 +148,7 @@ impl Rules {
     /// ([`Cursor::go_fold_field`]) and nothing resolves below a map; fixed, a
     /// map's value schema applies to its members (lists in maps are
     /// schema-less) and names match exactly.
+    #[inline]
     pub fn field<'s>(
         &self,
         cursor: Cursor<'s>,

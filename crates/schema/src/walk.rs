@@ -47,6 +47,7 @@ pub const STACK_SEGMENT: usize = 1024 * 1024;
 /// than [`STACK_RED_ZONE`] bytes of stack are left. Every recursive engine
 /// wraps each level in it, so a depth limit far above the default never
 /// overflows the thread's stack.
+#[inline]
 pub fn grow_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
 }
@@ -88,6 +89,7 @@ impl std::error::Error for TooDeep {}
 impl<'p, 's> Walk<'p, 's> {
     /// The context at `path` (usually [`Path::Root`]) with depth 1 and the
     /// given limit (levels deeper than `limit` are refused).
+    #[inline]
     pub fn new(path: &'p Path<'p>, cursor: Cursor<'s>, limit: usize) -> Self {
         Walk {
             path,
@@ -98,32 +100,38 @@ impl<'p, 's> Walk<'p, 's> {
     }
 
     /// The document path of this position.
+    #[inline]
     pub fn path(&self) -> &'p Path<'p> {
         self.path
     }
 
     /// The schema of the value at this position.
+    #[inline]
     pub fn cursor(&self) -> Cursor<'s> {
         self.cursor
     }
 
     /// Nesting depth (1 at the root).
+    #[inline]
     pub fn depth(&self) -> usize {
         self.depth
     }
 
     /// The depth limit.
+    #[inline]
     pub fn limit(&self) -> usize {
         self.limit
     }
 
     /// The same position with another schema cursor (no depth step).
+    #[inline]
     pub fn with_cursor(&self, cursor: Cursor<'s>) -> Self {
         Walk { cursor, ..*self }
     }
 
     /// The same depth and schema at another path (a sibling step the
     /// caller built, no depth step).
+    #[inline]
     pub fn at<'q>(&self, path: &'q Path<'q>) -> Walk<'q, 's>
     where
         'p: 'q,
@@ -138,6 +146,7 @@ impl<'p, 's> Walk<'p, 's> {
 
     /// One level down, at `path` (a child of [`Walk::path`]) with `cursor`;
     /// [`TooDeep`] past the limit.
+    #[inline]
     pub fn descend<'q>(
         &self,
         path: &'q Path<'q>,
@@ -162,6 +171,7 @@ impl<'p, 's> Walk<'p, 's> {
 
     /// One level down without checking the limit (for engines that check
     /// on entry with [`Walk::check`], or count only some levels).
+    #[inline]
     pub fn step<'q>(&self, path: &'q Path<'q>, cursor: Cursor<'s>) -> Walk<'q, 's>
     where
         'p: 'q,
@@ -176,6 +186,7 @@ impl<'p, 's> Walk<'p, 's> {
 
     /// [`TooDeep`] when this position is already past the limit (for
     /// engines that count depth from 0 and check on entry).
+    #[inline]
     pub fn check(&self) -> Result<(), TooDeep> {
         if self.depth > self.limit {
             return Err(TooDeep {

@@ -43,11 +43,13 @@ pub enum Path<'p> {
 
 impl<'p> Path<'p> {
     /// The member `key` of this position.
+    #[inline]
     pub fn key(&'p self, key: &'p str) -> Path<'p> {
         Path::Key(self, key)
     }
 
     /// The element `i` of this position.
+    #[inline]
     pub fn index(&'p self, i: usize) -> Path<'p> {
         Path::Index(self, i)
     }
