@@ -101,8 +101,10 @@ impl Checker {
                     ),
                 ));
             }
+            let names: rustc_hash::FxHashSet<&str> =
+                list.iter().filter_map(|v| v.as_str()).collect();
             for m in o.members() {
-                let listed = list.iter().any(|v| v.as_str() == Some(m.key));
+                let listed = names.contains(m.key);
                 if !rules::retain_exempt(m) && key_role(m.key) != KeyRole::Patch && !listed {
                     return Err(at(m.key, rules::not_retained(m.key)));
                 }
