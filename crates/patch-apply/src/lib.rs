@@ -25,12 +25,17 @@
 //! the error is returned and nothing the caller holds has changed.
 #![deny(missing_docs)]
 
+mod check;
+pub mod directives;
 mod error;
 mod gosort;
 mod identity;
 mod merge;
+mod rules;
 
+pub use check::check_patch;
 pub use error::{push_pointer_token, Error, ErrorKind};
+pub use rules::{element_kind, KindRule};
 
 use merge::{Merger, Mode};
 use smpatch_schema::Cursor;
@@ -55,13 +60,23 @@ pub struct ApplyOptions {
     pub max_depth: usize,
 }
 
+impl ApplyOptions {
+    /// The schema decisions these options select.
+    pub fn rules(&self) -> smpatch_schema::Rules {
+        smpatch_schema::Rules {
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+        }
+    }
+}
+
 impl Default for ApplyOptions {
     fn default() -> Self {
         ApplyOptions {
             fix_quirks: false,
             compound_keys: false,
             reject_duplicate_keys: false,
-            max_depth: 256,
+            max_depth: smpatch_value::DEFAULT_MAX_DEPTH,
         }
     }
 }

@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value as J};
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_schema::Schema;
 use smpatch_value::{from_serde, to_serde, Arena};
 use std::path::Path;
@@ -312,7 +312,13 @@ proptest! {
             from_serde(&arena, &m, 256).unwrap(),
             from_serde(&arena, &c, 256).unwrap(),
         );
-        let p = create_three_way(&arena, ov, mv, cv, cursor, true, &CreateOptions::default(), &[]).unwrap();
+        let docs = ThreeWay {
+            original: ov,
+            modified: mv,
+            current: cv,
+        };
+        let opts = CreateOptions::default();
+        let p = create_three_way(&arena, docs, cursor, OnConflict::Overwrite, &opts, &[]).unwrap();
         let r = apply(&arena, cv, p, cursor, &ApplyOptions::default()).unwrap();
         let r = to_serde(&r).unwrap();
         let patch = to_serde(&p).unwrap();

@@ -1,5 +1,6 @@
 //! Conversion between [`Value`] and `serde_json::Value`, the friendly boundary.
 
+use crate::path::{pointer_of, Step};
 use crate::{Arena, Member, Number, NumberKind, Object, Value};
 
 /// Why a conversion from or to `serde_json::Value` failed.
@@ -122,24 +123,9 @@ fn number_from_serde<'a>(arena: &'a Arena, n: &serde_json::Number) -> Number<'a>
 /// `arbitrary_precision`). Iterative.
 pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
     enum Frame<'v, 'a> {
-        Enter(Value<'a>, Vec<PathSeg<'v>>),
+        Enter(Value<'a>, Vec<Step<'v>>),
         BuildArray(usize),
         BuildObject(&'v [Member<'a>]),
-    }
-    #[derive(Clone)]
-    enum PathSeg<'v> {
-        Key(&'v str),
-        Index(usize),
-    }
-    fn pointer(segs: &[PathSeg<'_>]) -> String {
-        let mut out = String::new();
-        for s in segs {
-            match s {
-                PathSeg::Key(k) => crate::push_pointer_token(&mut out, k),
-                PathSeg::Index(i) => crate::push_pointer_token(&mut out, &i.to_string()),
-            }
-        }
-        out
     }
     let mut work: Vec<Frame<'_, '_>> = vec![Frame::Enter(*v, Vec::new())];
     let mut out: Vec<serde_json::Value> = Vec::new();
@@ -161,7 +147,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                         Some(num) => out.push(serde_json::Value::Number(num)),
                         None => {
                             return Err(ConvertError {
-                                path: pointer(&path),
+                                path: pointer_of(path.iter().copied()),
                                 message: format!(
                                     "number {} does not fit serde_json's number types",
                                     n.literal()
@@ -174,7 +160,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                     work.push(Frame::BuildArray(items.len()));
                     for (i, item) in items.iter().enumerate().rev() {
                         let mut p = path.clone();
-                        p.push(PathSeg::Index(i));
+                        p.push(Step::Index(i));
                         work.push(Frame::Enter(*item, p));
                     }
                 }
@@ -183,7 +169,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                     work.push(Frame::BuildObject(members));
                     for m in members.iter().rev() {
                         let mut p = path.clone();
-                        p.push(PathSeg::Key(m.key));
+                        p.push(Step::Key(m.key));
                         work.push(Frame::Enter(m.value, p));
                     }
                 }
