@@ -6,7 +6,7 @@
 
 use crate::gosort::go_sort;
 use crate::keys::{element_key, value_text, KeyText, Tagging};
-use crate::shared::{element_kind, lookup_error, missing_key, too_deep, Index};
+use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
@@ -761,17 +761,10 @@ impl<'a> Differ<'a> {
 
     /// De-duplicates the deletion list. Without duplicates it is unchanged.
     /// With duplicates the reference's in-place algorithm (which moves the
-    /// last element into each hole) is reproduced for lists of up to 4096
-    /// elements; longer lists, and `fix_quirks`, keep first occurrences in order.
+    /// last element into each hole) is reproduced exactly, in O(n log n)
+    /// ([`go_dedup`]); `fix_quirks` keeps first occurrences in order.
     fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
-        let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
-        let has_dups = !del
-            .iter()
-            .all(|v| seen.insert(vec![value_text(v, Tagging::ByKind)]));
-        if !has_dups {
-            return del;
-        }
-        if self.rules.fix_quirks || del.len() > 4096 {
+        if self.rules.fix_quirks {
             let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
             return del
                 .into_iter()
@@ -779,22 +772,8 @@ impl<'a> Differ<'a> {
                 .collect();
         }
         let mut s = del;
-        let mut length = s.len() - 1;
-        let mut i = 0;
-        while i < length {
-            let mut j = i + 1;
-            while j <= length {
-                if s[i].deep_eq(&s[j]) {
-                    s[j] = s[length];
-                    s.truncate(length);
-                    length -= 1;
-                    // The reference re-examines position j.
-                    continue;
-                }
-                j += 1;
-            }
-            i += 1;
-        }
+        let len = go_dedup(&mut s, |v| v);
+        s.truncate(len);
         s
     }
 }

@@ -82,3 +82,105 @@ pub(crate) fn missing_key(path: &Path<'_>, elem: &Value<'_>, key: &str) -> Error
         format!("map: {shown} does not contain declared merge key: {key}"),
     )
 }
+
+/// The reference's `deduplicateScalars`, reproduced exactly: for each
+/// position `i` in turn, every later element equal to `s[i]` (strict
+/// equality: `1`, `1.0` and `"1"` differ) is overwritten by the current last
+/// element, the length shrinks by one, and the element moved in is examined
+/// again. The reference scans pairwise (quadratic); here each distinct value
+/// keeps an ordered set of its current positions, so the next duplicate is a
+/// set lookup and the whole pass is O(n log n) with the same moves.
+///
+/// Returns the de-duplicated length. `s` keeps the whole backing array:
+/// positions past the length hold what the reference leaves there.
+pub(crate) fn go_dedup<'a, T: Copy>(s: &mut [T], value: impl Fn(T) -> Value<'a>) -> usize {
+    use std::collections::BTreeSet;
+    let mut ids: FxHashMap<Value<'a>, usize> = FxHashMap::default();
+    let mut group: Vec<usize> = Vec::with_capacity(s.len());
+    let mut positions: Vec<BTreeSet<usize>> = Vec::new();
+    for (p, &t) in s.iter().enumerate() {
+        let next = positions.len();
+        let g = *ids.entry(value(t)).or_insert(next);
+        if g == next {
+            positions.push(BTreeSet::new());
+        }
+        positions[g].insert(p);
+        group.push(g);
+    }
+    if positions.len() == s.len() {
+        return s.len();
+    }
+    let mut len = s.len();
+    let mut i = 0;
+    while i + 1 < len {
+        let g = group[i];
+        while let Some(&j) = positions[g].range(i + 1..len).next() {
+            let last = len - 1;
+            positions[g].remove(&j);
+            if j != last {
+                let lg = group[last];
+                positions[lg].remove(&last);
+                positions[lg].insert(j);
+                group[j] = lg;
+                s[j] = s[last];
+            }
+            len -= 1;
+        }
+        i += 1;
+    }
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_dedup;
+    use proptest::prelude::*;
+    use smpatch_value::{parse_json, Arena, ParseOptions, Value};
+
+    /// The reference's pairwise loop, as written there.
+    fn quadratic(s: &mut [usize], l: &[Value<'_>]) -> usize {
+        let mut len = s.len();
+        let mut i = 0;
+        while i + 1 < len {
+            let mut j = i + 1;
+            while j < len {
+                if l[s[i]].deep_eq(&l[s[j]]) {
+                    s[j] = s[len - 1];
+                    len -= 1;
+                } else {
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        len
+    }
+
+    proptest! {
+        /// Same moves as the reference: the same kept prefix and the same
+        /// backing array, for lists full of duplicates of mixed kinds.
+        #[test]
+        fn go_dedup_matches_the_reference_loop(
+            items in proptest::collection::vec(0u8..12, 0..200)
+        ) {
+            let arena = Arena::new();
+            let text: Vec<String> = items
+                .iter()
+                .map(|&k| match k % 3 {
+                    0 => format!("{}", k / 3),
+                    1 => format!("{}.0", k / 3),
+                    _ => format!("\"{}\"", k / 3),
+                })
+                .collect();
+            let doc = format!("[{}]", text.join(","));
+            let v = parse_json(&arena, doc.as_bytes(), &ParseOptions::default()).unwrap();
+            let l = v.as_array().unwrap();
+            let mut fast: Vec<usize> = (0..l.len()).collect();
+            let mut slow = fast.clone();
+            let fast_len = go_dedup(&mut fast, |k| l[k]);
+            let slow_len = quadratic(&mut slow, l);
+            prop_assert_eq!(fast_len, slow_len);
+            prop_assert_eq!(fast, slow);
+        }
+    }
+}
