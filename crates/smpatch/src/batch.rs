@@ -71,11 +71,8 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
     state.arena.reset();
     let BatchState { schemas, arena } = state;
     let arena: &Arena = arena;
-    let opts = ParseOptions {
-        // Documents sit one level below the request object.
-        max_depth: ParseOptions::default().max_depth + 2,
-        ..ParseOptions::default()
-    };
+    // Documents sit one level below the request object.
+    let opts = ParseOptions::default().with_max_depth(ParseOptions::default().max_depth + 2);
     let request = match engine::parse_json(arena, line.as_bytes(), &opts) {
         Ok(v @ Value::Object(_)) => v,
         Ok(other) => {

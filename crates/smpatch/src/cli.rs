@@ -385,11 +385,9 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name)?;
             let refs = schema_refs(&user)?;
-            let opts = ApplyOptions {
-                fix_quirks: a.fix_quirks,
-                compound_keys: a.compound_keys,
-                ..ApplyOptions::default()
-            };
+            let opts = ApplyOptions::default()
+                .with_fix_quirks(a.fix_quirks)
+                .with_compound_keys(a.compound_keys);
             for (i, doc) in docs.iter().enumerate() {
                 let cursor = resolve_cursor(&refs, &ty, &[*doc])?;
                 let r = engine::apply(&arena, *doc, p, cursor, &opts)?;
@@ -455,10 +453,7 @@ fn diff(a: &DiffArgs) -> Result<i32, Failure> {
             let user = load_schemas(&a.schema.schemas)?;
             let refs = schema_refs(&user)?;
             let cursor = resolve_cursor(&refs, &type_ref(&a.schema), &[m, o])?;
-            let opts = CreateOptions {
-                fix_quirks: a.fix_quirks,
-                ..CreateOptions::default()
-            };
+            let opts = CreateOptions::default().with_fix_quirks(a.fix_quirks);
             engine::create_two_way(&arena, o, m, cursor, &opts)?
         }
         PatchType::Merge => {
