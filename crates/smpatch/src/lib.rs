@@ -38,6 +38,8 @@ pub mod cli;
 mod engine;
 mod error;
 mod input;
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s;
 
 pub use engine::{ApplyOptions, CreateOptions, Precondition};
 pub use error::{Error, FacadeError};
