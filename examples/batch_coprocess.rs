@@ -13,7 +13,8 @@ use std::process::{Command, Stdio};
 fn main() -> std::io::Result<()> {
     if std::env::args().nth(1).as_deref() == Some("serve") {
         let stdin = std::io::stdin();
-        return smpatch::batch::run_session(stdin.lock(), std::io::stdout().lock());
+        return smpatch::batch::run_session(stdin.lock(), std::io::stdout().lock())
+            .map_err(std::io::Error::other);
     }
     // In your program: Command::new("smpatch").arg("batch").
     let mut child = Command::new(std::env::current_exe()?)

@@ -43,8 +43,8 @@ spec:
 
 fn main() -> Result<(), smpatch::Error> {
     // `smpatch::load_schema(path)` reads the same from a file or directory.
-    let schema = Schema::from_bytes(CRD.as_bytes(), "widget-crd.yaml")
-        .map_err(|e| smpatch::Error::new("invalid_schema", "", format!("widget-crd.yaml: {e}")))?;
+    // A schema error converts into `smpatch::Error` (kind `ErrorKind::Schema`).
+    let schema = Schema::from_bytes(CRD.as_bytes(), "widget-crd.yaml")?;
     let live = json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "spec": {"ports": [{"name": "http", "port": 80}, {"name": "metrics", "port": 9090}],
                  "tags": ["a", "b"]}});

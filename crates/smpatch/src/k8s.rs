@@ -12,7 +12,7 @@
 //!
 //! [k8s-openapi]: https://crates.io/crates/k8s-openapi
 
-use crate::{ApplyOptions, CreateOptions, Error, Schema, TypeRef};
+use crate::{ApplyOptions, CreateOptions, Error, FacadeKind, Schema, TypeRef};
 use k8s_openapi::serde::{de::DeserializeOwned, Serialize};
 use k8s_openapi::Resource;
 
@@ -23,7 +23,8 @@ pub fn type_ref<K: Resource>() -> TypeRef {
 }
 
 fn to_json<K: Serialize>(v: &K, what: &str) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(v).map_err(|e| Error::new("invalid_document", "", format!("{what}: {e}")))
+    serde_json::to_value(v)
+        .map_err(|e| Error::facade(FacadeKind::InvalidDocument, "", format!("{what}: {e}")))
 }
 
 /// Merges a strategic merge `patch` into the typed object `live` and reads
@@ -45,8 +46,8 @@ where
         opts,
     )?;
     serde_json::from_value(merged).map_err(|e| {
-        Error::new(
-            "invalid_document",
+        Error::facade(
+            FacadeKind::InvalidDocument,
             "",
             format!("the merged object does not read back as {}: {e}", K::KIND),
         )
