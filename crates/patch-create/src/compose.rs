@@ -25,12 +25,10 @@ pub(crate) fn compose_reference<'a>(
 
 /// The apply options matching create options.
 pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
-    ApplyOptions {
-        fix_quirks: opts.fix_quirks,
-        compound_keys: opts.compound_keys,
-        max_depth: opts.depth_limit(),
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default()
+        .with_fix_quirks(opts.fix_quirks)
+        .with_compound_keys(opts.compound_keys)
+        .with_max_depth(opts.depth_limit())
 }
 
 /// The `$patch` directive of `v` (every patch passed [`check_patch`], so a

@@ -40,6 +40,7 @@ use smpatch_value::{Arena, Path, Value};
 /// Options of patch creation. Build with `Default` and set fields; the batch
 /// protocol maps its `options` keys to these field names.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CreateOptions {
     /// Turn on the fixes §10 of the spec recommends for patch creation:
     /// Q1 (primitive-list reorders), Q4 (duplicate merge keys pair in list
@@ -73,6 +74,51 @@ impl Default for CreateOptions {
             ignore_deletions: false,
             max_depth: DEFAULT_MAX_DEPTH,
         }
+    }
+}
+
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`CreateOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_patch_create::CreateOptions;
+/// let opts = CreateOptions::default().with_compound_keys(true).with_ignore_deletions(true);
+/// assert!(opts.compound_keys && opts.ignore_deletions && !opts.fix_quirks);
+/// ```
+impl CreateOptions {
+    /// Sets [`CreateOptions::fix_quirks`]: turn on the fixes for the reference's quirks.
+    #[must_use]
+    pub fn with_fix_quirks(mut self, fix_quirks: bool) -> Self {
+        self.fix_quirks = fix_quirks;
+        self
+    }
+
+    /// Sets [`CreateOptions::compound_keys`]: key merge lists by all their list-map keys.
+    #[must_use]
+    pub fn with_compound_keys(mut self, compound_keys: bool) -> Self {
+        self.compound_keys = compound_keys;
+        self
+    }
+
+    /// Sets [`CreateOptions::ignore_changes_and_additions`]: two-way only, emit only deletions.
+    #[must_use]
+    pub fn with_ignore_changes_and_additions(mut self, ignore_changes_and_additions: bool) -> Self {
+        self.ignore_changes_and_additions = ignore_changes_and_additions;
+        self
+    }
+
+    /// Sets [`CreateOptions::ignore_deletions`]: two-way only, emit no deletions.
+    #[must_use]
+    pub fn with_ignore_deletions(mut self, ignore_deletions: bool) -> Self {
+        self.ignore_deletions = ignore_deletions;
+        self
+    }
+
+    /// Sets [`CreateOptions::max_depth`]: the nesting limit of every document (`0`: the default).
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
     }
 }
 

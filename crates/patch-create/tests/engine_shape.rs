@@ -110,14 +110,8 @@ fn every_engine_honours_a_raised_max_depth() {
         from_serde(&arena, &y, 1000).unwrap(),
     );
     let cursor = Cursor::UNKNOWN;
-    let deep = CreateOptions {
-        max_depth: 1000,
-        ..CreateOptions::default()
-    };
-    let apply_deep = ApplyOptions {
-        max_depth: 1000,
-        ..ApplyOptions::default()
-    };
+    let deep = CreateOptions::default().with_max_depth(1000);
+    let apply_deep = ApplyOptions::default().with_max_depth(1000);
     let docs = ThreeWay {
         original: x,
         modified: y,

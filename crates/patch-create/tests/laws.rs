@@ -165,15 +165,9 @@ fn create2_then_apply(o: &J, m: &J, fix_quirks: bool) -> J {
     let arena = Arena::new();
     let ov = from_serde(&arena, o, 256).unwrap();
     let mv = from_serde(&arena, m, 256).unwrap();
-    let opts = CreateOptions {
-        fix_quirks,
-        ..CreateOptions::default()
-    };
+    let opts = CreateOptions::default().with_fix_quirks(fix_quirks);
     let p = create_two_way(&arena, ov, mv, cursor, &opts, &[]).unwrap();
-    let aopts = ApplyOptions {
-        fix_quirks,
-        ..ApplyOptions::default()
-    };
+    let aopts = ApplyOptions::default().with_fix_quirks(fix_quirks);
     let r = apply(&arena, ov, p, cursor, &aopts)
         .unwrap_or_else(|e| panic!("apply failed: {e}; patch {}", to_serde(&p).unwrap()));
     to_serde(&r).unwrap()

@@ -21,10 +21,11 @@ pub enum DuplicateKeys {
 ///
 /// ```
 /// use smpatch_value::{DuplicateKeys, ParseOptions};
-/// let opts = ParseOptions { duplicate_keys: DuplicateKeys::LastWins, ..ParseOptions::default() };
+/// let opts = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
 /// assert_eq!(opts.max_depth, 256);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// Deepest container nesting accepted (a flat list is depth 1). Default
     /// [`DEFAULT_MAX_DEPTH`](crate::DEFAULT_MAX_DEPTH) (256).
@@ -50,6 +51,51 @@ impl Default for ParseOptions {
             duplicate_keys: DuplicateKeys::Error,
             max_yaml_alias_expansions: 1_000_000,
         }
+    }
+}
+
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`ParseOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_value::{DuplicateKeys, ParseOptions};
+/// let opts = ParseOptions::default().with_max_depth(64).with_duplicate_keys(DuplicateKeys::LastWins);
+/// assert_eq!((opts.max_depth, opts.duplicate_keys), (64, DuplicateKeys::LastWins));
+/// ```
+impl ParseOptions {
+    /// Sets [`ParseOptions::max_depth`]: deepest container nesting accepted.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_input_bytes`]: largest input accepted, in bytes.
+    #[must_use]
+    pub fn with_max_input_bytes(mut self, max_input_bytes: usize) -> Self {
+        self.max_input_bytes = max_input_bytes;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_string_bytes`]: longest string accepted, in bytes.
+    #[must_use]
+    pub fn with_max_string_bytes(mut self, max_string_bytes: usize) -> Self {
+        self.max_string_bytes = max_string_bytes;
+        self
+    }
+
+    /// Sets [`ParseOptions::duplicate_keys`]: the duplicate object keys policy.
+    #[must_use]
+    pub fn with_duplicate_keys(mut self, duplicate_keys: DuplicateKeys) -> Self {
+        self.duplicate_keys = duplicate_keys;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_yaml_alias_expansions`]: the YAML alias expansion budget.
+    #[must_use]
+    pub fn with_max_yaml_alias_expansions(mut self, max_yaml_alias_expansions: usize) -> Self {
+        self.max_yaml_alias_expansions = max_yaml_alias_expansions;
+        self
     }
 }
 

@@ -1,4 +1,16 @@
 //! Conversion between [`Value`] and `serde_json::Value`, the friendly boundary.
+//!
+//! Key order: arena objects keep their members in document order. A
+//! `serde_json::Map` keeps insertion order only when the final build turns on
+//! serde_json's `preserve_order` feature; otherwise it is a `BTreeMap` with
+//! sorted keys. This crate does not turn the feature on (that would change
+//! every `serde_json` map of its users' build), so at this boundary the order
+//! is the map's: [`from_serde`] reads members in the map's iteration order
+//! and [`to_serde`] yields insertion order with the feature, sorted keys
+//! without it. The merge and diff results are the same either way (the
+//! strategic merge patch rules do not depend on member order); only the order
+//! of members differs. The bytes APIs ([`crate::parse_json`],
+//! [`crate::to_json_string`]) keep document order in every build.
 
 use crate::path::{pointer_of, Step};
 use crate::{Arena, Member, Number, NumberKind, Object, Value};
