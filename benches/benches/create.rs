@@ -18,7 +18,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_schema::Cursor;
 use smpatch_value::{parse_json, to_json_string, to_serde, Arena, ParseOptions, Value};
 use std::hint::black_box;
@@ -52,7 +52,14 @@ impl Op {
             Op::Create2 => create_two_way(arena, o, m, cursor, opts, &[]).unwrap(),
             Op::Create3 => {
                 let c = parse_json(arena, docs[2], &popts).unwrap();
-                create_three_way(arena, o, m, c, cursor, false, opts, &[]).unwrap()
+                {
+                    let docs = ThreeWay {
+                        original: o,
+                        modified: m,
+                        current: c,
+                    };
+                    create_three_way(arena, docs, cursor, OnConflict::Fail, opts, &[]).unwrap()
+                }
             }
         }
     }

@@ -26,7 +26,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
 use std::hint::black_box;
 
@@ -155,7 +155,14 @@ fn main() {
                     .map(|d| parse_json(arena, d, &popts).unwrap())
                     .collect();
                 let p = if three {
-                    create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                    {
+                        let docs = ThreeWay {
+                            original: v[0],
+                            modified: v[1],
+                            current: v[2],
+                        };
+                        create_three_way(arena, docs, cursor, OnConflict::Fail, &copts, &[])
+                    }
                 } else {
                     create_two_way(arena, v[0], v[1], cursor, &copts, &[])
                 };
@@ -258,8 +265,19 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
                 let out = match k {
                     0 => apply(&arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap(),
                     1 => create_two_way(&arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
-                    _ => create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
-                        .unwrap(),
+                    _ => create_three_way(
+                        &arena,
+                        ThreeWay {
+                            original: v[0],
+                            modified: v[1],
+                            current: v[2],
+                        },
+                        cursor,
+                        OnConflict::Fail,
+                        &copts,
+                        &[],
+                    )
+                    .unwrap(),
                 };
                 to_json_string(&out)
             });

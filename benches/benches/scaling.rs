@@ -23,7 +23,7 @@ use criterion::{
 };
 use smpatch_benches::{case_env_all, case_env_one, PatchCase, SCALING_SIZES};
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_schema::Cursor;
 use smpatch_value::{parse_json, to_json_string, to_serde, Arena, ParseOptions, Value};
 use std::hint::black_box;
@@ -73,9 +73,19 @@ impl Op {
                 apply(arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap()
             }
             Op::Create2 => create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
-            Op::Create3 => {
-                create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[]).unwrap()
-            }
+            Op::Create3 => create_three_way(
+                arena,
+                ThreeWay {
+                    original: v[0],
+                    modified: v[1],
+                    current: v[2],
+                },
+                cursor,
+                OnConflict::Fail,
+                &copts,
+                &[],
+            )
+            .unwrap(),
         }
     }
 }

@@ -18,7 +18,7 @@
 
 use smpatch_benches::{case_deployment_50, case_env_all, case_env_one};
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions, Value};
 use std::hint::black_box;
 
@@ -85,7 +85,19 @@ fn main() {
                     create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap()
                 }
                 "parse" => return None,
-                _ => create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[]).unwrap(),
+                _ => create_three_way(
+                    arena,
+                    ThreeWay {
+                        original: v[0],
+                        modified: v[1],
+                        current: v[2],
+                    },
+                    cursor,
+                    OnConflict::Fail,
+                    &copts,
+                    &[],
+                )
+                .unwrap(),
             };
             (!op_only).then(|| to_json_string(&out))
         };

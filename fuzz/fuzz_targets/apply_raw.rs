@@ -11,21 +11,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let t = smpatch_fuzz::target();
     let (original, patch) = smpatch_fuzz::split2(rest);
-    let opts = ApplyOptions {
-        fix_quirks: flags & 1 != 0,
-        compound_keys: flags & 2 != 0,
-        reject_duplicate_keys: flags & 4 != 0,
-        ..ApplyOptions::default()
-    };
+    let opts = ApplyOptions::default()
+        .with_fix_quirks(flags & 1 != 0)
+        .with_compound_keys(flags & 2 != 0)
+        .with_reject_duplicate_keys(flags & 4 != 0);
     if let Ok(out) = smpatch::apply_bytes(original, patch, t.schema, &t.ty, &opts) {
         let arena = Arena::new();
         let v = parse_json(
             &arena,
             &out,
-            &ParseOptions {
-                max_depth: usize::MAX,
-                ..ParseOptions::default()
-            },
+            &ParseOptions::default().with_max_depth(usize::MAX),
         )
         .unwrap_or_else(|e| panic!("apply output is not JSON: {e}"));
         assert!(v.is_object(), "apply output is not an object");

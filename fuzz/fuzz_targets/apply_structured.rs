@@ -22,12 +22,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let t = smpatch_fuzz::target();
-    let opts = ApplyOptions {
-        fix_quirks: flags & 1 != 0,
-        compound_keys: flags & 2 != 0,
-        reject_duplicate_keys: flags & 4 != 0,
-        ..ApplyOptions::default()
-    };
+    let opts = ApplyOptions::default()
+        .with_fix_quirks(flags & 1 != 0)
+        .with_compound_keys(flags & 2 != 0)
+        .with_reject_duplicate_keys(flags & 4 != 0);
     let via_json = smpatch::apply_json(&original, &patch, t.schema, &t.ty, &opts);
     let via_bytes = smpatch::apply_bytes(
         original.to_string().as_bytes(),

@@ -42,10 +42,7 @@ fuzz_target!(|data: &[u8]| {
                 smpatch_value::parse_json(
                     &smpatch_value::Arena::new(),
                     out.as_bytes(),
-                    &smpatch_value::ParseOptions {
-                        max_depth: usize::MAX,
-                        ..Default::default()
-                    },
+                    &smpatch_value::ParseOptions::default().with_max_depth(usize::MAX),
                 )
                 .map(|_| serde_json::json!({"id": null, "ok": null}))
             })

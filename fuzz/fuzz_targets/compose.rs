@@ -57,14 +57,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let t = smpatch_fuzz::target();
     let fix = flags & 1 != 0;
-    let copts = CreateOptions {
-        fix_quirks: fix,
-        ..CreateOptions::default()
-    };
-    let aopts = ApplyOptions {
-        fix_quirks: fix,
-        ..ApplyOptions::default()
-    };
+    let copts = CreateOptions::default().with_fix_quirks(fix);
+    let aopts = ApplyOptions::default().with_fix_quirks(fix);
     // Bits 1-2: each patch created from two documents or generated.
     let created = |u: &mut Unstructured<'_>, a: &J| -> Option<(J, J)> {
         let b = merge_item_doc(u, 3).ok()?;

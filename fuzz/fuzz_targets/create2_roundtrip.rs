@@ -11,14 +11,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let t = smpatch_fuzz::target();
-    let copts = CreateOptions {
-        fix_quirks: true,
-        ..CreateOptions::default()
-    };
-    let aopts = ApplyOptions {
-        fix_quirks: true,
-        ..ApplyOptions::default()
-    };
+    let copts = CreateOptions::default().with_fix_quirks(true);
+    let aopts = ApplyOptions::default().with_fix_quirks(true);
     let p = smpatch::create_two_way_json(&a, &b, t.schema, &t.ty, &copts)
         .unwrap_or_else(|e| panic!("create2 failed: {e}\na {a}\nb {b}"));
     let r = smpatch::apply_json(&a, &p, t.schema, &t.ty, &aopts)

@@ -26,14 +26,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let t = smpatch_fuzz::target();
     let fix = unchanged || flags & 2 != 0;
-    let copts = CreateOptions {
-        fix_quirks: fix,
-        ..CreateOptions::default()
-    };
-    let aopts = ApplyOptions {
-        fix_quirks: fix,
-        ..ApplyOptions::default()
-    };
+    let copts = CreateOptions::default().with_fix_quirks(fix);
+    let aopts = ApplyOptions::default().with_fix_quirks(fix);
     let p = smpatch::create_three_way_json(&o, &m, &c, t.schema, &t.ty, true, &copts)
         .unwrap_or_else(|e| panic!("create3 failed: {e}\no {o}\nm {m}\nc {c}"));
     let r = smpatch::apply_json(&c, &p, t.schema, &t.ty, &aopts).unwrap_or_else(|e| {

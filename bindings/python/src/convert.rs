@@ -297,12 +297,9 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// Builds Python objects from a JSON answer of the facade.
 pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let arena = Arena::new();
-    let opts = ParseOptions {
-        // The facade's answers nest no deeper than its inputs; the margin
-        // covers directives a created patch adds.
-        max_depth: 4 * MAX_DEPTH,
-        ..ParseOptions::default()
-    };
+    // The facade's answers nest no deeper than its inputs; the margin
+    // covers directives a created patch adds.
+    let opts = ParseOptions::default().with_max_depth(4 * MAX_DEPTH);
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
     let mut keys = KeyCache::default();

@@ -11,7 +11,8 @@
 //! `create_three_way_bytes`, `conflicts_bytes`, `compose_bytes`,
 //! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,
 //! `message`, `Error::new`, `From<SchemaError>`), `ErrorKind`, `FacadeKind`,
-//! `TypeRef`, `ApplyOptions`, `CreateOptions`, `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
+//! `TypeRef`, `ApplyOptions` and `CreateOptions` (their `with_*` setters),
+//! `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
 //! `Schema::cursor`, `SchemaError`.
 
 use smpatch::{ApplyOptions, CreateOptions, ErrorKind, FacadeKind, Schema, TypeRef};
@@ -88,16 +89,15 @@ pub(crate) struct ApplyArgs {
 
 impl ApplyArgs {
     fn options(&self) -> ApplyOptions {
-        let mut o = ApplyOptions {
-            fix_quirks: self.fix_quirks,
-            compound_keys: self.compound_keys,
-            reject_duplicate_keys: self.reject_duplicate_keys,
-            ..ApplyOptions::default()
-        };
-        if let Some(d) = self.max_depth {
-            o.max_depth = d;
+        // The options struct is `#[non_exhaustive]`: built with its setters.
+        let o = ApplyOptions::default()
+            .with_fix_quirks(self.fix_quirks)
+            .with_compound_keys(self.compound_keys)
+            .with_reject_duplicate_keys(self.reject_duplicate_keys);
+        match self.max_depth {
+            Some(d) => o.with_max_depth(d),
+            None => o,
         }
-        o
     }
 }
 
@@ -113,17 +113,15 @@ pub(crate) struct CreateArgs {
 
 impl CreateArgs {
     fn options(&self) -> CreateOptions {
-        let mut o = CreateOptions {
-            fix_quirks: self.fix_quirks,
-            compound_keys: self.compound_keys,
-            ignore_changes_and_additions: self.ignore_changes_and_additions,
-            ignore_deletions: self.ignore_deletions,
-            ..CreateOptions::default()
-        };
-        if let Some(d) = self.max_depth {
-            o.max_depth = d;
+        let o = CreateOptions::default()
+            .with_fix_quirks(self.fix_quirks)
+            .with_compound_keys(self.compound_keys)
+            .with_ignore_changes_and_additions(self.ignore_changes_and_additions)
+            .with_ignore_deletions(self.ignore_deletions);
+        match self.max_depth {
+            Some(d) => o.with_max_depth(d),
+            None => o,
         }
-        o
     }
 }
 

@@ -56,11 +56,9 @@ struct Limits {
 
 impl Limits {
     fn parse_options(&self) -> ParseOptions {
-        ParseOptions {
-            max_depth: self.max_depth,
-            max_input_bytes: self.max_input_bytes,
-            ..ParseOptions::default()
-        }
+        ParseOptions::default()
+            .with_max_depth(self.max_depth)
+            .with_max_input_bytes(self.max_input_bytes)
     }
 }
 
@@ -417,10 +415,7 @@ fn parse_one<'a>(
 
 /// Loads each `--schema`, every file read no further than `--max-input-bytes`.
 fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failure> {
-    let opts = smpatch_schema::LoadOptions {
-        max_input_bytes: limits.max_input_bytes,
-        ..smpatch_schema::LoadOptions::default()
-    };
+    let opts = smpatch_schema::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
     paths
         .iter()
         .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
@@ -523,12 +518,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
-            let op = Op::Apply(ApplyOptions {
-                fix_quirks: a.fix_quirks,
-                compound_keys: a.compound_keys,
-                max_depth: limits.max_depth,
-                ..ApplyOptions::default()
-            });
+            let op = Op::Apply(
+                ApplyOptions::default()
+                    .with_fix_quirks(a.fix_quirks)
+                    .with_compound_keys(a.compound_keys)
+                    .with_max_depth(limits.max_depth),
+            );
             for (i, doc) in docs.iter().enumerate() {
                 let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
                     .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
@@ -594,11 +589,11 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
         PatchType::Strategic => {
             let user = load_schemas(&a.schema.schemas, limits)?;
             let refs = schema_refs(&user)?;
-            let op = Op::Create2(CreateOptions {
-                fix_quirks: a.fix_quirks,
-                max_depth: limits.max_depth,
-                ..CreateOptions::default()
-            });
+            let op = Op::Create2(
+                CreateOptions::default()
+                    .with_fix_quirks(a.fix_quirks)
+                    .with_max_depth(limits.max_depth),
+            );
             ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.schema))?.into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
@@ -730,16 +725,10 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema);
     let create = Op::Create3 {
-        options: CreateOptions {
-            max_depth: limits.max_depth,
-            ..CreateOptions::default()
-        },
+        options: CreateOptions::default().with_max_depth(limits.max_depth),
         overwrite: a.overwrite,
     };
-    let merge = Op::Apply(ApplyOptions {
-        max_depth: limits.max_depth,
-        ..ApplyOptions::default()
-    });
+    let merge = Op::Apply(ApplyOptions::default().with_max_depth(limits.max_depth));
     let mut results = Vec::with_capacity(manifests.len());
     for (i, manifest) in manifests.iter().enumerate() {
         let in_doc = |e: Error| Failure::in_document(e, &manifest_name, i, manifests.len());

@@ -128,6 +128,13 @@ impl Error {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The same error at another location (an RFC 6901 pointer), for
+    /// callers that check a part of a document and know where it sits.
+    pub fn at(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
 }
 
 impl fmt::Display for Error {

@@ -4,42 +4,9 @@
 
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
+pub(crate) use smpatch_schema::KeySpec;
 use smpatch_value::Value;
 use std::hash::{Hash, Hasher};
-
-/// How the elements of a list are identified.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum KeySpec<'m> {
-    /// Scalars: the element is its own identity (strict equality, §1.6).
-    Value,
-    /// Objects identified by one merge key.
-    Single(&'m str),
-    /// Objects identified by the tuple of several keys (list-map keys).
-    Compound(&'m [Box<str>]),
-}
-
-impl<'m> KeySpec<'m> {
-    /// True for object lists.
-    pub(crate) fn is_keyed(&self) -> bool {
-        !matches!(self, KeySpec::Value)
-    }
-
-    /// The key names as text for messages (`name`, or `[port protocol]`).
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            KeySpec::Value => String::new(),
-            KeySpec::Single(k) => (*k).to_owned(),
-            KeySpec::Compound(ks) => {
-                let parts: Vec<&str> = ks.iter().map(|k| &**k).collect();
-                if parts.len() == 1 {
-                    parts[0].to_owned()
-                } else {
-                    format!("[{}]", parts.join(" "))
-                }
-            }
-        }
-    }
-}
 
 /// Why an element has no identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

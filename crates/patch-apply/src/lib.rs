@@ -25,12 +25,17 @@
 //! the error is returned and nothing the caller holds has changed.
 #![deny(missing_docs)]
 
+mod check;
+pub mod directives;
 mod error;
 mod gosort;
 mod identity;
 mod merge;
+mod rules;
 
+pub use check::check_patch;
 pub use error::{push_pointer_token, Error, ErrorKind};
+pub use rules::{element_kind, KindRule};
 
 use merge::{Merger, Mode};
 use smpatch_schema::Cursor;
@@ -39,6 +44,7 @@ use smpatch_value::{Arena, Value};
 /// Options of [`apply`] and [`compose_patches`]. The batch protocol maps its
 /// `options` keys to these field names.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ApplyOptions {
     /// Turn on the fixes spec §10 recommends for the reference's quirks (Q3,
     /// Q8, Q11, Q12, Q15, Q20, Q22, Q23). Q6/Q7/Q9/Q10/Q30 (directive leaks),
@@ -55,14 +61,62 @@ pub struct ApplyOptions {
     pub max_depth: usize,
 }
 
+impl ApplyOptions {
+    /// The schema decisions these options select.
+    pub fn rules(&self) -> smpatch_schema::Rules {
+        smpatch_schema::Rules {
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+        }
+    }
+}
+
 impl Default for ApplyOptions {
     fn default() -> Self {
         ApplyOptions {
             fix_quirks: false,
             compound_keys: false,
             reject_duplicate_keys: false,
-            max_depth: 256,
+            max_depth: smpatch_value::DEFAULT_MAX_DEPTH,
         }
+    }
+}
+
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`ApplyOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_patch_apply::ApplyOptions;
+/// let opts = ApplyOptions::default().with_fix_quirks(true).with_max_depth(64);
+/// assert!(opts.fix_quirks && !opts.compound_keys);
+/// ```
+impl ApplyOptions {
+    /// Sets [`ApplyOptions::fix_quirks`]: turn on the fixes for the reference's quirks.
+    #[must_use]
+    pub fn with_fix_quirks(mut self, fix_quirks: bool) -> Self {
+        self.fix_quirks = fix_quirks;
+        self
+    }
+
+    /// Sets [`ApplyOptions::compound_keys`]: identify list-map elements by all their keys.
+    #[must_use]
+    pub fn with_compound_keys(mut self, compound_keys: bool) -> Self {
+        self.compound_keys = compound_keys;
+        self
+    }
+
+    /// Sets [`ApplyOptions::reject_duplicate_keys`]: reject live lists with duplicate merge keys.
+    #[must_use]
+    pub fn with_reject_duplicate_keys(mut self, reject_duplicate_keys: bool) -> Self {
+        self.reject_duplicate_keys = reject_duplicate_keys;
+        self
+    }
+
+    /// Sets [`ApplyOptions::max_depth`]: the deepest nesting the merge descends.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
     }
 }
 

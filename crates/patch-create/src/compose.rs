@@ -2,14 +2,14 @@
 //! diff, Q21 pinned) and the public composition that keeps directives (Q32
 //! fixed).
 
-use crate::diff::{lookup_error, lookup_list, lookup_object, too_deep};
-use crate::keys::{element_key, list_plan, KeyText, Keys, ListPlan};
-use crate::path::Seg;
+use crate::keys::{element_key, KeyText, Tagging};
+use crate::shared::{lookup_error, too_deep};
 use crate::CreateOptions;
 use rustc_hash::{FxHashMap, FxHashSet};
-use smpatch_patch_apply::{ApplyOptions, Error, ErrorKind};
-use smpatch_schema::{Cursor, Field, Strategy};
-use smpatch_value::{Arena, Kind, Member, Object, Value};
+use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};
+use smpatch_patch_apply::{check_patch, ApplyOptions, Error, ErrorKind, KindRule};
+use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, KeySpec, ListPlan, Strategy, Walk};
+use smpatch_value::{Arena, Member, Object, Path, Value};
 
 /// `merge_object(acc, patch, COMPOSE)` exactly as the reference composes the
 /// three-way `deletions` and `delta` maps.
@@ -25,21 +25,16 @@ pub(crate) fn compose_reference<'a>(
 
 /// The apply options matching create options.
 pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
-    ApplyOptions {
-        fix_quirks: opts.fix_quirks,
-        compound_keys: opts.compound_keys,
-        max_depth: opts.depth_limit(),
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default()
+        .with_fix_quirks(opts.fix_quirks)
+        .with_compound_keys(opts.compound_keys)
+        .with_max_depth(opts.depth_limit())
 }
 
-const PATCH: &str = "$patch";
-const RETAIN: &str = "$retainKeys";
-const ORDER: &str = "$setElementOrder/";
-const DELETE_FROM: &str = "$deleteFromPrimitiveList/";
-
-fn directive_of<'a>(v: &Value<'a>) -> Option<&'a str> {
-    v.get(PATCH).and_then(|d| d.as_str())
+/// The `$patch` directive of `v` (every patch passed [`check_patch`], so a
+/// `$patch` value is one of the three).
+fn directive_of(v: &Value<'_>) -> Option<PatchDirective> {
+    directives::patch_directive(v)
 }
 
 /// The public composition (Q32 fixed): one patch `c` with
@@ -78,52 +73,26 @@ pub(crate) fn compose_public<'a>(
     opts: &CreateOptions,
 ) -> Result<Value<'a>, Error> {
     let c = Composer { arena, opts };
-    c.validate(p1, cursor, 1)?;
-    c.validate(p2, cursor, 1)?;
-    c.object(p1, p2, cursor, 1)
-}
-
-fn invalid(kind: ErrorKind, what: String) -> Error {
-    Error::new(kind, "", format!("cannot compose: {what}"))
+    let ao = apply_options(opts);
+    check_patch(p1, cursor, &ao)?;
+    check_patch(p2, cursor, &ao)?;
+    let root = Path::Root;
+    c.object(p1, p2, Walk::new(&root, cursor, opts.depth_limit()))
 }
 
 /// The kind shared by the scalars of `lists` (apply's check of a merge
-/// list): no null, no list, one kind (integers and floats count as one with
-/// `fix_quirks`; objects are checked by the caller).
+/// list, [`smpatch_patch_apply::element_kind`]), for lists the two patches
+/// hold for field `f`: each patch's lists passed the check alone, but the two
+/// may differ.
 fn one_kind(f: &str, lists: &[&[Value<'_>]], fix_quirks: bool) -> Result<(), Error> {
-    let norm = |k: Kind| {
-        if fix_quirks && k == Kind::Float {
-            Kind::Int
-        } else {
-            k
-        }
+    let rule = KindRule {
+        null_anywhere: true,
+        numbers_one_kind: fix_quirks,
     };
-    let mut first = None;
-    for v in lists.iter().flat_map(|l| l.iter()) {
-        let k = v.kind();
-        if k == Kind::Null {
-            return Err(invalid(
-                ErrorKind::NullElement,
-                format!("the merge list {f:?} holds null"),
-            ));
-        }
-        if k == Kind::Array {
-            return Err(invalid(
-                ErrorKind::ListOfLists,
-                format!("the merge list {f:?} holds a list"),
-            ));
-        }
-        match first {
-            None => first = Some(norm(k)),
-            Some(x) if x != norm(k) => {
-                return Err(invalid(
-                    ErrorKind::MixedElementTypes,
-                    format!("the merge list {f:?} mixes element kinds"),
-                ))
-            }
-            Some(_) => {}
-        }
-    }
+    smpatch_patch_apply::element_kind(lists, rule).map_err(|e| {
+        let message = format!("cannot compose: {}", e.message());
+        Error::new(e.kind(), Path::Root.key(f).pointer(), message)
+    })?;
     Ok(())
 }
 
@@ -161,6 +130,10 @@ impl<'a> Side<'a> {
     }
 }
 
+/// The path of every composed position: the composition has no single place
+/// in one document, so its errors name the root (or the field, in lookups).
+static ROOT: Path<'static> = Path::Root;
+
 struct Composer<'a, 'o> {
     arena: &'a Arena,
     opts: &'o CreateOptions,
@@ -171,312 +144,18 @@ fn unsupported(what: String) -> Error {
 }
 
 impl<'a> Composer<'a, '_> {
-    /// The checks apply makes of a patch where the document holds every
-    /// field the patch names. Apply skips many of them where the document
-    /// lacks the field, but compose has no document: a patch that breaks one
-    /// of them is refused with the error apply gives where the field exists
-    /// (duplicate merge keys, which apply merges, with
-    /// [`ErrorKind::DuplicateMergeKey`]; an unknown `$` key, which apply
-    /// sets like a field, with [`ErrorKind::Unsupported`]). Fields the
-    /// schema cannot resolve are left to the composition.
-    fn validate(&self, p: Value<'a>, cursor: Cursor<'_>, depth: usize) -> Result<(), Error> {
-        if depth > self.opts.depth_limit() {
-            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
-        }
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.validate_inner(p, cursor, depth)
-        })
-    }
-
-    fn validate_inner(&self, p: Value<'a>, cursor: Cursor<'_>, depth: usize) -> Result<(), Error> {
-        let Value::Object(o) = p else { return Ok(()) };
-        let fq = self.opts.fix_quirks;
-        if let Some(d) = o.get(PATCH) {
-            if !matches!(d, Value::String("replace" | "delete" | "merge")) {
-                return Err(invalid(
-                    ErrorKind::UnknownPatchType,
-                    "an object's $patch must be \"replace\", \"merge\" or \"delete\"".into(),
-                ));
-            }
-        }
-        if let Some(r) = o.get(RETAIN) {
-            let Some(list) = r
-                .as_array()
-                .filter(|l| l.iter().all(|v| v.as_str().is_some()))
-            else {
-                return Err(invalid(
-                    ErrorKind::InvalidRetainKeys,
-                    "$retainKeys must be a list of field names".into(),
-                ));
-            };
-            let listed = Names::of(list);
-            for m in o.members() {
-                if !m.key.starts_with('$') && !m.value.is_null() && !listed.contains(m.key) {
-                    return Err(invalid(
-                        ErrorKind::InvalidRetainKeys,
-                        format!(
-                            "the patch sets {:?} but $retainKeys does not list it",
-                            m.key
-                        ),
-                    ));
-                }
-            }
-        }
-        for m in o.members() {
-            if m.key == PATCH || m.key == RETAIN {
-                continue;
-            }
-            if let Some(f) = m.key.strip_prefix(ORDER) {
-                self.validate_order(o, f, m.value, cursor)?;
-            } else if let Some(f) = m.key.strip_prefix(DELETE_FROM) {
-                let bad = |what: &str| {
-                    invalid(
-                        ErrorKind::InvalidDeleteFromPrimitiveList,
-                        format!("{}: {what}", m.key),
-                    )
-                };
-                if f.is_empty() {
-                    return Err(bad("the key must be $deleteFromPrimitiveList/<field>"));
-                }
-                let Some(del) = m.value.as_array() else {
-                    return Err(bad("the value must be a list"));
-                };
-                if let Ok(field) = self.lookup_list(&cursor, f) {
-                    if !matches!(
-                        list_plan(field.meta, self.opts.compound_keys),
-                        ListPlan::Merge(Keys::None)
-                    ) {
-                        return Err(bad("the field is no merge list of scalars"));
-                    }
-                }
-                if del.iter().any(Value::is_object) {
-                    return Err(bad("the list holds objects"));
-                }
-                let vals = o.get(f).and_then(|v| v.as_array()).unwrap_or(&[]);
-                one_kind(f, &[vals, del], fq)?;
-            } else if m.key.starts_with('$') {
-                return Err(invalid(
-                    ErrorKind::Unsupported,
-                    format!("unknown directive {:?}", m.key),
-                ));
-            } else {
-                self.validate_field(m.key, m.value, cursor, depth)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn validate_field(
-        &self,
-        f: &'a str,
-        v: Value<'a>,
-        cursor: Cursor<'_>,
-        depth: usize,
-    ) -> Result<(), Error> {
-        match v {
-            Value::Object(_) => {
-                let Ok(field) = self.lookup_object(&cursor, f) else {
-                    return Ok(());
-                };
-                if field.meta.strategy == Strategy::Replace {
-                    return Ok(());
-                }
-                self.validate(v, field.cursor, depth + 1)
-            }
-            Value::Array(items) => {
-                let Ok(field) = self.lookup_list(&cursor, f) else {
-                    return Ok(());
-                };
-                let ListPlan::Merge(keys) = list_plan(field.meta, self.opts.compound_keys) else {
-                    return Ok(());
-                };
-                if !items.iter().any(Value::is_object) {
-                    return one_kind(f, &[items], self.opts.fix_quirks);
-                }
-                if items.iter().any(|e| !e.is_object()) {
-                    return Err(invalid(
-                        ErrorKind::MixedElementTypes,
-                        format!("the merge list {f:?} mixes element kinds"),
-                    ));
-                }
-                if matches!(keys, Keys::None) {
-                    return Err(invalid(
-                        ErrorKind::NoMergeKey,
-                        format!("the list of objects {f:?} has no merge key"),
-                    ));
-                }
-                let mut seen = FxHashSet::default();
-                for e in items {
-                    let Some(o) = e.as_object() else { continue };
-                    let d = o.get(PATCH);
-                    match d {
-                        Some(Value::String("replace")) => continue,
-                        Some(Value::String("merge")) => {
-                            return Err(invalid(
-                                ErrorKind::MergeListDirective,
-                                format!("{{\"$patch\":\"merge\"}} in the list {f:?}"),
-                            ))
-                        }
-                        Some(Value::String("delete")) | None => {}
-                        Some(_) => {
-                            return Err(invalid(
-                                ErrorKind::UnknownPatchType,
-                                format!("a list element's $patch in {f:?} must be \"replace\" or \"delete\""),
-                            ))
-                        }
-                    }
-                    let k = self.merge_key(f, &o, keys)?;
-                    if d.is_none() {
-                        if !seen.insert(k) {
-                            return Err(invalid(
-                                ErrorKind::DuplicateMergeKey,
-                                format!("two elements of the patch list {f:?} share a merge key"),
-                            ));
-                        }
-                        self.validate(*e, field.cursor, depth + 1)?;
-                    }
-                }
-                Ok(())
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The merge key of a keyed-list element: every key field present and
-    /// not null.
-    fn merge_key(
-        &self,
-        f: &str,
-        o: &Object<'a>,
-        keys: Keys<'_>,
-    ) -> Result<crate::keys::KeyText<'a>, Error> {
-        let missing = keys.names().any(|k| o.get(k).is_none_or(|v| v.is_null()));
-        match element_key(o, keys, true) {
-            Ok(k) if !missing => Ok(k),
-            _ => Err(invalid(
-                ErrorKind::MissingMergeKey,
-                format!("an element of {f:?} lacks its merge key"),
-            )),
-        }
-    }
-
-    /// `$setElementOrder/<f>`: a list naming the elements of a merge list
-    /// `f`, in the order of `o`'s patch list for `f`.
-    fn validate_order(
-        &self,
-        o: Object<'a>,
-        f: &str,
-        v: Value<'a>,
-        cursor: Cursor<'_>,
-    ) -> Result<(), Error> {
-        if f.is_empty() {
-            return Err(invalid(
-                ErrorKind::InvalidSetElementOrder,
-                "the key must be $setElementOrder/<field>".into(),
-            ));
-        }
-        let Some(order) = v.as_array() else {
-            return Err(invalid(
-                ErrorKind::ExpectedList,
-                format!("$setElementOrder/{f} must hold a list"),
-            ));
-        };
-        let plist = match o.get(f) {
-            None => &[][..],
-            Some(Value::Array(l)) => l,
-            Some(_) => {
-                return Err(invalid(
-                    ErrorKind::ExpectedList,
-                    format!("the field {f:?} ordered by $setElementOrder must be a list"),
-                ))
-            }
-        };
-        let Ok(field) = self.lookup_list(&cursor, f) else {
-            return Ok(());
-        };
-        let ListPlan::Merge(keys) = list_plan(field.meta, self.opts.compound_keys) else {
-            return Err(invalid(
-                ErrorKind::InvalidSetElementOrder,
-                format!("{f:?} is no merge list"),
-            ));
-        };
-        let keyed = !matches!(keys, Keys::None);
-        let id = |e: &Value<'a>| -> Result<Option<crate::keys::KeyText<'a>>, Error> {
-            if !keyed {
-                return Ok(None);
-            }
-            let Some(eo) = e.as_object() else {
-                return Err(invalid(
-                    ErrorKind::ExpectedObject,
-                    format!("$setElementOrder/{f} of a keyed list must hold objects"),
-                ));
-            };
-            self.merge_key(f, &eo, keys).map(Some)
-        };
-        if keyed {
-            for e in order {
-                id(e)?;
-            }
-        } else {
-            if order.iter().any(Value::is_object) {
-                return Err(invalid(
-                    ErrorKind::MixedElementTypes,
-                    format!("$setElementOrder/{f} of a list of scalars holds objects"),
-                ));
-            }
-            one_kind(f, &[order], self.opts.fix_quirks)?;
-        }
-        // The patch list's elements (but directives) must follow a
-        // non-empty order.
-        let mut si = 0;
-        for pv in plist.iter().filter(|_| !order.is_empty()) {
-            if pv.as_object().is_some_and(|o| o.contains_key(PATCH)) {
-                continue;
-            }
-            let pid = id(pv)?;
-            loop {
-                let Some(ov) = order.get(si) else {
-                    return Err(invalid(
-                        ErrorKind::OrderMismatch,
-                        format!("the patch list {f:?} does not follow $setElementOrder/{f}"),
-                    ));
-                };
-                si += 1;
-                let equal = if keyed {
-                    id(ov)? == pid
-                } else {
-                    pv.deep_eq(ov)
-                };
-                if equal {
-                    break;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn object(
-        &self,
-        p1: Value<'a>,
-        p2: Value<'a>,
-        cursor: Cursor<'_>,
-        depth: usize,
-    ) -> Result<Value<'a>, Error> {
-        if depth > self.opts.depth_limit() {
-            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
-        }
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.object_inner(p1, p2, cursor, depth)
-        })
+    fn object(&self, p1: Value<'a>, p2: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
+        w.check().map_err(too_deep)?;
+        grow_stack(|| self.object_inner(p1, p2, w))
     }
 
     fn object_inner(
         &self,
         p1: Value<'a>,
         p2: Value<'a>,
-        cursor: Cursor<'_>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
+        let cursor = w.cursor();
         let (Value::Object(o1), Value::Object(o2)) = (p1, p2) else {
             return Ok(p2);
         };
@@ -488,7 +167,7 @@ impl<'a> Composer<'a, '_> {
             // p1 sets the object whatever it was; p2 merges into that.
             let c = self.apply_obj(p1, cursor)?;
             let c = self.apply_on(c, p2, cursor)?;
-            return self.encode_object(c, cursor, depth);
+            return self.encode_object(c, w);
         }
         let r1 = retain_list(o1);
         let r2 = retain_list(o2);
@@ -506,7 +185,7 @@ impl<'a> Composer<'a, '_> {
         };
         for o in [o1, o2] {
             for m in o.members() {
-                if m.key == RETAIN {
+                if m.key == RETAIN_KEYS {
                     continue;
                 }
                 add(field_name(m.key));
@@ -526,7 +205,8 @@ impl<'a> Composer<'a, '_> {
                 // An unknown directive: p2's wins.
                 // (A retain list may name a directive key itself.)
                 let named = || o2.get(f).or_else(|| o1.get(f));
-                let listed = f.starts_with(ORDER) || f.starts_with(DELETE_FROM);
+                let listed = directives::ordered_field(f).is_some()
+                    || directives::deleted_field(f).is_some();
                 if let Some(v) = raw2
                     .val
                     .or(raw1.val)
@@ -538,7 +218,7 @@ impl<'a> Composer<'a, '_> {
             }
             let s1 = side(raw1, f, n1.as_ref());
             let s2 = side(raw2, f, n2.as_ref());
-            let r = self.field(f, s1, s2, cursor, depth)?;
+            let r = self.field(f, s1, s2, w)?;
             let sets = r.val.is_some_and(|v| !v.is_null());
             let kept = (n1.as_ref().is_none_or(|r| r.contains(f))
                 || raw2.val.is_some_and(|v| !v.is_null()))
@@ -553,7 +233,7 @@ impl<'a> Composer<'a, '_> {
             out.insert(
                 0,
                 Member {
-                    key: RETAIN,
+                    key: RETAIN_KEYS,
                     value: Value::array_from(self.arena, &list),
                 },
             );
@@ -567,9 +247,9 @@ impl<'a> Composer<'a, '_> {
         f: &'a str,
         s1: Side<'a>,
         s2: Side<'a>,
-        cursor: Cursor<'_>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Side<'a>, Error> {
+        let cursor = w.cursor();
         if s2.is_empty() {
             return Ok(s1);
         }
@@ -586,7 +266,7 @@ impl<'a> Composer<'a, '_> {
             // p1 removes the field; p2 acts on nothing (an inserted value
             // is cleaned, not merged).
             let r = self.apply_field(f, None, &s2, cursor)?;
-            let val = self.encode(f, r, cursor, depth)?;
+            let val = self.encode(f, r, w)?;
             return Ok(Side {
                 val: Some(val),
                 val_key: Some(f),
@@ -594,9 +274,11 @@ impl<'a> Composer<'a, '_> {
             });
         }
         let (v1, v2) = (s1.val, s2.val);
-        let deletes = |v: Option<Value<'a>>| v.is_some_and(|v| directive_of(&v) == Some("delete"));
+        let deletes = |v: Option<Value<'a>>| {
+            v.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete))
+        };
         let replaces = |v: Option<Value<'a>>| {
-            v.is_some_and(|v| v.is_object() && directive_of(&v) == Some("replace"))
+            v.is_some_and(|v| v.is_object() && directive_of(&v) == Some(PatchDirective::Replace))
         };
         if deletes(v1) && deletes(v2) {
             return Ok(s2);
@@ -621,7 +303,7 @@ impl<'a> Composer<'a, '_> {
             }
             let start = self.apply_field(f, None, &s1, cursor)?;
             let r = self.apply_field(f, start, &s2, cursor)?;
-            let val = self.encode(f, r, cursor, depth)?;
+            let val = self.encode(f, r, w)?;
             return Ok(Side {
                 val: Some(val),
                 val_key: Some(f),
@@ -633,11 +315,11 @@ impl<'a> Composer<'a, '_> {
         }
         // p2 deletes an object that p1 merged into: it is now `{}`.
         if let (Some(Value::Object(_)), Some(b)) = (v1, v2) {
-            if directive_of(&b) == Some("delete")
-                && directive_of(&v1.unwrap_or(Value::Null)) != Some("delete")
+            if directive_of(&b) == Some(PatchDirective::Delete)
+                && directive_of(&v1.unwrap_or(Value::Null)) != Some(PatchDirective::Delete)
             {
                 let field = self.lookup_object(&cursor, f)?;
-                let c = self.encode_object(Value::empty_object(), field.cursor, depth + 1)?;
+                let c = self.encode_object(Value::empty_object(), w.step(&ROOT, field.cursor))?;
                 return Ok(Side {
                     val: Some(c),
                     val_key: Some(f),
@@ -646,15 +328,16 @@ impl<'a> Composer<'a, '_> {
             }
         }
         let abs1 = self.is_absolute(f, &s1, cursor)?;
-        if abs1 || v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
+        if abs1 || v1.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete)) {
             // p1 sets the field whatever it was; p2 changes that value.
-            let start = if !abs1 && v1.is_some_and(|v| directive_of(&v) == Some("delete")) {
-                Some(Value::empty_object())
-            } else {
-                self.apply_field(f, None, &s1, cursor)?
-            };
+            let start =
+                if !abs1 && v1.is_some_and(|v| directive_of(&v) == Some(PatchDirective::Delete)) {
+                    Some(Value::empty_object())
+                } else {
+                    self.apply_field(f, None, &s1, cursor)?
+                };
             let r = self.apply_field(f, start, &s2, cursor)?;
-            let val = self.encode(f, r, cursor, depth)?;
+            let val = self.encode(f, r, w)?;
             return Ok(Side {
                 val: Some(val),
                 val_key: Some(f),
@@ -664,7 +347,7 @@ impl<'a> Composer<'a, '_> {
         match (v1, v2) {
             (Some(a @ Value::Object(_)), Some(b @ Value::Object(_))) => {
                 let field = self.lookup_object(&cursor, f)?;
-                let v = self.object(a, b, field.cursor, depth + 1)?;
+                let v = self.object(a, b, w.step(&ROOT, field.cursor))?;
                 Ok(Side {
                     val: Some(v),
                     val_key: Some(f),
@@ -675,9 +358,9 @@ impl<'a> Composer<'a, '_> {
                 let field = self.lookup_list(&cursor, f)?;
                 let a = a.and_then(|a| a.as_array()).unwrap_or(&[]);
                 let b = b.and_then(|b| b.as_array()).unwrap_or(&[]);
-                match list_plan(field.meta, self.opts.compound_keys) {
+                match self.opts.rules().list_plan(field.meta) {
                     ListPlan::Merge(keys) if a.iter().chain(b).any(Value::is_object) => {
-                        self.keyed(f, a, b, s1, s2, keys, cursor, field.cursor, depth)
+                        self.keyed(f, (a, s1), (b, s2), keys, w, field.cursor)
                     }
                     _ => self.primitive(f, a, b, s1, s2),
                 }
@@ -686,7 +369,7 @@ impl<'a> Composer<'a, '_> {
                 // Kinds differ: p2's value is inserted as sent.
                 let start = self.apply_field(f, None, &s1, cursor)?;
                 let r = self.apply_field(f, start, &s2, cursor)?;
-                let val = self.encode(f, r, cursor, depth)?;
+                let val = self.encode(f, r, w)?;
                 Ok(Side {
                     val: Some(val),
                     val_key: Some(f),
@@ -701,7 +384,7 @@ impl<'a> Composer<'a, '_> {
         let Some(v) = s.val else { return Ok(false) };
         Ok(match v {
             Value::Object(_) => match directive_of(&v) {
-                Some("replace") => true,
+                Some(PatchDirective::Replace) => true,
                 // A replace-strategy field is set to the cleaned value
                 // whatever its directive (`$patch: delete` removes it).
                 Some(_) => self
@@ -711,29 +394,33 @@ impl<'a> Composer<'a, '_> {
             },
             Value::Array(items) => {
                 let field = self.lookup_list(&cursor, f)?;
-                match list_plan(field.meta, self.opts.compound_keys) {
+                match self.opts.rules().list_plan(field.meta) {
                     ListPlan::Atomic => true,
-                    ListPlan::Merge(_) => items.iter().any(|e| directive_of(e) == Some("replace")),
+                    ListPlan::Merge(_) => items
+                        .iter()
+                        .any(|e| directive_of(e) == Some(PatchDirective::Replace)),
                 }
             }
             _ => true,
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A keyed merge list `f` both patches merge: each side is the patch's
+    /// list and what it does to `f`; `w` is the object's walk, `elem` the
+    /// element schema.
     fn keyed(
         &self,
         f: &'a str,
-        a: &'a [Value<'a>],
-        b: &'a [Value<'a>],
-        s1: Side<'a>,
-        s2: Side<'a>,
-        keys: Keys<'_>,
-        cursor: Cursor<'_>,
+        (a, s1): (&'a [Value<'a>], Side<'a>),
+        (b, s2): (&'a [Value<'a>], Side<'a>),
+        keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
         elem: Cursor<'_>,
-        depth: usize,
     ) -> Result<Side<'a>, Error> {
-        let id = |e: &Value<'a>| e.as_object().and_then(|o| element_key(&o, keys, true).ok());
+        let id = |e: &Value<'a>| {
+            e.as_object()
+                .and_then(|o| element_key(&o, keys, Tagging::ByKind).ok())
+        };
         let a_ids: Vec<_> = a.iter().map(id).collect();
         let b_ids: Vec<_> = b.iter().map(id).collect();
         // The positions of each key in each list, in list order: every
@@ -778,7 +465,7 @@ impl<'a> Composer<'a, '_> {
                 |l: &'a [Value<'a>], at: &[usize]| at.iter().map(|&i| l[i]).collect::<Vec<_>>();
             let mut g = None;
             for e in steps(&of(a, in_a)).chain(steps(&of(b, in_b))) {
-                g = Some(self.step(f, g, e, cursor, elem, depth)?);
+                g = Some(self.step(f, g, e, w, elem)?);
             }
             match g {
                 Some(Group::Merge(e) | Group::Delete(e)) => list.push(e),
@@ -848,10 +535,10 @@ impl<'a> Composer<'a, '_> {
         f: &'a str,
         g: Option<Group<'a>>,
         e: Value<'a>,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
         elem: Cursor<'_>,
-        depth: usize,
     ) -> Result<Group<'a>, Error> {
+        let cursor = w.cursor();
         if directive_of(&e).is_some() {
             // A delete removes every element with the key, whatever came
             // before.
@@ -859,7 +546,7 @@ impl<'a> Composer<'a, '_> {
         }
         Ok(match g {
             None => Group::Merge(e),
-            Some(Group::Merge(m)) => Group::Merge(self.object(m, e, elem, depth + 1)?),
+            Some(Group::Merge(m)) => Group::Merge(self.object(m, e, w.step(&ROOT, elem))?),
             // After the delete `e` finds no element with its key: it is
             // appended (cleaned, its directives not executed). The same list
             // does both: its delete elements run first, then `e` finds no
@@ -976,13 +663,23 @@ impl<'a> Composer<'a, '_> {
     }
 
     fn lookup_object<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
-        lookup_object(cursor, f, self.opts.fix_quirks)
-            .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, f), &e))
+        self.lookup(*cursor, f, FieldShape::Object)
     }
 
     fn lookup_list<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
-        lookup_list(cursor, f, self.opts.fix_quirks)
-            .map_err(|e| lookup_error(&Seg::Key(&Seg::Root, f), &e))
+        self.lookup(*cursor, f, FieldShape::List)
+    }
+
+    fn lookup<'s>(
+        &self,
+        cursor: Cursor<'s>,
+        f: &str,
+        shape: FieldShape,
+    ) -> Result<Field<'s>, Error> {
+        self.opts
+            .rules()
+            .field(cursor, f, shape)
+            .map_err(|e| lookup_error(&Path::Key(&Path::Root, f), &e))
     }
 
     /// The value of `f` after applying `s` to `{f: start}`.
@@ -1023,9 +720,9 @@ impl<'a> Composer<'a, '_> {
         &self,
         f: &'a str,
         v: Option<Value<'a>>,
-        cursor: Cursor<'_>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
+        let cursor = w.cursor();
         match v {
             None => Ok(Value::Null),
             Some(Value::Object(_)) => {
@@ -1033,17 +730,17 @@ impl<'a> Composer<'a, '_> {
                 if field.meta.strategy == Strategy::Replace {
                     return Ok(v.unwrap_or(Value::Null));
                 }
-                self.encode_object(v.unwrap_or(Value::Null), field.cursor, depth + 1)
+                self.encode_object(v.unwrap_or(Value::Null), w.step(&ROOT, field.cursor))
             }
             Some(Value::Array(items)) => {
                 let field = self.lookup_list(&cursor, f)?;
-                match list_plan(field.meta, self.opts.compound_keys) {
+                match self.opts.rules().list_plan(field.meta) {
                     ListPlan::Atomic => Ok(Value::Array(items)),
                     ListPlan::Merge(keys)
-                        if !matches!(keys, Keys::None) && items.iter().all(Value::is_object) =>
+                        if !matches!(keys, KeySpec::Value) && items.iter().all(Value::is_object) =>
                     {
                         let mut l = items.to_vec();
-                        let marker = Member { key: PATCH, value: Value::String("replace") };
+                        let marker = PatchDirective::Replace.member();
                         l.push(Value::object_from_members(self.arena, &[marker]));
                         Ok(Value::array_from(self.arena, &l))
                     }
@@ -1058,37 +755,24 @@ impl<'a> Composer<'a, '_> {
 
     /// An object patch turning any object into `v`: `$retainKeys` lists its
     /// keys, and every value is written absolutely.
-    fn encode_object(
-        &self,
-        v: Value<'a>,
-        cursor: Cursor<'_>,
-        depth: usize,
-    ) -> Result<Value<'a>, Error> {
-        if depth > self.opts.depth_limit() {
-            return Err(too_deep(&Seg::Root, self.opts.depth_limit()));
-        }
+    fn encode_object(&self, v: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
+        w.check().map_err(too_deep)?;
         let Value::Object(o) = v else { return Ok(v) };
         let keys: Vec<Value<'a>> = o.members().iter().map(|m| Value::String(m.key)).collect();
         let mut out = vec![Member {
-            key: RETAIN,
+            key: RETAIN_KEYS,
             value: Value::array_from(self.arena, &keys),
         }];
         for m in o.members() {
-            let value = self.encode(m.key, Some(m.value), cursor, depth)?;
+            let value = self.encode(m.key, Some(m.value), w)?;
             out.push(Member { key: m.key, value });
         }
         Ok(Value::object_from_members(self.arena, &out))
     }
 }
 
-fn field_name(k: &str) -> &str {
-    k.strip_prefix(ORDER)
-        .or_else(|| k.strip_prefix(DELETE_FROM))
-        .unwrap_or(k)
-}
-
 fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
-    o.get(RETAIN).and_then(|v| v.as_array())
+    o.get(RETAIN_KEYS).and_then(|v| v.as_array())
 }
 
 /// The field names of a `$retainKeys` list, as a set.
@@ -1109,9 +793,9 @@ impl<'a> Names<'a> {
 fn sides<'a>(o: Object<'a>) -> FxHashMap<&'a str, Side<'a>> {
     let mut out: FxHashMap<&'a str, Side<'a>> = FxHashMap::default();
     for m in o.members() {
-        if let Some(f) = m.key.strip_prefix(ORDER) {
+        if let Some(f) = directives::ordered_field(m.key) {
             out.entry(f).or_default().order = Some(*m);
-        } else if let Some(f) = m.key.strip_prefix(DELETE_FROM) {
+        } else if let Some(f) = directives::deleted_field(m.key) {
             out.entry(f).or_default().del = Some(*m);
         } else {
             let s = out.entry(m.key).or_default();

@@ -1,13 +1,13 @@
 //! Conflict detection of spec §4.7 (`MergingMapsHaveConflicts`).
 
-use crate::diff::{element_kind, lookup_error, lookup_list, lookup_object, too_deep, Index};
 use crate::gosort::go_sort;
-use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
-use crate::path::Seg;
+use crate::keys::{element_key, value_text, KeyText, Tagging};
+use crate::shared::{element_kind, go_dedup, lookup_error, too_deep, Index};
 use rustc_hash::FxHashMap;
+use smpatch_patch_apply::directives::{key_role, KeyRole, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
-use smpatch_schema::{Cursor, Strategy};
-use smpatch_value::{render, Arena, Kind, Member, Value};
+use smpatch_schema::{grow_stack, Cursor, FieldShape, KeySpec, ListPlan, Rules, Strategy, Walk};
+use smpatch_value::{render, Arena, Kind, Member, Path, Value};
 use std::borrow::Cow;
 
 /// How the parent describes the value being compared.
@@ -18,13 +18,13 @@ enum Meta<'s> {
     /// An object with strategy `replace`.
     Replace,
     /// A merge list.
-    Merge(Keys<'s>),
+    Merge(KeySpec<'s>),
 }
 
 /// Walks two change sets looking for paths both touch differently.
 pub(crate) struct Checker {
-    pub(crate) fix_quirks: bool,
-    pub(crate) compound_keys: bool,
+    /// The quirk and compound-key settings of list plans and lookups.
+    pub(crate) rules: Rules,
     pub(crate) max_depth: usize,
     /// Keep looking after the first conflict (to name every location).
     pub(crate) collect_all: bool,
@@ -49,24 +49,15 @@ pub(crate) enum Step {
 /// A left-side list to replace: location, then source index per slot.
 pub(crate) type Rewrite = (Vec<Step>, Vec<usize>);
 
-fn steps(path: &Seg<'_>) -> Vec<Step> {
-    let mut out = Vec::new();
-    let mut cur = path;
-    loop {
-        match cur {
-            Seg::Root => break,
-            Seg::Key(parent, k) => {
-                out.push(Step::Key((*k).to_owned()));
-                cur = parent;
-            }
-            Seg::Index(parent, i) => {
-                out.push(Step::Index(*i));
-                cur = parent;
-            }
-        }
-    }
-    out.reverse();
-    out
+/// The owned steps of `path` (rewrites outlive the walk).
+fn steps(path: &Path<'_>) -> Vec<Step> {
+    path.steps()
+        .into_iter()
+        .map(|s| match s {
+            smpatch_value::Step::Key(k) => Step::Key(k.to_owned()),
+            smpatch_value::Step::Index(i) => Step::Index(i),
+        })
+        .collect()
 }
 
 /// `v` with the lists named by `rewrites` rearranged (see
@@ -124,10 +115,14 @@ impl Checker {
         r: Value<'_>,
         cur: Cursor<'_>,
     ) -> Result<bool, Error> {
-        self.value(l, r, cur, Meta::Plain, &Seg::Root, 0)
+        // The conflict check counts the root as depth 0 (one level more than
+        // the diff, which counts it as 1).
+        let root = Path::Root;
+        let w = Walk::new(&root, cur, self.max_depth.saturating_add(1));
+        self.value(l, r, w, Meta::Plain)
     }
 
-    fn conflict(&mut self, path: &Seg<'_>) -> bool {
+    fn conflict(&mut self, path: &Path<'_>) -> bool {
         if self.found.len() < MAX_REPORTED {
             self.found.push(path.pointer());
         }
@@ -160,61 +155,59 @@ impl Checker {
         &mut self,
         l: Value<'_>,
         r: Value<'_>,
-        cur: Cursor<'_>,
+        w: Walk<'_, '_>,
         meta: Meta<'_>,
-        path: &Seg<'_>,
-        depth: usize,
     ) -> Result<bool, Error> {
-        if depth > self.max_depth {
-            return Err(too_deep(path, self.max_depth));
-        }
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.value_inner(l, r, cur, meta, path, depth)
-        })
+        w.check().map_err(|e| {
+            too_deep(smpatch_schema::TooDeep {
+                limit: self.max_depth,
+                ..e
+            })
+        })?;
+        grow_stack(|| self.value_inner(l, r, w, meta))
     }
 
     fn value_inner(
         &mut self,
         l: Value<'_>,
         r: Value<'_>,
-        cur: Cursor<'_>,
+        w: Walk<'_, '_>,
         meta: Meta<'_>,
-        path: &Seg<'_>,
-        depth: usize,
     ) -> Result<bool, Error> {
+        let path = w.path();
         match l {
             Value::Object(lo) => {
                 let Value::Object(ro) = r else {
                     return Ok(self.conflict(path));
                 };
-                let lm = lo.get("$patch");
-                let rm = ro.get("$patch");
+                let lm = lo.get(PATCH);
+                let rm = ro.get(PATCH);
                 match (lm, rm) {
                     (None, None) => {}
                     (Some(a), Some(b)) if a.deep_eq(&b) => {}
                     _ => return Ok(self.conflict(path)),
                 }
                 // Q19: replace objects never conflict in the reference.
-                if matches!(meta, Meta::Replace) && !self.fix_quirks {
+                if matches!(meta, Meta::Replace) && !self.rules.fix_quirks {
                     return Ok(false);
                 }
                 let r_index = Index::new(ro);
                 let mut any = false;
                 for m in lo.members() {
                     let k = m.key;
-                    if k == "$patch" || k == "$retainKeys" {
-                        continue;
-                    }
-                    // Q18: the reference looks these up as fields (and fails).
-                    if self.fix_quirks
-                        && (k.starts_with("$setElementOrder")
-                            || k.starts_with("$deleteFromPrimitiveList"))
-                    {
-                        continue;
+                    match key_role(k) {
+                        KeyRole::Patch | KeyRole::RetainKeys => continue,
+                        // Q18: the reference looks these up as fields (and fails).
+                        KeyRole::SetElementOrder(_) | KeyRole::DeleteFromPrimitiveList(_)
+                            if self.rules.fix_quirks =>
+                        {
+                            continue
+                        }
+                        _ => {}
                     }
                     let Some(rv) = r_index.get(k) else { continue };
-                    let here = Seg::Key(path, k);
-                    let res = self.member(k, m.value, rv, cur, &here, depth);
+                    let here = Path::Key(path, k);
+                    let res = self.member(m.value, rv, w, &here);
                     if let Some(answer) = self.settle(&mut any, res) {
                         return answer;
                     }
@@ -225,7 +218,7 @@ impl Checker {
                 let Value::Array(rl) = r else {
                     return Ok(self.conflict(path));
                 };
-                self.lists(ll, rl, cur, meta, path, depth)
+                self.lists(ll, rl, w, meta)
             }
             _ => {
                 if l.deep_eq(&r) {
@@ -237,53 +230,60 @@ impl Checker {
         }
     }
 
+    /// The member at `here` (a key below `w`'s object).
     fn member(
         &mut self,
-        k: &str,
         lv: Value<'_>,
         rv: Value<'_>,
-        cur: Cursor<'_>,
-        here: &Seg<'_>,
-        depth: usize,
+        w: Walk<'_, '_>,
+        here: &Path<'_>,
     ) -> Result<bool, Error> {
+        let Path::Key(_, k) = *here else {
+            return Ok(false);
+        };
+        let cur = w.cursor();
         match lv {
             Value::Array(_) => {
-                let field =
-                    lookup_list(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
-                let meta = match list_plan(field.meta, self.compound_keys) {
+                let field = self
+                    .rules
+                    .field(cur, k, FieldShape::List)
+                    .map_err(|e| lookup_error(here, &e))?;
+                let meta = match self.rules.list_plan(field.meta) {
                     ListPlan::Merge(keys) => Meta::Merge(keys),
                     ListPlan::Atomic => Meta::Plain,
                 };
-                self.value(lv, rv, field.cursor, meta, here, depth + 1)
+                self.value(lv, rv, w.step(here, field.cursor), meta)
             }
             Value::Object(_) => {
-                let field =
-                    lookup_object(&cur, k, self.fix_quirks).map_err(|e| lookup_error(here, &e))?;
+                let field = self
+                    .rules
+                    .field(cur, k, FieldShape::Object)
+                    .map_err(|e| lookup_error(here, &e))?;
                 let meta = if field.meta.strategy == Strategy::Replace {
                     Meta::Replace
                 } else {
                     Meta::Plain
                 };
-                self.value(lv, rv, field.cursor, meta, here, depth + 1)
+                self.value(lv, rv, w.step(here, field.cursor), meta)
             }
-            _ => self.value(lv, rv, Cursor::UNKNOWN, Meta::Plain, here, depth + 1),
+            _ => self.value(lv, rv, w.step(here, Cursor::UNKNOWN), Meta::Plain),
         }
     }
 
+    /// Two lists at `w` (its cursor is the ELEMENT schema).
     fn lists(
         &mut self,
         l: &[Value<'_>],
         r: &[Value<'_>],
-        elem: Cursor<'_>,
+        w: Walk<'_, '_>,
         meta: Meta<'_>,
-        path: &Seg<'_>,
-        depth: usize,
     ) -> Result<bool, Error> {
+        let path = w.path();
         let kind = match element_kind(l, r, path)? {
             Some(k) => k,
             None => {
                 // Q18: two empty lists make the reference fail.
-                if self.fix_quirks {
+                if self.rules.fix_quirks {
                     return Ok(false);
                 }
                 return Err(Error::new(
@@ -297,9 +297,9 @@ impl Checker {
             if kind != Kind::Object {
                 return Ok(false);
             }
-            if let Keys::One(key) = keys {
+            if let KeySpec::Single(key) = keys {
                 if let (Some(lk), Some(rk)) = (str_keys(l, key), str_keys(r, key)) {
-                    return self.keyed_by_str(l, r, &lk, &rk, elem, path, depth);
+                    return self.keyed_by_str((l, &lk), (r, &rk), w);
                 }
             }
             let l_map = by_key(l, keys, path)?;
@@ -307,7 +307,7 @@ impl Checker {
             let mut any = false;
             for (i, e) in l.iter().enumerate() {
                 let Value::Object(o) = e else { continue };
-                let Ok(id) = element_key(o, keys, true) else {
+                let Ok(id) = element_key(o, keys, Tagging::ByKind) else {
                     continue;
                 };
                 // A later duplicate replaces an earlier one: only the last counts.
@@ -315,8 +315,8 @@ impl Checker {
                     continue;
                 }
                 let Some(&ri) = r_map.get(&id) else { continue };
-                let here = Seg::Index(path, i);
-                let res = self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1);
+                let here = Path::Index(path, i);
+                let res = self.value(*e, r[ri], w.step(&here, w.cursor()), Meta::Plain);
                 if let Some(answer) = self.settle(&mut any, res) {
                     return answer;
                 }
@@ -327,7 +327,7 @@ impl Checker {
             return Ok(self.conflict(path));
         }
         if kind != Kind::Object {
-            let differs = if self.fix_quirks {
+            let differs = if self.rules.fix_quirks {
                 // Compared as sets.
                 let ld = dedup_sorted(l);
                 let rd = dedup_sorted(r);
@@ -349,8 +349,8 @@ impl Checker {
         }
         let mut any = false;
         for (i, (a, b)) in l.iter().zip(r).enumerate() {
-            let here = Seg::Index(path, i);
-            let res = self.value(*a, *b, elem, Meta::Plain, &here, depth + 1);
+            let here = Path::Index(path, i);
+            let res = self.value(*a, *b, w.step(&here, w.cursor()), Meta::Plain);
             if let Some(answer) = self.settle(&mut any, res) {
                 return answer;
             }
@@ -372,17 +372,14 @@ impl Checker {
     /// The merge-list comparison of `lists` when every key is a string:
     /// kind-tagged key texts are then equal exactly when the strings are, so
     /// the strings index the elements (the last element per key counts).
-    #[allow(clippy::too_many_arguments)]
+    /// Each side is the list and its key strings.
     fn keyed_by_str(
         &mut self,
-        l: &[Value<'_>],
-        r: &[Value<'_>],
-        lk: &[&str],
-        rk: &[&str],
-        elem: Cursor<'_>,
-        path: &Seg<'_>,
-        depth: usize,
+        (l, lk): (&[Value<'_>], &[&str]),
+        (r, rk): (&[Value<'_>], &[&str]),
+        w: Walk<'_, '_>,
     ) -> Result<bool, Error> {
+        let path = w.path();
         let l_map = last_by_str(lk);
         let r_map = last_by_str(rk);
         let mut any = false;
@@ -394,8 +391,8 @@ impl Checker {
             let Some(&ri) = r_map.get(lk[i]) else {
                 continue;
             };
-            let here = Seg::Index(path, i);
-            let res = self.value(*e, r[ri], elem, Meta::Plain, &here, depth + 1);
+            let here = Path::Index(path, i);
+            let res = self.value(*e, r[ri], w.step(&here, w.cursor()), Meta::Plain);
             if let Some(answer) = self.settle(&mut any, res) {
                 return answer;
             }
@@ -416,12 +413,12 @@ fn last_by_str<'k>(keys: &[&'k str]) -> FxHashMap<&'k str, usize> {
 /// Index of the last element per key (Go `%s` key text: kind-tagged).
 fn by_key<'a>(
     list: &[Value<'a>],
-    keys: Keys<'_>,
-    path: &Seg<'_>,
+    keys: KeySpec<'_>,
+    path: &Path<'_>,
 ) -> Result<FxHashMap<KeyText<'a>, usize>, Error> {
     let mut out = FxHashMap::default();
     for (i, e) in list.iter().enumerate() {
-        let here = Seg::Index(path, i);
+        let here = Path::Index(path, i);
         let Value::Object(o) = e else {
             return Err(Error::new(
                 ErrorKind::ExpectedObject,
@@ -429,11 +426,11 @@ fn by_key<'a>(
                 "invalid element type in merging list: expected an object",
             ));
         };
-        match element_key(o, keys, true) {
+        match element_key(o, keys, Tagging::ByKind) {
             Ok(id) => {
                 out.insert(id, i);
             }
-            Err(k) => return Err(crate::diff::missing_key(&here, e, k)),
+            Err(k) => return Err(crate::shared::missing_key(&here, e, k)),
         }
     }
     Ok(out)
@@ -446,47 +443,14 @@ fn by_key<'a>(
 /// `1.0` and `"1"` are distinct), then `sort.Sort` orders the prefix by `%v`
 /// rendering with the `<=` comparator.
 ///
-/// The reference's loop is quadratic; it runs only on lists with duplicates
-/// of up to [`GO_DEDUP_MAX`] elements. Lists without duplicates are left as
-/// they are (what the loop does to them), longer lists with duplicates keep
-/// first occurrences in order (docs/DIVERGENCES.md).
+/// The de-duplication is [`go_dedup`]: exact, without the reference's
+/// quadratic scan.
 fn go_dedup_sort(l: &[Value<'_>]) -> (Vec<usize>, usize) {
     let mut s: Vec<usize> = (0..l.len()).collect();
-    let mut len = l.len();
-    let mut seen: rustc_hash::FxHashSet<Value<'_>> = rustc_hash::FxHashSet::default();
-    if !l.iter().all(|v| seen.insert(*v)) && l.len() > GO_DEDUP_MAX {
-        seen.clear();
-        let mut kept: Vec<usize> = (0..l.len()).filter(|&i| seen.insert(l[i])).collect();
-        len = kept.len();
-        kept.extend(len..l.len());
-        s = kept;
-    } else if len > seen.len() {
-        go_dedup(l, &mut s, &mut len);
-    }
+    let len = go_dedup(&mut s, |k| l[k]);
     let texts: Vec<Cow<'_, str>> = l.iter().map(render).collect();
     go_sort(&mut s[..len], |&a, &b| texts[a] <= texts[b]);
     (s, len)
-}
-
-/// The longest list whose duplicates [`go_dedup_sort`] removes with the
-/// reference's own (quadratic) algorithm.
-const GO_DEDUP_MAX: usize = 4096;
-
-/// `deduplicateScalars` of the reference, on the index array `s`.
-fn go_dedup(l: &[Value<'_>], s: &mut [usize], len: &mut usize) {
-    let mut i = 0;
-    while i + 1 < *len {
-        let mut j = i + 1;
-        while j < *len {
-            if l[s[i]].deep_eq(&l[s[j]]) {
-                s[j] = s[*len - 1];
-                *len -= 1;
-            } else {
-                j += 1;
-            }
-        }
-        i += 1;
-    }
 }
 
 /// De-duplicated and sorted by rendering (set comparison with `fix_quirks`).
@@ -496,7 +460,7 @@ fn dedup_sorted<'a>(l: &[Value<'a>]) -> Vec<Value<'a>> {
     let mut out: Vec<Value<'a>> = Vec::with_capacity(t.len());
     let mut seen = rustc_hash::FxHashSet::default();
     for (_, v) in t {
-        if seen.insert(vec![value_text(&v, true)]) {
+        if seen.insert(vec![value_text(&v, Tagging::ByKind)]) {
             out.push(v);
         }
     }

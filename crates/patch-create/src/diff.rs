@@ -5,12 +5,13 @@
 //! comparing against a sorted copy.
 
 use crate::gosort::go_sort;
-use crate::keys::{element_key, list_plan, value_text, KeyText, Keys, ListPlan};
-use crate::path::Seg;
+use crate::keys::{element_key, value_text, KeyText, Tagging};
+use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
-use smpatch_schema::{Cursor, Field, LookupError, PatchMeta, Strategy};
-use smpatch_value::{render, Arena, Kind, Member, Object, Value};
+use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, PatchMeta, Rules, Strategy, Walk};
+use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 
@@ -26,154 +27,25 @@ pub(crate) struct DiffFlags {
     pub(crate) ignore_deletions: bool,
 }
 
-/// Above this many members an object is indexed by a hash map.
-const INDEX_THRESHOLD: usize = 16;
-
-/// Keyed access to an object's members without quadratic scans.
-pub(crate) enum Index<'a> {
-    Small(Object<'a>),
-    Hashed(FxHashMap<&'a str, Value<'a>>),
+/// Whether `diff_objects` builds a `$retainKeys` list (spec §4.5): the
+/// field's `x-kubernetes-retain-keys`; never at a document root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RetainKeys {
+    /// List the fields the modified object keeps.
+    Build,
+    /// No list.
+    Skip,
 }
 
-impl<'a> Index<'a> {
-    pub(crate) fn new(o: Object<'a>) -> Self {
-        if o.len() <= INDEX_THRESHOLD {
-            Index::Small(o)
+impl RetainKeys {
+    /// The choice of a field's metadata.
+    pub(crate) fn of(meta: &PatchMeta) -> Self {
+        if meta.retain_keys {
+            RetainKeys::Build
         } else {
-            Index::Hashed(o.iter().collect())
+            RetainKeys::Skip
         }
     }
-
-    pub(crate) fn get(&self, k: &str) -> Option<Value<'a>> {
-        match self {
-            Index::Small(o) => o.get(k),
-            Index::Hashed(m) => m.get(k).copied(),
-        }
-    }
-
-    pub(crate) fn contains(&self, k: &str) -> bool {
-        match self {
-            Index::Small(o) => o.contains_key(k),
-            Index::Hashed(m) => m.contains_key(k),
-        }
-    }
-}
-
-/// Error for a value deeper than the limit.
-pub(crate) fn too_deep(path: &Seg<'_>, max_depth: usize) -> Error {
-    Error::new(
-        ErrorKind::TooDeep,
-        path.pointer(),
-        format!("the document is nested deeper than the limit of {max_depth} levels"),
-    )
-}
-
-/// Error for a failed schema lookup.
-pub(crate) fn lookup_error(path: &Seg<'_>, e: &LookupError) -> Error {
-    Error::new(ErrorKind::SchemaLookup, path.pointer(), e.to_string())
-}
-
-static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
-
-/// Object-field lookup used by diff and conflict detection. With
-/// `fix_quirks`, a field inside an `additionalProperties` map takes the map's
-/// value schema (Q23 fix), as in the apply crate.
-pub(crate) fn lookup_object<'s>(
-    cur: &Cursor<'s>,
-    k: &str,
-    fix_quirks: bool,
-) -> Result<Field<'s>, LookupError> {
-    match cur.lookup_object(k) {
-        Err(LookupError::InMap { .. }) if fix_quirks => Ok(Field {
-            cursor: cur.map_value().unwrap_or(Cursor::UNKNOWN),
-            meta: &EMPTY_META,
-        }),
-        // Q23: built-ins' Go-struct lookup folds case (as the apply crate).
-        Err(e @ LookupError::NoSuchField { .. }) if !fix_quirks => match cur.go_fold_field(k) {
-            Some(name) => cur.lookup_object(name),
-            None => Err(e),
-        },
-        r => r,
-    }
-}
-
-/// List-field lookup: the returned cursor is the element schema. With
-/// `fix_quirks`, a list inside a map is schema-less (as in the apply crate).
-pub(crate) fn lookup_list<'s>(
-    cur: &Cursor<'s>,
-    k: &str,
-    fix_quirks: bool,
-) -> Result<Field<'s>, LookupError> {
-    match cur.lookup_list(k) {
-        Err(LookupError::InMap { .. }) if fix_quirks => Ok(Field {
-            cursor: Cursor::UNKNOWN,
-            meta: &EMPTY_META,
-        }),
-        Err(e @ LookupError::NoSuchField { .. }) if !fix_quirks => match cur.go_fold_field(k) {
-            Some(name) => cur.lookup_list(name),
-            None => Err(e),
-        },
-        r => r,
-    }
-}
-
-/// The element kind of a merge list, checked like the reference's
-/// `sliceElementType` over `first` then `second`: a null examined first is
-/// [`ErrorKind::NullElement`] (the reference crashes), a list examined first is
-/// [`ErrorKind::ListOfLists`], any later kind change is
-/// [`ErrorKind::MixedElementTypes`]. `None` when both lists are empty.
-pub(crate) fn element_kind(
-    first: &[Value<'_>],
-    second: &[Value<'_>],
-    path: &Seg<'_>,
-) -> Result<Option<Kind>, Error> {
-    let mut prev: Option<Kind> = None;
-    for v in first.iter().chain(second) {
-        let k = v.kind();
-        match prev {
-            None => {
-                if k == Kind::Null {
-                    return Err(Error::new(
-                        ErrorKind::NullElement,
-                        path.pointer(),
-                        "a merge list contains a null element",
-                    ));
-                }
-                if k == Kind::Array {
-                    return Err(Error::new(
-                        ErrorKind::ListOfLists,
-                        path.pointer(),
-                        "lists of lists are not supported",
-                    ));
-                }
-                prev = Some(k);
-            }
-            Some(p) if p != k => {
-                return Err(Error::new(
-                    ErrorKind::MixedElementTypes,
-                    path.pointer(),
-                    format!(
-                        "list element types are not identical: found {} and {} elements",
-                        p.name(),
-                        k.name()
-                    ),
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(prev)
-}
-
-/// Error for an element lacking a merge key.
-pub(crate) fn missing_key(path: &Seg<'_>, elem: &Value<'_>, key: &str) -> Error {
-    let shown = render(elem);
-    let shown: String = shown.chars().take(200).collect();
-    Error::new(
-        ErrorKind::MissingMergeKey,
-        path.pointer(),
-        format!("map: {shown} does not contain declared merge key: {key}"),
-    )
 }
 
 /// The three outputs of `diff_lists`.
@@ -187,8 +59,8 @@ struct ListDiff<'a> {
 /// The diff engine: the arena and the quirk switches.
 pub(crate) struct Differ<'a> {
     pub(crate) arena: &'a Arena,
-    pub(crate) fix_quirks: bool,
-    pub(crate) compound_keys: bool,
+    /// The quirk and compound-key settings of list plans and lookups.
+    pub(crate) rules: Rules,
     pub(crate) max_depth: usize,
     /// Reused member buffers (one per nesting level in use), so building an
     /// object costs no heap allocation once the pool is warm.
@@ -210,7 +82,7 @@ fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
 
 /// True when a list entry of a patch is a `$patch: delete` element.
 fn is_delete(v: &Value<'_>) -> bool {
-    v.get("$patch").and_then(|p| p.as_str()) == Some("delete")
+    directives::is_delete(v)
 }
 
 impl<'a> Differ<'a> {
@@ -231,44 +103,46 @@ impl<'a> Differ<'a> {
         o
     }
 
-    /// `diff_objects(a, b)` of spec §4.3.
-    #[allow(clippy::too_many_arguments)]
+    /// The walk context of a document root (depth 1).
+    pub(crate) fn root<'p, 's>(
+        &self,
+        root: &'p Path<'p>,
+        cursor: smpatch_schema::Cursor<'s>,
+    ) -> Walk<'p, 's> {
+        Walk::new(root, cursor, self.max_depth)
+    }
+
+    /// `diff_objects(a, b)` of spec §4.3 at `w` (the objects' path and
+    /// schema). `build_retain_keys` is the field's `x-kubernetes-retain-keys`
+    /// (spec §4.5).
     pub(crate) fn diff_objects(
         &self,
         a: Object<'a>,
         b: Object<'a>,
-        cur: Cursor<'_>,
+        w: Walk<'_, '_>,
         flags: DiffFlags,
-        build_retain_keys: bool,
-        path: &Seg<'_>,
-        depth: usize,
+        build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
-        if depth > self.max_depth {
-            return Err(too_deep(path, self.max_depth));
-        }
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.diff_objects_inner(a, b, cur, flags, build_retain_keys, path, depth)
-        })
+        w.check().map_err(too_deep)?;
+        grow_stack(|| self.diff_objects_inner(a, b, w, flags, build_retain_keys))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn diff_objects_inner(
         &self,
         a: Object<'a>,
         b: Object<'a>,
-        cur: Cursor<'_>,
+        w: Walk<'_, '_>,
         flags: DiffFlags,
-        build_retain_keys: bool,
-        path: &Seg<'_>,
-        depth: usize,
+        build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
+        let (cur, path) = (w.cursor(), w.path());
         let ica = flags.ignore_changes_and_additions;
         let a_index = Index::new(a);
         let mut patch = self.take_scratch();
         let mut retain: Vec<&'a str> = Vec::new();
         for m in b.members() {
             let (k, bv) = (m.key, m.value);
-            if build_retain_keys && !bv.is_null() {
+            if build_retain_keys == RetainKeys::Build && !bv.is_null() {
                 retain.push(k);
             }
             let Some(av) = a_index.get(k) else {
@@ -277,8 +151,8 @@ impl<'a> Differ<'a> {
                 }
                 continue;
             };
-            let here = Seg::Key(path, k);
-            if k == "$patch" {
+            let here = Path::Key(path, k);
+            if k == PATCH {
                 match (av, bv) {
                     (Value::String(x), Value::String(y)) => {
                         if x != y {
@@ -301,7 +175,7 @@ impl<'a> Differ<'a> {
             }
             match (av, bv) {
                 (Value::Object(ao), Value::Object(bo)) => {
-                    let field = match lookup_object(&cur, k, self.fix_quirks) {
+                    let field = match self.rules.field(cur, k, FieldShape::Object) {
                         Ok(f) => f,
                         Err(e) => {
                             if av.deep_eq(&bv) {
@@ -312,7 +186,7 @@ impl<'a> Differ<'a> {
                     };
                     if field.meta.strategy == Strategy::Replace {
                         // Q17: the reference emits replace objects even unchanged.
-                        let unchanged_fixed = self.fix_quirks && av.deep_eq(&bv);
+                        let unchanged_fixed = self.rules.fix_quirks && av.deep_eq(&bv);
                         if !ica && !unchanged_fixed {
                             patch.push(Member { key: k, value: bv });
                         }
@@ -320,11 +194,9 @@ impl<'a> Differ<'a> {
                         let sub = self.diff_objects(
                             ao,
                             bo,
-                            field.cursor,
+                            w.step(&here, field.cursor),
                             flags,
-                            field.meta.retain_keys,
-                            &here,
-                            depth + 1,
+                            RetainKeys::of(field.meta),
                         )?;
                         if !sub.is_empty() {
                             patch.push(Member {
@@ -335,7 +207,7 @@ impl<'a> Differ<'a> {
                     }
                 }
                 (Value::Array(al), Value::Array(bl)) => {
-                    let field = match lookup_list(&cur, k, self.fix_quirks) {
+                    let field = match self.rules.field(cur, k, FieldShape::List) {
                         Ok(f) => f,
                         Err(e) => {
                             if av.deep_eq(&bv) {
@@ -344,7 +216,7 @@ impl<'a> Differ<'a> {
                             return Err(lookup_error(&here, &e));
                         }
                     };
-                    match list_plan(field.meta, self.compound_keys) {
+                    match self.rules.list_plan(field.meta) {
                         ListPlan::Atomic => {
                             if !ica && !av.deep_eq(&bv) {
                                 patch.push(Member { key: k, value: bv });
@@ -354,24 +226,20 @@ impl<'a> Differ<'a> {
                             let d = self.diff_lists(
                                 al,
                                 bl,
-                                field.cursor,
+                                w.step(&here, field.cursor),
                                 keys,
                                 flags,
-                                field.meta.retain_keys,
-                                &here,
-                                depth + 1,
+                                RetainKeys::of(field.meta),
                             )?;
                             if let Some(add) = d.add {
                                 patch.push(Member { key: k, value: add });
                             }
                             if let Some(del) = d.del {
-                                let key = self
-                                    .arena
-                                    .alloc_str(&format!("$deleteFromPrimitiveList/{k}"));
+                                let key = directives::delete_from_primitive_list_key(self.arena, k);
                                 patch.push(Member { key, value: del });
                             }
                             if let Some(order) = d.order {
-                                let key = self.arena.alloc_str(&format!("$setElementOrder/{k}"));
+                                let key = directives::set_element_order_key(self.arena, k);
                                 patch.push(Member { key, value: order });
                             }
                         }
@@ -405,27 +273,23 @@ impl<'a> Differ<'a> {
         {
             retain.sort_unstable();
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
-            patch.push(Member {
-                key: "$retainKeys",
-                value: Value::Array(self.arena.alloc_slice_copy(&list)),
-            });
+            patch.push(directives::retain_keys_member(self.arena, &list));
         }
         Ok(self.finish_object(patch))
     }
 
-    /// `diff_lists(o, m)` of spec §4.4 for a merge list.
-    #[allow(clippy::too_many_arguments)]
+    /// `diff_lists(o, m)` of spec §4.4 for a merge list at `w` (the list's
+    /// path, its ELEMENT schema).
     fn diff_lists(
         &self,
         o: &'a [Value<'a>],
         m: &'a [Value<'a>],
-        elem: Cursor<'_>,
-        keys: Keys<'_>,
+        w: Walk<'_, '_>,
+        keys: KeySpec<'_>,
         flags: DiffFlags,
-        retain: bool,
-        path: &Seg<'_>,
-        depth: usize,
+        retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
+        let path = w.path();
         if o.is_empty() {
             if m.is_empty() || flags.ignore_changes_and_additions {
                 return Ok(ListDiff::default());
@@ -436,7 +300,7 @@ impl<'a> Differ<'a> {
             });
         }
         match element_kind(o, m, path)? {
-            Some(Kind::Object) => self.diff_keyed(o, m, elem, keys, flags, retain, path, depth),
+            Some(Kind::Object) => self.diff_keyed(o, m, w, keys, flags, retain),
             _ => self.diff_primitive(o, m, flags, path),
         }
     }
@@ -445,13 +309,13 @@ impl<'a> Differ<'a> {
     fn key_texts(
         &self,
         list: &'a [Value<'a>],
-        keys: Keys<'_>,
-        tagged: bool,
-        path: &Seg<'_>,
+        keys: KeySpec<'_>,
+        tagging: Tagging,
+        path: &Path<'_>,
     ) -> Result<Vec<KeyText<'a>>, Error> {
         let mut out = Vec::with_capacity(list.len());
         for (i, e) in list.iter().enumerate() {
-            let here = Seg::Index(path, i);
+            let here = Path::Index(path, i);
             let Some(obj) = e.as_object() else {
                 return Err(Error::new(
                     ErrorKind::ExpectedObject,
@@ -462,7 +326,7 @@ impl<'a> Differ<'a> {
                     ),
                 ));
             };
-            match element_key(&obj, keys, tagged) {
+            match element_key(&obj, keys, tagging) {
                 Ok(t) => out.push(t),
                 Err(k) => return Err(missing_key(&here, e, k)),
             }
@@ -470,8 +334,13 @@ impl<'a> Differ<'a> {
         Ok(out)
     }
 
-    /// A fresh object `{k: elem[k] for each key}` (plus `$patch: delete`).
-    fn key_object(&self, elem: Object<'a>, keys: Keys<'_>, delete: bool) -> Value<'a> {
+    /// A fresh object `{k: elem[k] for each key}` (plus `$patch: <directive>`).
+    fn key_object(
+        &self,
+        elem: Object<'a>,
+        keys: KeySpec<'_>,
+        directive: Option<PatchDirective>,
+    ) -> Value<'a> {
         let mut members = self.take_scratch();
         for k in keys.names() {
             // The element's own (arena) key string, last occurrence wins.
@@ -479,44 +348,39 @@ impl<'a> Differ<'a> {
                 members.push(*mem);
             }
         }
-        if delete {
-            members.push(Member {
-                key: "$patch",
-                value: Value::String("delete"),
-            });
+        if let Some(d) = directive {
+            members.push(d.member());
         }
         Value::Object(self.finish_object(members))
     }
 
     /// §4.4.1: keyed lists.
-    #[allow(clippy::too_many_arguments)]
     fn diff_keyed(
         &self,
         o: &'a [Value<'a>],
         m: &'a [Value<'a>],
-        elem: Cursor<'_>,
-        keys: Keys<'_>,
+        w: Walk<'_, '_>,
+        keys: KeySpec<'_>,
         flags: DiffFlags,
-        retain: bool,
-        path: &Seg<'_>,
-        depth: usize,
+        retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
-        if let Keys::One(key) = keys {
-            if let Some(d) = self.diff_keyed_unique(o, m, elem, key, flags, retain, path, depth) {
+        let path = w.path();
+        if let KeySpec::Single(key) = keys {
+            if let Some(d) = self.diff_keyed_unique(o, m, w, key, flags, retain) {
                 return d;
             }
         }
         let ica = flags.ignore_changes_and_additions;
         // Strict identities (kind-tagged) for ordering and same-order checks.
-        let o_ids = self.key_texts(o, keys, true, path)?;
-        let m_ids = self.key_texts(m, keys, true, path)?;
+        let o_ids = self.key_texts(o, keys, Tagging::ByKind, path)?;
+        let m_ids = self.key_texts(m, keys, Tagging::ByKind, path)?;
         // Pairing texts: renderings (Q5) unless quirks are fixed.
-        let (o_sort, m_sort) = if self.fix_quirks {
+        let (o_sort, m_sort) = if self.rules.fix_quirks {
             (o_ids.clone(), m_ids.clone())
         } else {
             (
-                self.key_texts(o, keys, false, path)?,
-                self.key_texts(m, keys, false, path)?,
+                self.key_texts(o, keys, Tagging::Plain, path)?,
+                self.key_texts(m, keys, Tagging::Plain, path)?,
             )
         };
         // Both lists in key order. Which of several equal keys pairs with
@@ -524,7 +388,7 @@ impl<'a> Differ<'a> {
         // `fix_quirks` the sort is stable (first duplicates pair first).
         let mut o_order: Vec<usize> = (0..o.len()).collect();
         let mut m_order: Vec<usize> = (0..m.len()).collect();
-        if self.fix_quirks {
+        if self.rules.fix_quirks {
             o_order.sort_by(|&x, &y| o_sort[x].cmp(&o_sort[y]));
             m_order.sort_by(|&x, &y| m_sort[x].cmp(&m_sort[y]));
         } else {
@@ -558,8 +422,9 @@ impl<'a> Differ<'a> {
                     // Both are objects: `key_texts` checked every element.
                     let oe = o[oi].as_object().unwrap_or_default();
                     let me = m[mi].as_object().unwrap_or_default();
-                    let here = Seg::Index(path, mi);
-                    let sub = self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1)?;
+                    let here = Path::Index(path, mi);
+                    let sub =
+                        self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain)?;
                     if !sub.is_empty() {
                         let sub = self.with_keys(sub, me, keys);
                         let pos = first_in_m.get(&m_ids[mi]).copied().unwrap_or(mi);
@@ -579,7 +444,10 @@ impl<'a> Differ<'a> {
                 _ => {
                     if !flags.ignore_deletions {
                         if let Some(oe) = o[o_order[i]].as_object() {
-                            walk.push((self.key_object(oe, keys, true), usize::MAX));
+                            walk.push((
+                                self.key_object(oe, keys, Some(PatchDirective::Delete)),
+                                usize::MAX,
+                            ));
                         }
                     }
                     i += 1;
@@ -588,9 +456,8 @@ impl<'a> Differ<'a> {
         }
 
         // §4.4.1 step 3: order by position in m, delete elements last.
-        let (mut keep, deletes): (Vec<_>, Vec<_>) = walk
-            .into_iter()
-            .partition(|(v, _)| v.get("$patch").and_then(|p| p.as_str()) != Some("delete"));
+        let (mut keep, deletes): (Vec<_>, Vec<_>) =
+            walk.into_iter().partition(|(v, _)| !is_delete(v));
         keep.sort_by_key(|&(_, pos)| pos);
         let add: Vec<Value<'a>> = keep.into_iter().chain(deletes).map(|(v, _)| v).collect();
 
@@ -601,7 +468,7 @@ impl<'a> Differ<'a> {
         let order = if emit_order && !m.is_empty() {
             let items: Vec<Value<'a>> = m
                 .iter()
-                .filter_map(|e| e.as_object().map(|obj| self.key_object(obj, keys, false)))
+                .filter_map(|e| e.as_object().map(|obj| self.key_object(obj, keys, None)))
                 .collect();
             Some(Value::Array(self.arena.alloc_slice_copy(&items)))
         } else {
@@ -624,18 +491,16 @@ impl<'a> Differ<'a> {
     /// entries in key order (the walk's order), as the general path has them.
     /// A failing element diff gives the error of the first failing pair in
     /// key order, as the walk does.
-    #[allow(clippy::too_many_arguments)]
     fn diff_keyed_unique(
         &self,
         o: &'a [Value<'a>],
         m: &'a [Value<'a>],
-        elem: Cursor<'_>,
+        w: Walk<'_, '_>,
         key: &str,
         flags: DiffFlags,
-        retain: bool,
-        path: &Seg<'_>,
-        depth: usize,
+        retain: RetainKeys,
     ) -> Option<Result<ListDiff<'a>, Error>> {
+        let path = w.path();
         let ica = flags.ignore_changes_and_additions;
         // The element, its key member (the last of that name, as
         // `Object::get` reads it) and the key string.
@@ -702,8 +567,8 @@ impl<'a> Differ<'a> {
                 continue;
             }
             let oe = o[oi as usize].as_object().unwrap_or_default();
-            let here = Seg::Index(path, mi);
-            match self.diff_objects(oe, me, elem, flags, retain, &here, depth + 1) {
+            let here = Path::Index(path, mi);
+            match self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain) {
                 Ok(sub) => {
                     if !sub.is_empty() {
                         let sub = self.with_key_member(sub, key_member);
@@ -724,7 +589,10 @@ impl<'a> Differ<'a> {
             for (oi, &was_matched) in matched.iter().enumerate() {
                 if !was_matched {
                     if let Some(oe) = o[oi].as_object() {
-                        deletes.push((o_keys[oi], self.key_object(oe, Keys::One(key), true)));
+                        deletes.push((
+                            o_keys[oi],
+                            self.key_object(oe, KeySpec::Single(key), Some(PatchDirective::Delete)),
+                        ));
                     }
                 }
             }
@@ -774,7 +642,7 @@ impl<'a> Differ<'a> {
     }
 
     /// `sub` with the key members of `me` set (replacing any already there).
-    fn with_keys(&self, sub: Object<'a>, me: Object<'a>, keys: Keys<'_>) -> Value<'a> {
+    fn with_keys(&self, sub: Object<'a>, me: Object<'a>, keys: KeySpec<'_>) -> Value<'a> {
         let mut members = self.take_scratch();
         members.extend(
             sub.members()
@@ -804,14 +672,14 @@ impl<'a> Differ<'a> {
         o: &'a [Value<'a>],
         m: &'a [Value<'a>],
         flags: DiffFlags,
-        _path: &Seg<'_>,
+        _path: &Path<'_>,
     ) -> Result<ListDiff<'a>, Error> {
         let ica = flags.ignore_changes_and_additions;
         let texts = |l: &'a [Value<'a>]| -> Vec<(Cow<'a, str>, usize)> {
             let mut t: Vec<(Cow<'a, str>, usize)> =
                 l.iter().enumerate().map(|(i, v)| (render(v), i)).collect();
             // Equal renderings (`1`, `1.0`, `"1"`) keep the reference's order.
-            if self.fix_quirks {
+            if self.rules.fix_quirks {
                 t.sort_by(|x, y| x.0.cmp(&y.0));
             } else {
                 go_sort(&mut t, |x, y| x.0 <= y.0);
@@ -863,10 +731,12 @@ impl<'a> Differ<'a> {
         if !add.is_empty() {
             let mut first: FxHashMap<KeyText<'a>, usize> = FxHashMap::default();
             for (idx, v) in m.iter().enumerate() {
-                first.entry(vec![value_text(v, true)]).or_insert(idx);
+                first
+                    .entry(vec![value_text(v, Tagging::ByKind)])
+                    .or_insert(idx);
             }
             for entry in add.iter_mut() {
-                if let Some(p) = first.get(&vec![value_text(&entry.0, true)]) {
+                if let Some(p) = first.get(&vec![value_text(&entry.0, Tagging::ByKind)]) {
                     entry.1 = *p;
                 }
             }
@@ -874,7 +744,7 @@ impl<'a> Differ<'a> {
         }
         let del = self.dedup_deletions(del);
         // Q1: the reference compares the original *after* sorting it in place.
-        let differs = if self.fix_quirks {
+        let differs = if self.rules.fix_quirks {
             !(o.len() == m.len() && o.iter().zip(m).all(|(x, y)| x.deep_eq(y)))
         } else {
             !(os.len() == m.len() && os.iter().zip(m).all(|(x, y)| o[x.1].deep_eq(y)))
@@ -891,38 +761,19 @@ impl<'a> Differ<'a> {
 
     /// De-duplicates the deletion list. Without duplicates it is unchanged.
     /// With duplicates the reference's in-place algorithm (which moves the
-    /// last element into each hole) is reproduced for lists of up to 4096
-    /// elements; longer lists, and `fix_quirks`, keep first occurrences in order.
+    /// last element into each hole) is reproduced exactly, in O(n log n)
+    /// ([`go_dedup`]); `fix_quirks` keeps first occurrences in order.
     fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
-        let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
-        let has_dups = !del.iter().all(|v| seen.insert(vec![value_text(v, true)]));
-        if !has_dups {
-            return del;
-        }
-        if self.fix_quirks || del.len() > 4096 {
+        if self.rules.fix_quirks {
             let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
             return del
                 .into_iter()
-                .filter(|v| seen.insert(vec![value_text(v, true)]))
+                .filter(|v| seen.insert(vec![value_text(v, Tagging::ByKind)]))
                 .collect();
         }
         let mut s = del;
-        let mut length = s.len() - 1;
-        let mut i = 0;
-        while i < length {
-            let mut j = i + 1;
-            while j <= length {
-                if s[i].deep_eq(&s[j]) {
-                    s[j] = s[length];
-                    s.truncate(length);
-                    length -= 1;
-                    // The reference re-examines position j.
-                    continue;
-                }
-                j += 1;
-            }
-            i += 1;
-        }
+        let len = go_dedup(&mut s, |v| v);
+        s.truncate(len);
         s
     }
 }

@@ -30,17 +30,17 @@ mod conflict;
 mod diff;
 mod gosort;
 mod keys;
-mod path;
+mod shared;
 
-use diff::{DiffFlags, Differ};
-use path::Seg;
+use diff::{DiffFlags, Differ, RetainKeys};
 use smpatch_patch_apply::{top_object, Error, ErrorKind};
 use smpatch_schema::Cursor;
-use smpatch_value::{Arena, Value};
+use smpatch_value::{Arena, Path, Value};
 
 /// Options of patch creation. Build with `Default` and set fields; the batch
 /// protocol maps its `options` keys to these field names.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CreateOptions {
     /// Turn on the fixes §10 of the spec recommends for patch creation:
     /// Q1 (primitive-list reorders), Q4 (duplicate merge keys pair in list
@@ -62,8 +62,8 @@ pub struct CreateOptions {
     pub max_depth: usize,
 }
 
-/// The default nesting limit.
-pub const DEFAULT_MAX_DEPTH: usize = 256;
+/// The default nesting limit (the one of every smpatch crate).
+pub use smpatch_value::DEFAULT_MAX_DEPTH;
 
 impl Default for CreateOptions {
     fn default() -> Self {
@@ -77,6 +77,51 @@ impl Default for CreateOptions {
     }
 }
 
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`CreateOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_patch_create::CreateOptions;
+/// let opts = CreateOptions::default().with_compound_keys(true).with_ignore_deletions(true);
+/// assert!(opts.compound_keys && opts.ignore_deletions && !opts.fix_quirks);
+/// ```
+impl CreateOptions {
+    /// Sets [`CreateOptions::fix_quirks`]: turn on the fixes for the reference's quirks.
+    #[must_use]
+    pub fn with_fix_quirks(mut self, fix_quirks: bool) -> Self {
+        self.fix_quirks = fix_quirks;
+        self
+    }
+
+    /// Sets [`CreateOptions::compound_keys`]: key merge lists by all their list-map keys.
+    #[must_use]
+    pub fn with_compound_keys(mut self, compound_keys: bool) -> Self {
+        self.compound_keys = compound_keys;
+        self
+    }
+
+    /// Sets [`CreateOptions::ignore_changes_and_additions`]: two-way only, emit only deletions.
+    #[must_use]
+    pub fn with_ignore_changes_and_additions(mut self, ignore_changes_and_additions: bool) -> Self {
+        self.ignore_changes_and_additions = ignore_changes_and_additions;
+        self
+    }
+
+    /// Sets [`CreateOptions::ignore_deletions`]: two-way only, emit no deletions.
+    #[must_use]
+    pub fn with_ignore_deletions(mut self, ignore_deletions: bool) -> Self {
+        self.ignore_deletions = ignore_deletions;
+        self
+    }
+
+    /// Sets [`CreateOptions::max_depth`]: the nesting limit of every document (`0`: the default).
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+}
+
 impl CreateOptions {
     pub(crate) fn depth_limit(&self) -> usize {
         if self.max_depth == 0 {
@@ -86,11 +131,18 @@ impl CreateOptions {
         }
     }
 
+    /// The schema decisions these options select.
+    pub(crate) fn rules(&self) -> smpatch_schema::Rules {
+        smpatch_schema::Rules {
+            fix_quirks: self.fix_quirks,
+            compound_keys: self.compound_keys,
+        }
+    }
+
     fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
         Differ {
             arena,
-            fix_quirks: self.fix_quirks,
-            compound_keys: self.compound_keys,
+            rules: self.rules(),
             max_depth: self.depth_limit(),
             scratch: Default::default(),
         }
@@ -202,12 +254,50 @@ pub fn create_two_way<'a>(
         ignore_changes_and_additions: opts.ignore_changes_and_additions,
         ignore_deletions: opts.ignore_deletions,
     };
-    let patch = opts
-        .differ(arena)
-        .diff_objects(o, m, cursor, flags, false, &Seg::Root, 1)?;
+    let differ = opts.differ(arena);
+    let patch = differ.diff_objects(
+        o,
+        m,
+        differ.root(&Path::Root, cursor),
+        flags,
+        RetainKeys::Skip,
+    )?;
     let patch = Value::Object(patch);
     check_preconditions(&patch, preconditions)?;
     Ok(patch)
+}
+
+/// The three documents of [`create_three_way`].
+#[derive(Clone, Copy, Debug)]
+pub struct ThreeWay<'a> {
+    /// The last applied configuration.
+    pub original: Value<'a>,
+    /// The new configuration.
+    pub modified: Value<'a>,
+    /// The live object.
+    pub current: Value<'a>,
+}
+
+/// What [`create_three_way`] does when its patch conflicts with changes made
+/// from `original` to `current`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnConflict {
+    /// Fail with [`ErrorKind::Conflict`] naming the locations.
+    Fail,
+    /// Return the patch anyway (`kubectl apply --overwrite`).
+    Overwrite,
+}
+
+impl OnConflict {
+    /// [`OnConflict::Overwrite`] when `overwrite`, else [`OnConflict::Fail`]
+    /// (for callers holding the batch protocol's or CLI's flag).
+    pub fn overwrite_if(overwrite: bool) -> Self {
+        if overwrite {
+            OnConflict::Overwrite
+        } else {
+            OnConflict::Fail
+        }
+    }
 }
 
 /// The three-way patch of `kubectl apply` (spec §4.6): `original` is the last
@@ -215,7 +305,7 @@ pub fn create_two_way<'a>(
 ///
 /// The patch sets what `modified` specifies and differs in `current`, and
 /// deletes what was removed from `original` to `modified`; fields only
-/// `current` has are left alone. With `overwrite` false, a patch that touches
+/// `current` has are left alone. With [`OnConflict::Fail`], a patch that touches
 /// a path changed from `original` to `current` differently fails with
 /// [`ErrorKind::Conflict`], naming the conflicting locations (JSON pointers
 /// into the patch). The returned patch is the same either way, except that
@@ -230,46 +320,57 @@ pub fn create_two_way<'a>(
 /// # Errors
 /// As [`create_two_way`], plus [`ErrorKind::Conflict`] and the composition
 /// errors ([`ErrorKind::ComposeMismatch`], …).
-#[allow(clippy::too_many_arguments)]
+///
+/// ```
+/// use smpatch_patch_create::{create_three_way, CreateOptions, OnConflict, ThreeWay};
+/// use smpatch_schema::Cursor;
+/// use smpatch_value::{from_serde, to_serde, Arena};
+/// use serde_json::json;
+///
+/// let arena = Arena::new();
+/// let doc = |v| from_serde(&arena, &v, 256).unwrap();
+/// let docs = ThreeWay {
+///     original: doc(json!({"a": 1, "b": 1})),
+///     modified: doc(json!({"a": 2})),
+///     current: doc(json!({"a": 1, "b": 1, "c": 1})),
+/// };
+/// let opts = CreateOptions::default();
+/// let p = create_three_way(&arena, docs, Cursor::UNKNOWN, OnConflict::Fail, &opts, &[]).unwrap();
+/// assert_eq!(to_serde(&p).unwrap(), json!({"a": 2, "b": null}));
+/// ```
 pub fn create_three_way<'a>(
     arena: &'a Arena,
-    original: Value<'a>,
-    modified: Value<'a>,
-    current: Value<'a>,
+    docs: ThreeWay<'a>,
     cursor: Cursor<'_>,
-    overwrite: bool,
+    on_conflict: OnConflict,
     opts: &CreateOptions,
     preconditions: &[Precondition],
 ) -> Result<Value<'a>, Error> {
-    let o = top_object(original, "original")?;
-    let m = top_object(modified, "modified")?;
-    let c = top_object(current, "current")?;
+    let o = top_object(docs.original, "original")?;
+    let m = top_object(docs.modified, "modified")?;
+    let c = top_object(docs.current, "current")?;
     let differ = opts.differ(arena);
     let delta = differ.diff_objects(
         c,
         m,
-        cursor,
+        differ.root(&Path::Root, cursor),
         DiffFlags {
             set_element_order: true,
             ignore_changes_and_additions: false,
             ignore_deletions: true,
         },
-        false,
-        &Seg::Root,
-        1,
+        RetainKeys::Skip,
     )?;
     let deletions = differ.diff_objects(
         o,
         m,
-        cursor,
+        differ.root(&Path::Root, cursor),
         DiffFlags {
             set_element_order: true,
             ignore_changes_and_additions: true,
             ignore_deletions: false,
         },
-        false,
-        &Seg::Root,
-        1,
+        RetainKeys::Skip,
     )?;
     let patch = compose::compose_reference(
         arena,
@@ -279,19 +380,16 @@ pub fn create_three_way<'a>(
         opts,
     )?;
     check_preconditions(&patch, preconditions)?;
-    if !overwrite {
+    if on_conflict == OnConflict::Fail {
         let changed = Value::Object(differ.diff_objects(
             o,
             c,
-            cursor,
+            differ.root(&Path::Root, cursor),
             DiffFlags::default(),
-            false,
-            &Seg::Root,
-            1,
+            RetainKeys::Skip,
         )?);
         let mut checker = conflict::Checker {
-            fix_quirks: opts.fix_quirks,
-            compound_keys: opts.compound_keys,
+            rules: opts.rules(),
             max_depth: opts.depth_limit(),
             collect_all: true,
             found: Vec::new(),
@@ -357,8 +455,7 @@ pub fn conflicts(
         v => v,
     };
     let mut checker = conflict::Checker {
-        fix_quirks: opts.fix_quirks,
-        compound_keys: opts.compound_keys,
+        rules: opts.rules(),
         max_depth: opts.depth_limit(),
         collect_all: false,
         found: Vec::new(),

@@ -433,14 +433,8 @@ fn sort_unfixed(v: &mut J, p2: Option<&Map<String, J>>, fixed_above: bool) {
 /// Apply and create options with `fix_quirks` set as asked.
 fn options(fix_quirks: bool) -> (ApplyOptions, CreateOptions) {
     (
-        ApplyOptions {
-            fix_quirks,
-            ..ApplyOptions::default()
-        },
-        CreateOptions {
-            fix_quirks,
-            ..CreateOptions::default()
-        },
+        ApplyOptions::default().with_fix_quirks(fix_quirks),
+        CreateOptions::default().with_fix_quirks(fix_quirks),
     )
 }
 
@@ -706,10 +700,7 @@ fn primitive_list_reset_is_unsupported() {
     let arena = Arena::new();
     let p1 = from_serde(&arena, &json!({"tags": null}), 256).unwrap();
     let p2 = from_serde(&arena, &json!({"tags": ["a"]}), 256).unwrap();
-    let co = CreateOptions {
-        fix_quirks: true,
-        ..CreateOptions::default()
-    };
+    let co = CreateOptions::default().with_fix_quirks(true);
     let e = compose(&arena, p1, p2, cursor, &co).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
 }
@@ -928,10 +919,7 @@ fn compose_merge_item(p1: &J, p2: &J, fix_quirks: bool) -> Result<J, ErrorKind> 
         from_serde(&arena, p1, 256).unwrap(),
         from_serde(&arena, p2, 256).unwrap(),
     );
-    let co = CreateOptions {
-        fix_quirks,
-        ..CreateOptions::default()
-    };
+    let co = CreateOptions::default().with_fix_quirks(fix_quirks);
     compose(&arena, p1, p2, cursor, &co)
         .map(|c| to_serde(&c).unwrap())
         .map_err(|e| e.kind())

@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value as J};
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_schema::Schema;
 use smpatch_value::{from_serde, to_serde, Arena};
 use std::path::Path;
@@ -165,15 +165,9 @@ fn create2_then_apply(o: &J, m: &J, fix_quirks: bool) -> J {
     let arena = Arena::new();
     let ov = from_serde(&arena, o, 256).unwrap();
     let mv = from_serde(&arena, m, 256).unwrap();
-    let opts = CreateOptions {
-        fix_quirks,
-        ..CreateOptions::default()
-    };
+    let opts = CreateOptions::default().with_fix_quirks(fix_quirks);
     let p = create_two_way(&arena, ov, mv, cursor, &opts, &[]).unwrap();
-    let aopts = ApplyOptions {
-        fix_quirks,
-        ..ApplyOptions::default()
-    };
+    let aopts = ApplyOptions::default().with_fix_quirks(fix_quirks);
     let r = apply(&arena, ov, p, cursor, &aopts)
         .unwrap_or_else(|e| panic!("apply failed: {e}; patch {}", to_serde(&p).unwrap()));
     to_serde(&r).unwrap()
@@ -312,7 +306,13 @@ proptest! {
             from_serde(&arena, &m, 256).unwrap(),
             from_serde(&arena, &c, 256).unwrap(),
         );
-        let p = create_three_way(&arena, ov, mv, cv, cursor, true, &CreateOptions::default(), &[]).unwrap();
+        let docs = ThreeWay {
+            original: ov,
+            modified: mv,
+            current: cv,
+        };
+        let opts = CreateOptions::default();
+        let p = create_three_way(&arena, docs, cursor, OnConflict::Overwrite, &opts, &[]).unwrap();
         let r = apply(&arena, cv, p, cursor, &ApplyOptions::default()).unwrap();
         let r = to_serde(&r).unwrap();
         let patch = to_serde(&p).unwrap();

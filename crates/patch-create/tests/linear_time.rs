@@ -15,7 +15,9 @@
 
 use proptest::prelude::*;
 use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{compose, conflicts, create_three_way, create_two_way, CreateOptions};
+use smpatch_patch_create::{
+    compose, conflicts, create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay,
+};
 use smpatch_schema::Schema;
 use smpatch_value::{parse_json, Arena, ParseOptions, Value};
 use std::path::Path;
@@ -187,7 +189,12 @@ fn time_once(schema: &Schema, s: Shape, n: usize) -> Option<Duration> {
         (Op::Apply, _) => apply(&arena, live, patch, cursor, &aopts).is_ok(),
         (Op::Create2, Some(m)) => create_two_way(&arena, live, m, cursor, &copts, &[]).is_ok(),
         (Op::Create3, Some(m)) => {
-            create_three_way(&arena, live, m, live, cursor, false, &copts, &[]).is_ok()
+            let docs = ThreeWay {
+                original: live,
+                modified: m,
+                current: live,
+            };
+            create_three_way(&arena, docs, cursor, OnConflict::Fail, &copts, &[]).is_ok()
         }
         (Op::Conflicts, _) => conflicts(patch, patch, cursor, &copts).is_ok(),
         (Op::Compose, _) => compose(&arena, patch, patch, cursor, &copts).is_ok(),

@@ -33,6 +33,14 @@ pub(crate) struct Root<D> {
     pub gvk: Option<Gvk>,
 }
 
+/// Whether a schema without properties says `type: object`: then it is a
+/// map even without `additionalProperties` (untyped, it is unknown).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Typed {
+    Object,
+    Untyped,
+}
+
 impl Builder {
     pub(crate) fn finish(self) -> Schema {
         Schema {
@@ -388,8 +396,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     self.structure(s, path, p)?
                 }
                 Some("object") if flags.preserve_unknown_fields => NodeKind::Unknown,
-                Some("object") => self.map(s, path, true)?,
-                None => self.map(s, path, false)?,
+                Some("object") => self.map(s, path, Typed::Object)?,
+                None => self.map(s, path, Typed::Untyped)?,
                 Some("array") => {
                     let items = match s.get("items") {
                         Some(i) if i.is_object() => {
@@ -421,7 +429,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     }
 
     /// `type: object` without properties (or no type): a map, or unknown.
-    fn map(&mut self, s: D, path: u32, typed: bool) -> Result<NodeKind, SchemaError> {
+    fn map(&mut self, s: D, path: u32, typed: Typed) -> Result<NodeKind, SchemaError> {
+        let typed = typed == Typed::Object;
         match s.get("additionalProperties") {
             None if typed => Ok(NodeKind::Map {
                 value: self.b.unknown(),

@@ -3,6 +3,10 @@
 //! Owns: loading schemas once into an immutable `Send + Sync` lookup, the
 //! cursor used by the merge algorithms, and the embedded Kubernetes schema.
 //!
+//! Also owns the decisions every patch engine shares (list plans and merge
+//! keys, quirk-aware field lookup: [`Rules`]) and the walk context they
+//! carry ([`Walk`], [`grow_stack`]).
+//!
 //! Must not: merge or diff values.
 //!
 //! ```
@@ -38,6 +42,8 @@ mod error;
 mod explain;
 mod load;
 mod model;
+mod plan;
+mod walk;
 
 pub use embedded::{compile_embedded, embedded, embedded_checked, EMBEDDED_JSON, EMBEDDED_VERSION};
 pub use error::{SchemaError, SchemaErrorKind};
@@ -47,3 +53,5 @@ pub use model::{
     Cursor, Field, FieldDef, Gvk, ListType, LookupError, MapType, Node, NodeFlags, NodeId,
     NodeKind, PatchMeta, Schema, Strategy, Union, UnionMember,
 };
+pub use plan::{FieldShape, KeySpec, ListPlan, Rules};
+pub use walk::{grow_stack, TooDeep, Walk, STACK_RED_ZONE, STACK_SEGMENT};

@@ -15,6 +15,11 @@ impl Schema {
     /// an OpenAPI v3 document (`components.schemas`), a JSON-Schema document
     /// with `$defs`, a CustomResourceDefinition, or a `List` of those.
     /// `source_name` prefixes error pointers.
+    ///
+    /// Where the schema keeps an order from the document (union members),
+    /// it is the iteration order of `serde_json::Map`: document order when
+    /// the build turns on serde_json's `preserve_order` feature, sorted keys
+    /// otherwise. [`Schema::from_bytes`] always keeps document order.
     pub fn from_json_value(
         doc: &serde_json::Value,
         source_name: &str,
@@ -38,7 +43,7 @@ impl Schema {
     /// use smpatch_schema::{LoadOptions, Schema};
     /// let deep = format!("{}{}", "[".repeat(50), "]".repeat(50));
     /// let doc = format!(r#"{{"definitions":{{"a":{{"type":"object","x":{deep}}}}}}}"#);
-    /// let opts = LoadOptions { max_depth: 16, ..LoadOptions::default() };
+    /// let opts = LoadOptions::default().with_max_depth(16);
     /// let err = Schema::from_bytes_with(doc.as_bytes(), "deep.json", &opts).unwrap_err();
     /// assert_eq!(err.kind.name(), "too_deep");
     /// assert!(Schema::from_bytes(doc.as_bytes(), "deep.json").is_ok());
@@ -165,6 +170,7 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
 /// compiler are both iterative, so no depth overflows the stack; the limits
 /// bound time and memory on hostile files.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LoadOptions {
     /// Deepest JSON/YAML nesting accepted in one document. Default 2,048:
     /// real documents stay under 100 (a CRD nests two levels per field), the
@@ -188,17 +194,46 @@ impl Default for LoadOptions {
     }
 }
 
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`LoadOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_schema::LoadOptions;
+/// let opts = LoadOptions::default().with_max_depth(16);
+/// assert_eq!(opts.max_depth, 16);
+/// ```
+impl LoadOptions {
+    /// Sets [`LoadOptions::max_depth`]: deepest nesting accepted in one document.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`LoadOptions::max_input_bytes`]: largest file accepted, in bytes.
+    #[must_use]
+    pub fn with_max_input_bytes(mut self, max_input_bytes: usize) -> Self {
+        self.max_input_bytes = max_input_bytes;
+        self
+    }
+
+    /// Sets [`LoadOptions::max_yaml_alias_expansions`]: the YAML alias expansion budget.
+    #[must_use]
+    pub fn with_max_yaml_alias_expansions(mut self, max_yaml_alias_expansions: usize) -> Self {
+        self.max_yaml_alias_expansions = max_yaml_alias_expansions;
+        self
+    }
+}
+
 impl LoadOptions {
     /// The parser options for schema documents: these limits, and the last
     /// duplicate key wins (as the Go loaders have it).
     fn parse_options(&self) -> ParseOptions {
-        ParseOptions {
-            max_depth: self.max_depth,
-            max_input_bytes: self.max_input_bytes,
-            max_yaml_alias_expansions: self.max_yaml_alias_expansions,
-            duplicate_keys: DuplicateKeys::LastWins,
-            ..ParseOptions::default()
-        }
+        ParseOptions::default()
+            .with_max_depth(self.max_depth)
+            .with_max_input_bytes(self.max_input_bytes)
+            .with_max_yaml_alias_expansions(self.max_yaml_alias_expansions)
+            .with_duplicate_keys(DuplicateKeys::LastWins)
     }
 }
 

@@ -299,10 +299,7 @@ fn million_deep_nesting_compiles_without_recursion() {
     let e = Schema::from_bytes(text.as_bytes(), "deep.json").unwrap_err();
     assert_eq!(e.kind_name(), "too_deep");
     assert!(e.pointer.starts_with("deep.json:1:"), "{}", e.pointer);
-    let unlimited = LoadOptions {
-        max_depth: usize::MAX,
-        ..LoadOptions::default()
-    };
+    let unlimited = LoadOptions::default().with_max_depth(usize::MAX);
     let start = std::time::Instant::now();
     let s = Schema::from_bytes_with(text.as_bytes(), "deep.json", &unlimited).unwrap();
     let elapsed = start.elapsed();
@@ -375,18 +372,12 @@ fn load_options_bound_depth_size_and_aliases() {
     // Depth: the limit is exact (JSON depth 4 here: document, definitions,
     // T, properties).
     let doc = br#"{"definitions":{"T":{"properties":{"a":{"type":"string"}}}}}"#;
-    let at = |max_depth| LoadOptions {
-        max_depth,
-        ..LoadOptions::default()
-    };
+    let at = |max_depth| LoadOptions::default().with_max_depth(max_depth);
     assert!(Schema::from_bytes_with(doc, "d.json", &at(5)).is_ok());
     let e = Schema::from_bytes_with(doc, "d.json", &at(4)).unwrap_err();
     assert_eq!(e.kind_name(), "too_deep");
     // Size.
-    let small = LoadOptions {
-        max_input_bytes: 10,
-        ..LoadOptions::default()
-    };
+    let small = LoadOptions::default().with_max_input_bytes(10);
     let e = Schema::from_bytes_with(doc, "d.json", &small).unwrap_err();
     assert_eq!(e.kind_name(), "too_large");
     assert!(
@@ -395,10 +386,7 @@ fn load_options_bound_depth_size_and_aliases() {
     );
     // YAML alias expansion (a CRD manifest is YAML).
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n";
-    let tight = LoadOptions {
-        max_yaml_alias_expansions: 50,
-        ..LoadOptions::default()
-    };
+    let tight = LoadOptions::default().with_max_yaml_alias_expansions(50);
     let e = Schema::from_bytes_with(bomb.as_bytes(), "bomb.yaml", &tight).unwrap_err();
     assert_eq!(e.kind_name(), "parse", "{e}");
     // The default path through files honours the options too.
@@ -421,10 +409,7 @@ fn endless_schema_file_stops_at_the_limit() {
     if !zero.exists() {
         return;
     }
-    let opts = LoadOptions {
-        max_input_bytes: 1 << 20,
-        ..LoadOptions::default()
-    };
+    let opts = LoadOptions::default().with_max_input_bytes(1 << 20);
     let e = Schema::load_paths_with(&[zero], &opts).unwrap_err();
     assert_eq!(e.kind_name(), "too_large", "{e}");
     assert!(e.message.contains("1048576 bytes"), "{e}");
@@ -435,10 +420,7 @@ fn endless_schema_file_stops_at_the_limit() {
     let file = dir.join("s.json");
     let doc = br#"{"definitions":{"T":{"type":"object"}}}"#;
     std::fs::write(&file, doc).unwrap();
-    let at = |max_input_bytes| LoadOptions {
-        max_input_bytes,
-        ..LoadOptions::default()
-    };
+    let at = |max_input_bytes| LoadOptions::default().with_max_input_bytes(max_input_bytes);
     assert!(Schema::load_paths_with(&[&file], &at(doc.len())).is_ok());
     let e = Schema::load_paths_with(&[&file], &at(doc.len() - 1)).unwrap_err();
     assert_eq!(e.kind_name(), "too_large", "{e}");

@@ -164,11 +164,9 @@ pub fn handle_line_bytes(state: &mut BatchState, line: &[u8]) -> String {
 /// (default [`crate::DEFAULT_MAX_DEPTH`]); that option is read on its own
 /// first only when the line is deeper than the default allows.
 fn parse_request<'a>(arena: &'a Arena, line: &'a [u8]) -> Result<Value<'a>, ParseError> {
-    let mut opts = ParseOptions {
-        max_depth: crate::DEFAULT_MAX_DEPTH + 2,
-        max_input_bytes: usize::MAX,
-        ..ParseOptions::default()
-    };
+    let mut opts = ParseOptions::default()
+        .with_max_depth(crate::DEFAULT_MAX_DEPTH + 2)
+        .with_max_input_bytes(usize::MAX);
     match parse_json(arena, line, &opts) {
         Err(e) if e.kind == ParseErrorKind::TooDeep => {
             let wanted = member(line, b"options")

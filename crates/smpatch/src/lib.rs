@@ -8,6 +8,16 @@
 //! Must not: hold merge or diff logic of its own, or depend on CLI crates
 //! (clap) or JSON-patch crates.
 //!
+//! # Key order
+//!
+//! The `*_bytes` functions keep members in document order. The `*_json`
+//! functions take and give `serde_json::Value`, whose maps keep insertion
+//! order only when your build turns on serde_json's `preserve_order`
+//! feature; smpatch does not turn it on for you, so without it the members
+//! come out with sorted keys (as Go's `encoding/json` writes them). The
+//! patches and merged objects are the same either way; only member order
+//! differs.
+//!
 //! ```
 //! use serde_json::json;
 //! use smpatch::{apply_json, ApplyOptions, TypeRef};
@@ -28,6 +38,8 @@
 pub mod batch;
 mod error;
 mod input;
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s;
 pub mod ops;
 
 pub use error::{Error, ErrorKind, FacadeKind};

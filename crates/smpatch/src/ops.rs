@@ -167,13 +167,17 @@ pub fn execute<'a>(
             &[],
         )),
         (Op::Create3 { options, overwrite }, &[original, modified, current]) => {
-            document(smpatch_patch_create::create_three_way(
-                arena,
+            let docs = smpatch_patch_create::ThreeWay {
                 original,
                 modified,
                 current,
+            };
+            let on_conflict = smpatch_patch_create::OnConflict::overwrite_if(*overwrite);
+            document(smpatch_patch_create::create_three_way(
+                arena,
+                docs,
                 cursor,
-                *overwrite,
+                on_conflict,
                 options,
                 &[],
             ))

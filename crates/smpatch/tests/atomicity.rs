@@ -33,14 +33,8 @@ fn check_all(schema: &Schema, ty: &TypeRef, a: &J, b: &J, c: &J) -> usize {
     let mut errors = 0;
     let mut count = |ok: bool| errors += usize::from(!ok);
     for fix_quirks in [false, true] {
-        let aopts = ApplyOptions {
-            fix_quirks,
-            ..ApplyOptions::default()
-        };
-        let copts = CreateOptions {
-            fix_quirks,
-            ..CreateOptions::default()
-        };
+        let aopts = ApplyOptions::default().with_fix_quirks(fix_quirks);
+        let copts = CreateOptions::default().with_fix_quirks(fix_quirks);
         count(smpatch::apply_json(a, b, schema, ty, &aopts).is_ok());
         count(smpatch::apply_bytes(&ab, &bb, schema, ty, &aopts).is_ok());
         count(smpatch::create_two_way_json(a, b, schema, ty, &copts).is_ok());

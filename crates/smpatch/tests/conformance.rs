@@ -191,10 +191,7 @@ fn main() {
     for file in case_files(&conformance) {
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let arena = Arena::new();
-        let opts = ParseOptions {
-            max_depth: 1024,
-            ..ParseOptions::default()
-        };
+        let opts = ParseOptions::default().with_max_depth(1024);
         let doc = match parse_json(&arena, &bytes, &opts) {
             Ok(d) => d,
             Err(e) => {

@@ -18,17 +18,11 @@ fn nested_json(leaf: J) -> J {
 }
 
 fn apply_opts(max_depth: usize) -> ApplyOptions {
-    ApplyOptions {
-        max_depth,
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default().with_max_depth(max_depth)
 }
 
 fn create_opts(max_depth: usize) -> CreateOptions {
-    CreateOptions {
-        max_depth,
-        ..CreateOptions::default()
-    }
+    CreateOptions::default().with_max_depth(max_depth)
 }
 
 #[test]

@@ -19,14 +19,8 @@ use smpatch_value::{
 
 fn fixed() -> (ApplyOptions, CreateOptions) {
     (
-        ApplyOptions {
-            fix_quirks: true,
-            ..ApplyOptions::default()
-        },
-        CreateOptions {
-            fix_quirks: true,
-            ..CreateOptions::default()
-        },
+        ApplyOptions::default().with_fix_quirks(true),
+        CreateOptions::default().with_fix_quirks(true),
     )
 }
 

@@ -336,14 +336,8 @@ fn schema() -> &'static Schema {
 
 fn opts(fix_quirks: bool) -> (ApplyOptions, CreateOptions) {
     (
-        ApplyOptions {
-            fix_quirks,
-            ..ApplyOptions::default()
-        },
-        CreateOptions {
-            fix_quirks,
-            ..CreateOptions::default()
-        },
+        ApplyOptions::default().with_fix_quirks(fix_quirks),
+        CreateOptions::default().with_fix_quirks(fix_quirks),
     )
 }
 

@@ -1,5 +1,6 @@
 //! [`ParseOptions`] and [`ParseError`], shared by the JSON and YAML readers.
 
+use crate::path::Step;
 use std::fmt;
 
 /// What to do when an object repeats a key.
@@ -20,12 +21,14 @@ pub enum DuplicateKeys {
 ///
 /// ```
 /// use smpatch_value::{DuplicateKeys, ParseOptions};
-/// let opts = ParseOptions { duplicate_keys: DuplicateKeys::LastWins, ..ParseOptions::default() };
+/// let opts = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
 /// assert_eq!(opts.max_depth, 256);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
-    /// Deepest container nesting accepted (a flat list is depth 1). Default 256.
+    /// Deepest container nesting accepted (a flat list is depth 1). Default
+    /// [`DEFAULT_MAX_DEPTH`](crate::DEFAULT_MAX_DEPTH) (256).
     pub max_depth: usize,
     /// Largest input accepted, in bytes. Default 512 MiB.
     pub max_input_bytes: usize,
@@ -42,12 +45,57 @@ pub struct ParseOptions {
 impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
-            max_depth: 256,
+            max_depth: crate::DEFAULT_MAX_DEPTH,
             max_input_bytes: 512 << 20,
             max_string_bytes: 256 << 20,
             duplicate_keys: DuplicateKeys::Error,
             max_yaml_alias_expansions: 1_000_000,
         }
+    }
+}
+
+/// Builder-style setters (the struct is `#[non_exhaustive]`: start from
+/// [`ParseOptions::default`] and set what differs).
+///
+/// ```
+/// use smpatch_value::{DuplicateKeys, ParseOptions};
+/// let opts = ParseOptions::default().with_max_depth(64).with_duplicate_keys(DuplicateKeys::LastWins);
+/// assert_eq!((opts.max_depth, opts.duplicate_keys), (64, DuplicateKeys::LastWins));
+/// ```
+impl ParseOptions {
+    /// Sets [`ParseOptions::max_depth`]: deepest container nesting accepted.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_input_bytes`]: largest input accepted, in bytes.
+    #[must_use]
+    pub fn with_max_input_bytes(mut self, max_input_bytes: usize) -> Self {
+        self.max_input_bytes = max_input_bytes;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_string_bytes`]: longest string accepted, in bytes.
+    #[must_use]
+    pub fn with_max_string_bytes(mut self, max_string_bytes: usize) -> Self {
+        self.max_string_bytes = max_string_bytes;
+        self
+    }
+
+    /// Sets [`ParseOptions::duplicate_keys`]: the duplicate object keys policy.
+    #[must_use]
+    pub fn with_duplicate_keys(mut self, duplicate_keys: DuplicateKeys) -> Self {
+        self.duplicate_keys = duplicate_keys;
+        self
+    }
+
+    /// Sets [`ParseOptions::max_yaml_alias_expansions`]: the YAML alias expansion budget.
+    #[must_use]
+    pub fn with_max_yaml_alias_expansions(mut self, max_yaml_alias_expansions: usize) -> Self {
+        self.max_yaml_alias_expansions = max_yaml_alias_expansions;
+        self
     }
 }
 
@@ -184,14 +232,6 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// One step of a JSON pointer, kept on the parse stack and turned into text
-/// only when an error is reported.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum PathSeg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
 /// The path of a parser's stack of open containers, outermost first: each is
 /// `(Some(key being read or None), _)` for a map or `(None, start)` for a
 /// list whose items begin at `values[start]`; a list's index is the number of
@@ -199,51 +239,21 @@ pub(crate) enum PathSeg<'a> {
 pub(crate) fn open_path<'a>(
     open: impl Iterator<Item = (Option<Option<&'a str>>, usize)> + Clone,
     values_len: usize,
-) -> Vec<PathSeg<'a>> {
+) -> Vec<Step<'a>> {
     let mut segs = Vec::new();
     let mut rest = open.clone();
     for (map_key, start) in open {
         rest.next();
         match map_key {
-            Some(key) => segs.extend(key.map(PathSeg::Key)),
+            Some(key) => segs.extend(key.map(Step::Key)),
             None => {
                 let end = rest
                     .clone()
                     .find(|g| g.0.is_none())
                     .map_or(values_len, |g| g.1);
-                segs.push(PathSeg::Index(end - start));
+                segs.push(Step::Index(end - start));
             }
         }
     }
     segs
-}
-
-/// RFC 6901 pointer text for a path.
-pub(crate) fn pointer<'s>(segs: impl IntoIterator<Item = PathSeg<'s>>) -> String {
-    let mut out = String::new();
-    for s in segs {
-        match s {
-            PathSeg::Key(k) => push_pointer_token(&mut out, k),
-            PathSeg::Index(i) => push_pointer_token(&mut out, &i.to_string()),
-        }
-    }
-    out
-}
-
-/// Appends one RFC 6901 reference token (escaping `~` and `/`) to a pointer.
-///
-/// ```
-/// let mut p = String::new();
-/// smpatch_value::push_pointer_token(&mut p, "a/b~c");
-/// assert_eq!(p, "/a~1b~0c");
-/// ```
-pub fn push_pointer_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
 }

@@ -39,6 +39,7 @@ mod arena;
 mod error;
 mod hash;
 mod parse_json;
+mod path;
 mod render;
 mod serde_conv;
 mod value;
@@ -47,8 +48,9 @@ mod write_yaml;
 mod yaml;
 
 pub use arena::Arena;
-pub use error::{push_pointer_token, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 pub use parse_json::parse_json;
+pub use path::{pointer_of, push_pointer_token, push_step, Path, Step, DEFAULT_MAX_DEPTH};
 pub use render::{go_format_g, render};
 pub use serde_conv::{from_serde, to_serde, ConvertError};
 pub use value::{Kind, Member, Number, NumberKind, Object, Value};

@@ -5,9 +5,8 @@
 //! object members) and are copied into one arena slice when their container
 //! closes. Unescaped strings are borrowed from the input.
 
-use crate::error::{
-    open_path, pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg,
-};
+use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+use crate::path::{pointer_of, Step};
 use crate::value::scan_json_number;
 use crate::{Arena, Member, Number, NumberKind, Object, Value};
 use std::collections::HashMap;
@@ -563,13 +562,13 @@ impl<'a> Parser<'a, '_> {
                     let key = ms[d].key;
                     // Point the path at the repeated key.
                     let mut path = self.path_segments();
-                    path.push(PathSeg::Key(key));
+                    path.push(Step::Key(key));
                     let open = self.frames.last().map_or(0, |f| f.open);
                     return Err(ParseError::at(
                         ParseErrorKind::DuplicateKey,
                         self.full,
                         nth_key_offset(self.b, open, d),
-                        pointer(path),
+                        pointer_of(path),
                         format!("duplicate key {key:?} in object"),
                     ));
                 }
@@ -580,7 +579,7 @@ impl<'a> Parser<'a, '_> {
         Ok(Value::Object(Object::from_members(members)))
     }
 
-    fn path_segments(&self) -> Vec<PathSeg<'a>> {
+    fn path_segments(&self) -> Vec<Step<'a>> {
         let open = self.frames.iter().map(|f| {
             let key = f.key;
             (f.is_object.then_some(key), f.start)
@@ -595,7 +594,7 @@ impl<'a> Parser<'a, '_> {
             kind,
             self.full,
             offset,
-            pointer(self.path_segments()),
+            pointer_of(self.path_segments()),
             message,
         )
     }

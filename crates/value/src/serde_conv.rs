@@ -1,5 +1,18 @@
 //! Conversion between [`Value`] and `serde_json::Value`, the friendly boundary.
+//!
+//! Key order: arena objects keep their members in document order. A
+//! `serde_json::Map` keeps insertion order only when the final build turns on
+//! serde_json's `preserve_order` feature; otherwise it is a `BTreeMap` with
+//! sorted keys. This crate does not turn the feature on (that would change
+//! every `serde_json` map of its users' build), so at this boundary the order
+//! is the map's: [`from_serde`] reads members in the map's iteration order
+//! and [`to_serde`] yields insertion order with the feature, sorted keys
+//! without it. The merge and diff results are the same either way (the
+//! strategic merge patch rules do not depend on member order); only the order
+//! of members differs. The bytes APIs ([`crate::parse_json`],
+//! [`crate::to_json_string`]) keep document order in every build.
 
+use crate::path::{pointer_of, Step};
 use crate::{Arena, Member, Number, NumberKind, Object, Value};
 
 /// Why a conversion from or to `serde_json::Value` failed.
@@ -122,24 +135,9 @@ fn number_from_serde<'a>(arena: &'a Arena, n: &serde_json::Number) -> Number<'a>
 /// `arbitrary_precision`). Iterative.
 pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
     enum Frame<'v, 'a> {
-        Enter(Value<'a>, Vec<PathSeg<'v>>),
+        Enter(Value<'a>, Vec<Step<'v>>),
         BuildArray(usize),
         BuildObject(&'v [Member<'a>]),
-    }
-    #[derive(Clone)]
-    enum PathSeg<'v> {
-        Key(&'v str),
-        Index(usize),
-    }
-    fn pointer(segs: &[PathSeg<'_>]) -> String {
-        let mut out = String::new();
-        for s in segs {
-            match s {
-                PathSeg::Key(k) => crate::push_pointer_token(&mut out, k),
-                PathSeg::Index(i) => crate::push_pointer_token(&mut out, &i.to_string()),
-            }
-        }
-        out
     }
     let mut work: Vec<Frame<'_, '_>> = vec![Frame::Enter(*v, Vec::new())];
     let mut out: Vec<serde_json::Value> = Vec::new();
@@ -161,7 +159,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                         Some(num) => out.push(serde_json::Value::Number(num)),
                         None => {
                             return Err(ConvertError {
-                                path: pointer(&path),
+                                path: pointer_of(path.iter().copied()),
                                 message: format!(
                                     "number {} does not fit serde_json's number types",
                                     n.literal()
@@ -174,7 +172,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                     work.push(Frame::BuildArray(items.len()));
                     for (i, item) in items.iter().enumerate().rev() {
                         let mut p = path.clone();
-                        p.push(PathSeg::Index(i));
+                        p.push(Step::Index(i));
                         work.push(Frame::Enter(*item, p));
                     }
                 }
@@ -183,7 +181,7 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
                     work.push(Frame::BuildObject(members));
                     for m in members.iter().rev() {
                         let mut p = path.clone();
-                        p.push(PathSeg::Key(m.key));
+                        p.push(Step::Key(m.key));
                         work.push(Frame::Enter(m.value, p));
                     }
                 }

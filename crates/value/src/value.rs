@@ -427,6 +427,42 @@ impl<'a> Value<'a> {
         self.as_object().and_then(|o| o.get(key))
     }
 
+    /// The value an RFC 6901 JSON pointer names (`""` is `self`; `~1` stands
+    /// for `/` and `~0` for `~` in a token). Every smpatch error carries such
+    /// a pointer (into the patch, or the document it names), so this finds
+    /// the offending value. `None` when a step is missing, a list index is
+    /// not a plain decimal number (`0`, `12`, never `01` or `-`), or the
+    /// pointer is malformed. A key that repeats resolves to its last value,
+    /// like [`Object::get`].
+    ///
+    /// ```
+    /// use smpatch_value::{from_serde, Arena};
+    /// let arena = Arena::new();
+    /// let v = from_serde(&arena, &serde_json::json!({"a/b": [{"c~": 1}]}), 256).unwrap();
+    /// assert_eq!(v.pointer("/a~1b/0/c~0").and_then(|n| n.as_number()).map(|n| n.literal()), Some("1"));
+    /// assert!(v.pointer("/a~1b/1").is_none());
+    /// assert!(v.pointer("").is_some());
+    /// ```
+    pub fn pointer(&self, pointer: &str) -> Option<Value<'a>> {
+        let mut cur = *self;
+        for tok in crate::path::pointer_tokens(pointer)? {
+            cur = match cur {
+                Value::Object(o) => o.get(&tok)?,
+                Value::Array(items) => {
+                    let valid = !tok.is_empty()
+                        && tok.bytes().all(|b| b.is_ascii_digit())
+                        && (tok.len() == 1 || !tok.starts_with('0'));
+                    if !valid {
+                        return None;
+                    }
+                    *items.get(tok.parse::<usize>().ok()?)?
+                }
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
     /// Deep equality of §1.6 of the spec: same kind, integers and floats
     /// distinct, numbers numerically within a kind, lists in order, objects as
     /// key sets. Iterative: safe on trees of any depth.

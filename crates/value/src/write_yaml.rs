@@ -192,7 +192,7 @@ fn write_node_inline(out: &mut String, v: &Value<'_>, content_indent: usize) {
         Value::Number(n) => out.push_str(n.literal()),
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
-        Value::String(s) => match string_style(s, false) {
+        Value::String(s) => match string_style(s, Role::Value) {
             Style::Plain => out.push_str(s),
             Style::Single => write_single(out, s),
             Style::Double => write_double(out, s),
@@ -220,7 +220,7 @@ fn is_document_marker(line: &str) -> bool {
 }
 
 fn write_key(out: &mut String, k: &str) {
-    match string_style(k, true) {
+    match string_style(k, Role::Key) {
         Style::Plain => out.push_str(k),
         Style::Single => write_single(out, k),
         Style::Double | Style::Literal => write_double(out, k),
@@ -273,7 +273,15 @@ fn looks_like_timestamp(s: &str) -> bool {
     matches!(b.get(i), None | Some(b'T' | b't' | b' '))
 }
 
-fn string_style(s: &str, is_key: bool) -> Style {
+/// Where a string is written: keys and values quote differently.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Key,
+    Value,
+}
+
+fn string_style(s: &str, role: Role) -> Style {
+    let is_key = role == Role::Key;
     let allow_block = !is_key;
     if s.is_empty() || s.chars().any(needs_escape) {
         return Style::Double;

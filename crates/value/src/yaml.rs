@@ -7,10 +7,9 @@
 //! [`ParseOptions::max_yaml_alias_expansions`], so a consumer that walks the
 //! expanded tree is never handed an exponential one.
 
-use crate::error::{
-    open_path, pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg,
-};
+use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 use crate::parse_json::{first_duplicate, last_wins};
+use crate::path::{pointer_of, Step};
 use crate::render::go_format_g;
 use crate::write_json::go_format_float;
 use crate::{Arena, Member, Number, Object, Value};
@@ -469,7 +468,7 @@ impl<'a> Builder<'a, '_> {
                 DuplicateKeys::Error => {
                     let key = ms[d].key;
                     let mut segs = self.path_segments();
-                    segs.push(PathSeg::Key(key));
+                    segs.push(Step::Key(key));
                     let at = self
                         .key_offsets
                         .get(f.start + d)
@@ -478,7 +477,7 @@ impl<'a> Builder<'a, '_> {
                         ParseErrorKind::DuplicateKey,
                         self.input.as_bytes(),
                         at.unwrap_or_else(|| self.byte_offset(span)),
-                        pointer(segs),
+                        pointer_of(segs),
                         format!("duplicate key {key:?} in mapping"),
                     ));
                 }
@@ -641,7 +640,7 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    fn path_segments(&self) -> Vec<PathSeg<'a>> {
+    fn path_segments(&self) -> Vec<Step<'a>> {
         let open = self.frames.iter().map(|f| {
             let key = match f.key {
                 Some(Key::Str(k)) => Some(k),
@@ -661,7 +660,7 @@ impl<'a> Builder<'a, '_> {
             kind,
             self.input.as_bytes(),
             self.byte_offset(span),
-            pointer(self.path_segments()),
+            pointer_of(self.path_segments()),
             message,
         )
     }
@@ -688,7 +687,7 @@ impl<'a> Builder<'a, '_> {
             kind,
             self.input.as_bytes(),
             offset,
-            pointer(self.path_segments()),
+            pointer_of(self.path_segments()),
             format!("invalid YAML: {}", e.info()),
         )
     }

@@ -32,17 +32,11 @@ fn defaults() -> ParseOptions {
 }
 
 fn unlimited_depth() -> ParseOptions {
-    ParseOptions {
-        max_depth: usize::MAX,
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_max_depth(usize::MAX)
 }
 
 fn last_wins() -> ParseOptions {
-    ParseOptions {
-        duplicate_keys: DuplicateKeys::LastWins,
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins)
 }
 
 const MILLION: usize = 1_000_000;
@@ -125,17 +119,11 @@ fn huge_string() -> Vec<u8> {
 }
 
 fn small_string_limit() -> ParseOptions {
-    ParseOptions {
-        max_string_bytes: 1 << 16,
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_max_string_bytes(1 << 16)
 }
 
 fn small_input_limit() -> ParseOptions {
-    ParseOptions {
-        max_input_bytes: 1 << 10,
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_max_input_bytes(1 << 10)
 }
 
 fn cases() -> Vec<Case> {

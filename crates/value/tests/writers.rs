@@ -49,10 +49,7 @@ fn big_document() -> String {
 fn streamed_output_equals_string_output_and_comes_in_chunks() {
     let text = big_document();
     let arena = Arena::new();
-    let opts = ParseOptions {
-        max_depth: 1000,
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default().with_max_depth(1000);
     let v = parse_json(&arena, text.as_bytes(), &opts).unwrap();
     type Writer = fn(&mut Recorder, &smpatch_value::Value<'_>) -> std::io::Result<()>;
     let cases: [(Writer, String); 3] = [

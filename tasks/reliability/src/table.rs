@@ -327,10 +327,7 @@ fn duplicate_merge_keys(reject: bool) -> Outcome {
     let patch = vec![r#"{"name":"a","image":"x"}"#; 10_000].join(",");
     let original = format!(r#"{{"spec":{{"containers":[{live}]}}}}"#);
     let patch = format!(r#"{{"spec":{{"containers":[{patch}]}}}}"#);
-    let opts = ApplyOptions {
-        reject_duplicate_keys: reject,
-        ..ApplyOptions::default()
-    };
+    let opts = ApplyOptions::default().with_reject_duplicate_keys(reject);
     from_result(
         smpatch::apply_bytes(
             original.as_bytes(),

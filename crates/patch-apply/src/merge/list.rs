@@ -1,0 +1,311 @@
+//! Lists (spec §3.8, §3.9, §3.12): the element-kind check, primitive sets
+//! and keyed merges with their special elements.
+
+use super::clean::{Cleaned, Place};
+use super::object::FieldOp;
+use super::order::Elements;
+use super::{Merger, Mode};
+use crate::directives::PatchDirective;
+use crate::identity::{id_hash, identity, render_id, Id, KeySpec, PosIndex};
+use crate::rules::{self, KindRule};
+use crate::{Error, ErrorKind};
+use smpatch_schema::{grow_stack, Cursor};
+use smpatch_value::{Kind, Step, Value};
+
+/// Result of a list merge: the ordered content and the effective server
+/// order `R'` of §3.11.4.
+pub(super) struct ListMerge<'a> {
+    pub(super) items: Vec<Value<'a>>,
+    pub(super) r_prime: Vec<Value<'a>>,
+    /// Set when the caller asked to defer the ordering of a keyed merge:
+    /// `items` is then the merged content in merge order (live, then
+    /// appended), not yet ordered by §3.10.
+    pub(super) deferred: Option<Deferred<'a>>,
+}
+
+/// What the §3.10 ordering of a keyed merge needs, kept so that a following
+/// `$setElementOrder` pass can skip it when it cannot change the outcome.
+pub(super) struct Deferred<'a> {
+    /// `pos(P, ·)` over the non-special patch elements.
+    pub(super) p_index: PosIndex<'a>,
+    /// The merge index: first position of each identity in live-after-deletes
+    /// followed by the appended patch elements (their identities as sent).
+    pub(super) index: PosIndex<'a>,
+    /// Length of the live list after deletions: `pos(R, ·)` is `index`
+    /// restricted to positions below it.
+    pub(super) live_len: usize,
+    /// True when every appended element kept its identity through cleaning,
+    /// so `index` also gives `pos(L' ++ A, ·)` (and hence `pos(R', ·)`).
+    pub(super) exact: bool,
+}
+
+/// Whether a keyed list merge orders its result now or hands the ordering
+/// to its caller ([`ListMerge::deferred`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Order {
+    Now,
+    Defer,
+}
+
+impl<'a> Merger<'a, '_> {
+    // ----- lists ----------------------------------------------------------------
+
+    /// `sliceElementType` ([`rules::element_kind`]) as apply reads it.
+    pub(super) fn element_kind(&self, lists: &[&[Value<'a>]]) -> Result<Option<Kind>, Error> {
+        let rule = KindRule {
+            null_anywhere: true,
+            numbers_one_kind: self.opts.fix_quirks,
+        };
+        rules::element_kind_problem(lists, rule).map_err(|p| self.problem(p))
+    }
+
+    /// `merge_list(L, P)` (§3.8, §3.9, §3.12) with its ordering (§3.10).
+    ///
+    /// With [`Order::Defer`], a keyed merge returns its content unordered together with
+    /// what ordering it needs ([`ListMerge::deferred`]); the caller must order
+    /// it with [`Merger::order_merge`] or prove that unnecessary.
+    pub(super) fn merge_list(
+        &mut self,
+        live: &'a [Value<'a>],
+        patch: &'a [Value<'a>],
+        elem: Cursor<'_>,
+        keys: KeySpec<'_>,
+        op: FieldOp,
+        order: Order,
+    ) -> Result<ListMerge<'a>, Error> {
+        if live.is_empty() && patch.is_empty() {
+            return Ok(ListMerge {
+                items: Vec::new(),
+                r_prime: Vec::new(),
+                deferred: None,
+            });
+        }
+        self.enter()?;
+        let r = grow_stack(|| self.merge_list_inner(live, patch, elem, keys, op, order));
+        self.leave();
+        r
+    }
+
+    pub(super) fn merge_list_inner(
+        &mut self,
+        live: &'a [Value<'a>],
+        patch: &'a [Value<'a>],
+        elem: Cursor<'_>,
+        keys: KeySpec<'_>,
+        op: FieldOp,
+        order: Order,
+    ) -> Result<ListMerge<'a>, Error> {
+        let del = op == FieldOp::DeleteFrom;
+        let kind = self.element_kind(&[live, patch])?;
+        if kind != Some(Kind::Object) {
+            // Scalars: a set.
+            if del && self.mode == Mode::Apply {
+                let set: rustc_hash::FxHashSet<Id<'a>> = patch
+                    .iter()
+                    .filter_map(|v| identity(*v, KeySpec::Value).ok())
+                    .collect();
+                let items = live
+                    .iter()
+                    .filter(|v| {
+                        identity(**v, KeySpec::Value)
+                            .map(|id| !set.contains(&id))
+                            .unwrap_or(true)
+                    })
+                    .copied()
+                    .collect();
+                return Ok(ListMerge {
+                    items,
+                    r_prime: live.to_vec(),
+                    deferred: None,
+                });
+            }
+            let mut seen: rustc_hash::FxHashSet<Id<'a>> = Default::default();
+            let mut merged = Vec::with_capacity(live.len() + patch.len());
+            for v in live.iter().chain(patch.iter()) {
+                if let Ok(id) = identity(*v, KeySpec::Value) {
+                    if seen.insert(id) {
+                        merged.push(*v);
+                    }
+                }
+            }
+            let items = self.order(merged, patch, live, keys, Elements::Scalars)?;
+            return Ok(ListMerge {
+                items,
+                r_prime: live.to_vec(),
+                deferred: None,
+            });
+        }
+        // Objects: a keyed list.
+        if del && self.opts.fix_quirks {
+            return Err(self.problem(rules::delete_objects()));
+        }
+        if !keys.is_keyed() {
+            let name = elem.type_name().unwrap_or("<unknown>");
+            return Err(self.problem(rules::no_merge_key(name)));
+        }
+        if self.opts.reject_duplicate_keys {
+            self.check_duplicates(live, keys)?;
+        }
+        // §3.9.1 special elements.
+        let mut rest: Vec<(usize, Value<'a>)> = Vec::with_capacity(patch.len());
+        let mut deletes: rustc_hash::FxHashSet<Id<'a>> = Default::default();
+        let mut replace = false;
+        for (j, e) in patch.iter().enumerate() {
+            let d = rules::list_element_patch(e).map_err(|p| self.problem_at(Step::Index(j), p))?;
+            match d {
+                None => rest.push((j, *e)),
+                Some(PatchDirective::Delete) => match identity(*e, keys) {
+                    Ok(id) => {
+                        deletes.insert(id);
+                    }
+                    Err(err) => {
+                        return Err(self.id_error(
+                            Some(Step::Index(j)),
+                            err,
+                            e,
+                            "a $patch: delete element",
+                        ))
+                    }
+                },
+                Some(PatchDirective::Replace) => replace = true,
+                // `list_element_patch` refuses `merge`.
+                Some(PatchDirective::Merge) => rest.push((j, *e)),
+            }
+        }
+        let live_after: Vec<Value<'a>> = if deletes.is_empty() {
+            live.to_vec()
+        } else {
+            live.iter()
+                .filter(|v| match identity(**v, keys) {
+                    Ok(id) => !deletes.contains(&id),
+                    Err(_) => true,
+                })
+                .copied()
+                .collect()
+        };
+        if replace {
+            let mut content = Vec::with_capacity(rest.len());
+            for (j, e) in &rest {
+                if self.mode == Mode::Apply {
+                    self.path.push(Step::Index(*j));
+                    let r = self.clean_value(*e, Place::ListElement);
+                    self.path.pop();
+                    if let Some(v) = r? {
+                        content.push(v);
+                    }
+                } else {
+                    content.push(*e);
+                }
+            }
+            let items = self.order(content.clone(), &[], &content, keys, Elements::Objects)?;
+            return Ok(ListMerge {
+                items,
+                r_prime: live_after,
+                deferred: None,
+            });
+        }
+        // §3.9.2 merge the rest in patch order.
+        let n = live.len();
+        let mut merged = live_after.clone();
+        let mut index = PosIndex::with_capacity(merged.len() + rest.len());
+        for (i, v) in merged.iter().enumerate() {
+            if let Ok(id) = identity(*v, keys) {
+                index.insert_first(id, i);
+            }
+        }
+        let mut appended: Vec<Value<'a>> = Vec::new();
+        let mut patch_rest: Vec<Value<'a>> = Vec::with_capacity(rest.len());
+        let mut p_index = PosIndex::with_capacity(rest.len());
+        let mut exact = true;
+        for (j, e) in &rest {
+            let id = match identity(*e, keys) {
+                Ok(id) => id,
+                Err(err) => {
+                    return Err(self.id_error(Some(Step::Index(*j)), err, e, "patch element"))
+                }
+            };
+            let h = id_hash(&id);
+            p_index.insert_first_hashed(h, id.clone(), patch_rest.len());
+            patch_rest.push(*e);
+            // `e` is an object here: non-objects failed the identity check.
+            let Some(eo) = e.as_object() else { continue };
+            match index.get_hashed(h, &id) {
+                Some(i) => {
+                    self.path.push(Step::Index(*j));
+                    let r = self.merge_object(merged[i], eo, elem);
+                    self.path.pop();
+                    merged[i] = r?;
+                }
+                None => {
+                    let (v, same) = if self.mode == Mode::Apply {
+                        // Q6 (always fixed): new elements are cleaned.
+                        self.path.push(Step::Index(*j));
+                        let r = self.clean(*e, Place::Field);
+                        self.path.pop();
+                        match r? {
+                            Cleaned::Same => (*e, true),
+                            Cleaned::New(c) => (c, false),
+                            Cleaned::Drop => (Value::empty_object(), false),
+                        }
+                    } else {
+                        (*e, true)
+                    };
+                    if exact && !same {
+                        exact = identity(v, keys).is_ok_and(|cid| cid == id);
+                    }
+                    index.insert_first_hashed(h, id, merged.len());
+                    merged.push(v);
+                    appended.push(v);
+                }
+            }
+        }
+        let live_len = live_after.len();
+        let mut r_prime = live_after;
+        r_prime.extend(appended);
+        r_prime.truncate(n);
+        let d = Deferred {
+            p_index,
+            index,
+            live_len,
+            exact,
+        };
+        if order == Order::Defer {
+            return Ok(ListMerge {
+                items: merged,
+                r_prime,
+                deferred: Some(d),
+            });
+        }
+        let items = self.order_merge(merged, &d, keys)?;
+        Ok(ListMerge {
+            items,
+            r_prime,
+            deferred: None,
+        })
+    }
+
+    pub(super) fn check_duplicates(
+        &self,
+        live: &'a [Value<'a>],
+        keys: KeySpec<'_>,
+    ) -> Result<(), Error> {
+        let mut index = PosIndex::with_capacity(live.len());
+        for (i, v) in live.iter().enumerate() {
+            if let Ok(id) = identity(*v, keys) {
+                let h = id_hash(&id);
+                if let Some(first) = index.get_hashed(h, &id) {
+                    return Err(self.err(
+                        ErrorKind::DuplicateMergeKey,
+                        format!(
+                            "the live list has two elements with merge key {} = {} (positions {first} and {i}); make the keys unique",
+                            keys.describe(),
+                            render_id(&id)
+                        ),
+                    ));
+                }
+                index.insert_first_hashed(h, id, i);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,381 @@
+//! Objects (spec §3.2–§3.7): `$patch`, `$retainKeys`, fields and
+//! `$deleteFromPrimitiveList`, on a working copy of the target object.
+
+use super::clean::{Cleaned, Place};
+use super::list::Order;
+use super::{Merger, Mode};
+use crate::directives::{self, key_role, KeyRole, PatchDirective, PATCH, RETAIN_KEYS};
+use crate::rules::{self, brief};
+use crate::{Error, ErrorKind};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use smpatch_schema::{grow_stack, Cursor, FieldShape, ListPlan, Strategy};
+use smpatch_value::{Arena, Member, Object, Step, Value};
+
+/// Objects larger than this get a hash index for key lookups.
+pub(super) const SMALL_OBJECT: usize = 12;
+
+/// What a field of the patch does: merge into the live value, or (from
+/// `$deleteFromPrimitiveList/<f>`) delete values from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FieldOp {
+    Merge,
+    DeleteFrom,
+}
+
+/// A mutable working copy of an object: members in order, tombstones for
+/// deletions, and a hash index once it is large.
+pub(super) struct WorkObject<'a> {
+    pub(super) members: Vec<(&'a str, Option<Value<'a>>)>,
+    pub(super) index: Option<FxHashMap<&'a str, usize>>,
+}
+
+impl<'a> WorkObject<'a> {
+    pub(super) fn new() -> Self {
+        WorkObject {
+            members: Vec::new(),
+            index: None,
+        }
+    }
+
+    pub(super) fn from_object(o: Object<'a>) -> Self {
+        let mut w = WorkObject {
+            members: Vec::with_capacity(o.len() + 2),
+            index: None,
+        };
+        if o.len() > SMALL_OBJECT {
+            w.index = Some(FxHashMap::default());
+        }
+        for m in o.members() {
+            // Duplicate keys: the last occurrence wins (§1.4).
+            w.set(m.key, m.value);
+        }
+        w
+    }
+
+    pub(super) fn find(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(ix) => ix.get(key).copied(),
+            None => self.members.iter().position(|m| m.0 == key),
+        }
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.find(key).and_then(|i| self.members[i].1)
+    }
+
+    pub(super) fn set(&mut self, key: &'a str, v: Value<'a>) {
+        if let Some(i) = self.find(key) {
+            self.members[i].1 = Some(v);
+            return;
+        }
+        let pos = self.members.len();
+        self.members.push((key, Some(v)));
+        match &mut self.index {
+            Some(ix) => {
+                ix.insert(key, pos);
+            }
+            None if self.members.len() > SMALL_OBJECT => {
+                self.index = Some(
+                    self.members
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| (m.0, i))
+                        .collect(),
+                );
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn remove(&mut self, key: &str) {
+        if let Some(i) = self.find(key) {
+            self.members[i].1 = None;
+        }
+    }
+
+    pub(super) fn finish(self, arena: &'a Arena) -> Value<'a> {
+        let members: Vec<Member<'a>> = self
+            .members
+            .into_iter()
+            .filter_map(|(key, v)| v.map(|value| Member { key, value }))
+            .collect();
+        Value::object_from_members(arena, &members)
+    }
+}
+
+impl<'a> Merger<'a, '_> {
+    // ----- objects ----------------------------------------------------------
+
+    /// `merge_object(target, patch)` (§3.2). `target` is an object or null.
+    pub(crate) fn merge_object(
+        &mut self,
+        target: Value<'a>,
+        patch: Object<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<Value<'a>, Error> {
+        self.enter()?;
+        let r = grow_stack(|| self.merge_object_inner(target, patch, cursor));
+        self.leave();
+        r
+    }
+
+    pub(super) fn merge_object_inner(
+        &mut self,
+        target: Value<'a>,
+        patch: Object<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<Value<'a>, Error> {
+        // Step 1: `$patch`.
+        if let Some(d) = patch.get(PATCH) {
+            return self.object_directive(d, patch);
+        }
+        // Step 2.
+        let mut t = match target {
+            Value::Object(o) => WorkObject::from_object(o),
+            _ => WorkObject::new(),
+        };
+        // Step 3.
+        if let Some(rk) = patch.get(RETAIN_KEYS) {
+            self.retain_keys(&mut t, rk, patch)?;
+        }
+        // Step 4.
+        let mut consumed: SmallVec<[&'a str; 4]> = SmallVec::new();
+        for m in patch.members() {
+            if let KeyRole::SetElementOrder(_) = key_role(m.key) {
+                self.path.push(Step::Key(m.key));
+                let r = self.set_element_order(&mut t, m.key, m.value, patch, cursor);
+                self.path.pop();
+                if let Some(f) = r? {
+                    consumed.push(f);
+                }
+            }
+        }
+        // Step 5, first the fields, then the deletion lists (Q13: merge first,
+        // delete second).
+        for m in patch.members() {
+            if matches!(
+                key_role(m.key),
+                KeyRole::RetainKeys
+                    | KeyRole::SetElementOrder(_)
+                    | KeyRole::DeleteFromPrimitiveList(_)
+            ) || consumed.contains(&m.key)
+            {
+                continue;
+            }
+            self.path.push(Step::Key(m.key));
+            let r = self.merge_field(&mut t, m.key, m.value, FieldOp::Merge, cursor);
+            self.path.pop();
+            r?;
+        }
+        for m in patch.members() {
+            let KeyRole::DeleteFromPrimitiveList(_) = key_role(m.key) else {
+                continue;
+            };
+            self.path.push(Step::Key(m.key));
+            let r = self.delete_list_key(&mut t, m.key, m.value, cursor);
+            self.path.pop();
+            r?;
+        }
+        Ok(t.finish(self.arena))
+    }
+
+    /// `$patch` in an object (§3.5).
+    pub(super) fn object_directive(
+        &mut self,
+        d: Value<'a>,
+        patch: Object<'a>,
+    ) -> Result<Value<'a>, Error> {
+        let directive = rules::object_patch(&d, &Value::Object(patch))
+            .map_err(|p| self.problem_at(Step::Key(PATCH), p))?;
+        match directive {
+            PatchDirective::Replace => {
+                let rest = self.without_patch(patch);
+                if self.mode == Mode::Compose {
+                    return Ok(rest);
+                }
+                // Q7 (always fixed): the remainder is cleaned.
+                Ok(match self.clean(rest, Place::Field)? {
+                    Cleaned::Same => rest,
+                    Cleaned::New(v) => v,
+                    Cleaned::Drop => Value::empty_object(),
+                })
+            }
+            PatchDirective::Delete => Ok(Value::empty_object()),
+            PatchDirective::Merge => Err(self.problem_at(
+                Step::Key(PATCH),
+                rules::unknown_object_patch(&d, &Value::Object(patch)),
+            )),
+        }
+    }
+
+    /// `$retainKeys` (§3.6).
+    pub(super) fn retain_keys(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        rk: Value<'a>,
+        patch: Object<'a>,
+    ) -> Result<(), Error> {
+        if self.mode == Mode::Compose {
+            match t.get(RETAIN_KEYS) {
+                Some(existing) => {
+                    if !existing.deep_eq(&rk) {
+                        return Err(self.err_at(
+                            Step::Key(RETAIN_KEYS),
+                            ErrorKind::ComposeMismatch,
+                            format!(
+                                "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
+                                brief(&existing),
+                                brief(&rk)
+                            ),
+                        ));
+                    }
+                }
+                None => t.set(RETAIN_KEYS, rk),
+            }
+            return Ok(());
+        }
+        let list =
+            rules::retain_keys_list(&rk).map_err(|p| self.problem_at(Step::Key(RETAIN_KEYS), p))?;
+        let listed = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
+        let big: Option<rustc_hash::FxHashSet<&str>> =
+            (list.len() > 16).then(|| list.iter().filter_map(|v| v.as_str()).collect());
+        let contains = |k: &str| match &big {
+            Some(s) => s.contains(k),
+            None => listed(k),
+        };
+        for m in patch.members() {
+            if rules::retain_exempt(m) {
+                continue;
+            }
+            if !contains(m.key) {
+                return Err(self.problem_at(Step::Key(m.key), rules::not_retained(m.key)));
+            }
+        }
+        for m in t.members.iter_mut() {
+            if m.1.is_some() && !contains(m.0) {
+                m.1 = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// §3.3 for one field `k` (already stripped of any directive prefix).
+    pub(super) fn merge_field(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        k: &'a str,
+        pv: Value<'a>,
+        op: FieldOp,
+        cursor: Cursor<'_>,
+    ) -> Result<(), Error> {
+        let del = op == FieldOp::DeleteFrom;
+        if pv.is_null() {
+            t.remove(k);
+            if self.mode == Mode::Apply {
+                return Ok(());
+            }
+        }
+        let Some(tv) = t.get(k) else {
+            if !del {
+                self.insert_clean(t, k, pv)?;
+            }
+            return Ok(());
+        };
+        if tv.kind() != pv.kind() {
+            if !del {
+                self.insert_clean(t, k, pv)?;
+            }
+            return Ok(());
+        }
+        match (tv, pv) {
+            (Value::Object(_), Value::Object(po)) => {
+                let field = self.lookup(cursor, k, FieldShape::Object)?;
+                if field.meta.strategy == Strategy::Replace {
+                    self.store_as_sent(t, k, pv)?;
+                } else {
+                    let v = self.merge_object(tv, po, field.cursor)?;
+                    t.set(k, v);
+                }
+            }
+            (Value::Array(tl), Value::Array(pl)) => {
+                let field = self.lookup(cursor, k, FieldShape::List)?;
+                match self.rules.list_plan(field.meta) {
+                    ListPlan::Merge(keys) => {
+                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
+                        t.set(k, Value::array_from(self.arena, &r.items));
+                    }
+                    ListPlan::Atomic if del => {
+                        let keys = self.rules.order_keys(field.meta);
+                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
+                        t.set(k, Value::array_from(self.arena, &r.items));
+                    }
+                    ListPlan::Atomic => self.store_as_sent(t, k, pv)?,
+                }
+            }
+            _ => t.set(k, pv),
+        }
+        Ok(())
+    }
+
+    /// Replace objects and atomic lists: as sent in COMPOSE, cleaned in APPLY
+    /// (Q9, always fixed).
+    pub(super) fn store_as_sent(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        k: &'a str,
+        pv: Value<'a>,
+    ) -> Result<(), Error> {
+        if self.mode == Mode::Compose {
+            t.set(k, pv);
+            return Ok(());
+        }
+        self.insert_clean(t, k, pv)
+    }
+
+    pub(super) fn insert_clean(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        k: &'a str,
+        pv: Value<'a>,
+    ) -> Result<(), Error> {
+        match self.clean(pv, Place::Field)? {
+            Cleaned::Same => t.set(k, pv),
+            Cleaned::New(v) => t.set(k, v),
+            Cleaned::Drop => t.remove(k),
+        }
+        Ok(())
+    }
+
+    /// `$deleteFromPrimitiveList/<f>` (§3.3, §3.12).
+    pub(super) fn delete_list_key(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        key: &'a str,
+        pv: Value<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<(), Error> {
+        if self.mode == Mode::Compose {
+            // Q22: a later list overwrites; with fix_quirks the lists are united.
+            if self.opts.fix_quirks {
+                if let (Some(Value::Array(a)), Value::Array(b)) = (t.get(key), pv) {
+                    let mut out: Vec<Value<'a>> = a.to_vec();
+                    let mut seen: rustc_hash::FxHashSet<Value<'a>> = a.iter().copied().collect();
+                    out.extend(b.iter().filter(|v| seen.insert(**v)));
+                    t.set(key, Value::array_from(self.arena, &out));
+                    return Ok(());
+                }
+            }
+            t.set(key, pv);
+            return Ok(());
+        }
+        let Some(f) = directives::deleted_field(key) else {
+            return Err(self.problem(rules::bad_delete_key()));
+        };
+        if self.opts.fix_quirks {
+            // Q11 fix.
+            rules::delete_list(&pv).map_err(|p| self.problem(p))?;
+        }
+        self.merge_field(t, f, pv, FieldOp::DeleteFrom, cursor)
+    }
+}

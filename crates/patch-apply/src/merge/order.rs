@@ -1,0 +1,385 @@
+//! Ordering (spec §3.10) and `$setElementOrder` (§3.11).
+
+use super::list::{Deferred, ListMerge, Order};
+use super::object::{FieldOp, WorkObject};
+use super::{Merger, Mode};
+use crate::directives::{self};
+use crate::gosort::go_stable_sort;
+use crate::identity::{id_hash, identity, Id, KeySpec, PosIndex};
+use crate::rules::{self, brief};
+use crate::{Error, ErrorKind};
+use smpatch_schema::{Cursor, FieldShape, ListPlan};
+use smpatch_value::{Kind, Object, Step, Value};
+
+/// One element of a list being ordered: its position in the order list and
+/// in the reference order (§3.10.2), and whether it holds `$patch: delete`.
+pub(super) struct Placed<'a> {
+    pub(super) value: Value<'a>,
+    pub(super) ppos: Option<usize>,
+    pub(super) rpos: Option<usize>,
+    pub(super) delete: bool,
+}
+
+/// What a list being ordered holds: scalars are their own identity and
+/// never `$patch: delete` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Elements {
+    Scalars,
+    Objects,
+}
+
+/// Looks every element up in the order list (`p`) and the reference order
+/// (`rpos`), with the identities (and hashes) computed once.
+pub(super) fn place<'a>(
+    merged: &[Value<'a>],
+    ids: Vec<(Id<'a>, u64, bool)>,
+    p: &PosIndex<'a>,
+    rpos: impl Fn(u64, &Id<'a>) -> Option<usize>,
+) -> Vec<Placed<'a>> {
+    merged
+        .iter()
+        .zip(ids)
+        .map(|(v, (id, h, delete))| Placed {
+            value: *v,
+            ppos: p.get_hashed(h, &id),
+            rpos: rpos(h, &id),
+            delete,
+        })
+        .collect()
+}
+
+impl<'a> Merger<'a, '_> {
+    // ----- ordering (§3.10) ---------------------------------------------------------
+
+    /// Orders `merged`: items whose identity is in `porder` keep its order;
+    /// the rest keep the order of `reference`; the two are interleaved by
+    /// `reference` positions.
+    pub(super) fn order(
+        &self,
+        merged: Vec<Value<'a>>,
+        porder: &[Value<'a>],
+        reference: &[Value<'a>],
+        keys: KeySpec<'_>,
+        elements: Elements,
+    ) -> Result<Vec<Value<'a>>, Error> {
+        // Identity rule for this pass: scalars are their own identity.
+        let scalars = elements == Elements::Scalars;
+        let spec = if scalars { KeySpec::Value } else { keys };
+        if scalars && keys.is_keyed() && !merged.is_empty() {
+            // A scalar list whose schema declares a merge key (§2.3).
+            return Err(self.err(
+                ErrorKind::ExpectedObject,
+                format!(
+                    "this list declares merge key {:?} but holds scalars: expected a map[string]interface {{}}, but received a {}",
+                    keys.describe(),
+                    merged[0].kind().name()
+                ),
+            ));
+        }
+        let ids = self.merged_ids(&merged, spec, elements)?;
+        let p_index = self.position_index(porder, spec, "order element")?;
+        let r_index = self.position_index(reference, spec, "live element")?;
+        let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
+        Ok(self.arrange(placed))
+    }
+
+    /// The §3.10 ordering of a keyed merge: `order(merged, P, L', keys)`
+    /// with the indexes the merge built. The identities of `P` and `L'` were
+    /// checked while merging (an `L'` element without one is still in
+    /// `merged` and fails there first), and `pos(L', ·)` is the merge index
+    /// below `live_len`.
+    pub(super) fn order_merge(
+        &self,
+        merged: Vec<Value<'a>>,
+        d: &Deferred<'a>,
+        keys: KeySpec<'_>,
+    ) -> Result<Vec<Value<'a>>, Error> {
+        let ids = self.merged_ids(&merged, keys, Elements::Objects)?;
+        let placed = place(&merged, ids, &d.p_index, |h, id| {
+            d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
+        });
+        Ok(self.arrange(placed))
+    }
+
+    /// The `$setElementOrder` ordering of a keyed merge whose own ordering
+    /// was deferred, without that first ordering, when this provably gives
+    /// the same list: every element has an identity (so the first pass could
+    /// not fail), none is a `$patch: delete` object, the elements found in
+    /// the order list have distinct positions there, and the others have
+    /// distinct positions in `R'`. Then both sorts of §3.10.2 have strict
+    /// keys and the outcome does not depend on the order of `merged`.
+    /// `None` when that cannot be shown (the caller then runs both passes).
+    pub(super) fn order_set_fast(
+        &self,
+        merged: &[Value<'a>],
+        order: &[Value<'a>],
+        d: &Deferred<'a>,
+        n: usize,
+        keys: KeySpec<'_>,
+    ) -> Option<Vec<Value<'a>>> {
+        if !d.exact {
+            return None;
+        }
+        let ids = self.merged_ids(merged, keys, Elements::Objects).ok()?;
+        let mut s_index = PosIndex::with_capacity(order.len());
+        for (i, v) in order.iter().enumerate() {
+            s_index.insert_first(identity(*v, keys).ok()?, i);
+        }
+        // `R'` is the first `n` elements of live-after-deletes ++ appended.
+        let placed = place(merged, ids, &s_index, |h, id| {
+            d.index.get_hashed(h, id).filter(|&p| p < n)
+        });
+        let mut seen_p = vec![false; order.len()];
+        let mut seen_r = vec![false; n];
+        for x in &placed {
+            if x.delete {
+                return None;
+            }
+            let slot = match (x.ppos, x.rpos) {
+                (Some(p), _) => seen_p.get_mut(p)?,
+                (None, Some(r)) => seen_r.get_mut(r)?,
+                (None, None) => return None,
+            };
+            if *slot {
+                return None;
+            }
+            *slot = true;
+        }
+        Some(self.arrange(placed))
+    }
+
+    /// Identity, its hash and "holds `$patch: delete`" of every element.
+    pub(super) fn merged_ids(
+        &self,
+        merged: &[Value<'a>],
+        spec: KeySpec<'_>,
+        elements: Elements,
+    ) -> Result<Vec<(Id<'a>, u64, bool)>, Error> {
+        let mut ids = Vec::with_capacity(merged.len());
+        for v in merged {
+            match identity(*v, spec) {
+                Ok(id) => {
+                    let h = id_hash(&id);
+                    let delete = elements == Elements::Objects && directives::is_delete(v);
+                    ids.push((id, h, delete));
+                }
+                Err(e) => return Err(self.id_error(None, e, v, "merged list element")),
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Steps 1–3 of §3.10.2 on placed elements.
+    pub(super) fn arrange(&self, placed: Vec<Placed<'a>>) -> Vec<Value<'a>> {
+        // (ppos, rpos, value)
+        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::new();
+        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::new();
+        let mut patch_deletes = Vec::new();
+        let mut server_deletes = Vec::new();
+        for x in placed {
+            match x.ppos {
+                Some(pp) => {
+                    if x.delete {
+                        patch_deletes.push((pp, x.rpos, x.value));
+                    } else {
+                        patch_items.push((pp, x.rpos, x.value));
+                    }
+                }
+                None => {
+                    if x.delete {
+                        server_deletes.push((x.rpos, x.value));
+                    } else {
+                        server.push((x.rpos, x.value));
+                    }
+                }
+            }
+        }
+        patch_items.sort_by_key(|x| x.0);
+        patch_items.extend(patch_deletes);
+        if server.iter().all(|x| x.0.is_some()) {
+            server.sort_by_key(|x| x.0);
+        } else if self.opts.fix_quirks {
+            // Q3 fix: elements missing from the order list go last, stable.
+            server.sort_by_key(|x| (x.0.is_none(), x.0));
+        } else {
+            go_stable_sort(&mut server, &|a, b| match (a.0, b.0) {
+                (Some(x), Some(y)) => x < y,
+                _ => true,
+            });
+        }
+        server.extend(server_deletes);
+        // Two-pointer interleave.
+        let mut out = Vec::with_capacity(patch_items.len() + server.len());
+        let (mut i, mut j) = (0, 0);
+        while i < server.len() && j < patch_items.len() {
+            match (server[i].0, patch_items[j].1) {
+                (Some(s), Some(p)) if s < p => {
+                    out.push(server[i].1);
+                    i += 1;
+                }
+                _ => {
+                    out.push(patch_items[j].2);
+                    j += 1;
+                }
+            }
+        }
+        out.extend(server[i..].iter().map(|x| x.1));
+        out.extend(patch_items[j..].iter().map(|x| x.2));
+        out
+    }
+
+    pub(super) fn position_index(
+        &self,
+        list: &[Value<'a>],
+        spec: KeySpec<'_>,
+        what: &str,
+    ) -> Result<PosIndex<'a>, Error> {
+        let mut index = PosIndex::with_capacity(list.len());
+        for (i, v) in list.iter().enumerate() {
+            match identity(*v, spec) {
+                Ok(id) => {
+                    index.insert_first(id, i);
+                }
+                Err(e) => return Err(self.id_error(None, e, v, what)),
+            }
+        }
+        Ok(index)
+    }
+
+    // ----- $setElementOrder (§3.11) -----------------------------------------------
+
+    /// Runs `op` with the path at field `f`, a sibling of the
+    /// `$setElementOrder/<f>` key being processed (errors about the ordered
+    /// field point at the field).
+    fn at_field<R>(&mut self, f: &'a str, op: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.path.pop();
+        self.path.push(Step::Key(f));
+        let r = op(self);
+        self.path.pop();
+        if let Some(s) = saved {
+            self.path.push(s);
+        }
+        r
+    }
+
+    pub(super) fn set_element_order(
+        &mut self,
+        t: &mut WorkObject<'a>,
+        key: &'a str,
+        sv: Value<'a>,
+        patch: Object<'a>,
+        cursor: Cursor<'_>,
+    ) -> Result<Option<&'a str>, Error> {
+        if self.mode == Mode::Compose {
+            match t.get(key) {
+                Some(existing) => {
+                    if !existing.deep_eq(&sv) {
+                        return Err(self.err(
+                            ErrorKind::InvalidSetElementOrder,
+                            format!(
+                                "invalid patch format of setElementOrder list: the two patches carry different lists {} and {}",
+                                brief(&existing),
+                                brief(&sv)
+                            ),
+                        ));
+                    }
+                }
+                None => t.set(key, sv),
+            }
+        }
+        let order = rules::order_list(&sv).map_err(|p| self.problem(p))?;
+        let Some(f) = directives::ordered_field(key) else {
+            return Err(self.problem(rules::bad_order_key()));
+        };
+        let live = t.get(f);
+        let plist = patch.get(f);
+        let as_list =
+            |v: Option<Value<'a>>, this: &Self| rules::ordered_list(v).map_err(|p| this.problem(p));
+        // Errors about the field itself point at the field (live or patch side).
+        let ((live, plist), field) = self.at_field(f, |this| {
+            let live = as_list(live, this);
+            let plist = live.and_then(|l| as_list(plist, this).map(|p| (l, p)));
+            plist.and_then(|lp| this.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)))
+        })?;
+        let keys = self.rules.order_keys(field.meta);
+        if let Some(p) = plist {
+            // §3.11.1 step 5.
+            rules::follows_order(p, order, keys).map_err(|p| self.problem(p))?;
+        }
+        let merge_plan = self.rules.list_plan(field.meta);
+        let (merged, r_prime, deferred) = match (live, plist) {
+            (None, None) => return Ok(None),
+            (Some(l), None) => (l.to_vec(), l.to_vec(), None),
+            (None, Some(p)) => {
+                // Q30 (always fixed in APPLY): cleaned like any insertion.
+                (self.strip_list(p)?, Vec::new(), None)
+            }
+            (Some(l), Some(p)) => {
+                let r = self.at_field(f, |this| match merge_plan {
+                    // The merge's own ordering is deferred: the ordering by
+                    // `order` below often makes it unnecessary.
+                    ListPlan::Merge(k) => {
+                        this.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer)
+                    }
+                    ListPlan::Atomic => {
+                        if this.mode == Mode::Apply {
+                            this.strip_list(p).map(|items| ListMerge {
+                                items,
+                                r_prime: l.to_vec(),
+                                deferred: None,
+                            })
+                        } else {
+                            Ok(ListMerge {
+                                items: p.to_vec(),
+                                r_prime: l.to_vec(),
+                                deferred: None,
+                            })
+                        }
+                    }
+                });
+                let r = r?;
+                (r.items, r.r_prime, r.deferred)
+            }
+        };
+        let kind = self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])])?;
+        let Some(kind) = kind else {
+            if self.opts.fix_quirks {
+                // Q20 fix: nothing to order.
+                t.set(f, Value::array_from(self.arena, &merged));
+                return Ok(Some(f));
+            }
+            return Err(self.err(
+                ErrorKind::NoElements,
+                "no elements in any of the given slices: $setElementOrder names a list that is empty on both sides",
+            ));
+        };
+        let elements = if kind == Kind::Object {
+            Elements::Objects
+        } else {
+            Elements::Scalars
+        };
+        if elements == Elements::Objects && !keys.is_keyed() {
+            return Err(self.err(
+                ErrorKind::NoMergeKey,
+                "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
+            ));
+        }
+        let merged = match deferred {
+            None => merged,
+            Some(d) => {
+                // A keyed merge (so objects, and `keys` is its merge key):
+                // skip its own ordering when it cannot matter, else run it
+                // here, at the field's path as inside `merge_list`.
+                let n = live.map_or(0, <[Value<'a>]>::len);
+                if let Some(ordered) = self.order_set_fast(&merged, order, &d, n, keys) {
+                    t.set(f, Value::array_from(self.arena, &ordered));
+                    return Ok(Some(f));
+                }
+                self.at_field(f, |this| this.order_merge(merged, &d, keys))?
+            }
+        };
+        let ordered = self.order(merged, order, &r_prime, keys, elements)?;
+        t.set(f, Value::array_from(self.arena, &ordered));
+        Ok(Some(f))
+    }
+}
