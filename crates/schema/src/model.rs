@@ -110,6 +110,25 @@ pub struct Union {
     pub empty_values: Vec<Box<str>>,
     /// True when read from the struct-level list (format A, historical).
     pub deduce_discriminator: bool,
+    /// The discriminator is listed in the struct's `required` (KEP-1027:
+    /// an unset required discriminator is a validation error).
+    pub discriminator_required: bool,
+    /// The discriminator property's string `default`, if declared: an unset
+    /// discriminator reads as this value (KEP-1027).
+    pub discriminator_default: Option<Box<str>>,
+}
+
+impl Union {
+    /// True for the struct-level declaration (`discriminator` +
+    /// `fields-to-discriminateBy`), false for KEP-1027 `fieldMembers`.
+    pub fn is_struct_level(&self) -> bool {
+        self.deduce_discriminator
+    }
+
+    /// The member a discriminator value selects, if any.
+    pub fn member_for(&self, value: &str) -> Option<&UnionMember> {
+        self.members.iter().find(|m| &*m.value == value)
+    }
 }
 
 /// A field of a struct: the node of its value and its patch metadata.
@@ -223,6 +242,9 @@ pub struct Schema {
     pub(crate) nodes: Vec<Node>,
     pub(crate) by_name: HashMap<Box<str>, NodeId>,
     pub(crate) by_gvk: HashMap<Gvk, NodeId>,
+    /// Per node: the node declares a union or an `enum`, or some node below
+    /// it does (computed once when the schema is finished or merged).
+    pub(crate) reaches_checks: Vec<bool>,
 }
 
 /// Why a field lookup failed (spec §2.5).
@@ -391,6 +413,16 @@ impl<'s> Cursor<'s> {
         self.node().and_then(|n| n.name.as_deref())
     }
 
+    /// True when the node at the cursor declares a union or an `enum`, or a
+    /// node below it does: union normalization and validation skip every
+    /// subtree for which this is false. False for the schema-less cursor.
+    pub fn reaches_checks(&self) -> bool {
+        match (self.schema, self.node) {
+            (Some(s), Some(id)) => s.reaches_checks.get(id.index()).copied().unwrap_or(false),
+            _ => false,
+        }
+    }
+
     /// Unions declared on the struct at the cursor.
     pub fn unions(&self) -> &'s [Union] {
         match self.kind() {
@@ -522,6 +554,54 @@ impl<'s> Cursor<'s> {
 }
 
 impl Schema {
+    /// Recomputes [`Cursor::reaches_checks`] for every node: a node is marked
+    /// when it declares a union or an `enum`, then marks spread backwards
+    /// along field, map-value and list-item edges (a worklist, no recursion,
+    /// so `$ref` cycles cost nothing).
+    pub(crate) fn index_checks(&mut self) {
+        let n = self.nodes.len();
+        let mut parents: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut marked = vec![false; n];
+        let mut work = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let mut edge = |child: NodeId| {
+                if let Some(p) = parents.get_mut(child.index()) {
+                    p.push(i as u32);
+                }
+            };
+            let direct = match &node.kind {
+                NodeKind::Struct { fields, unions } => {
+                    fields.values().for_each(|f| edge(f.node));
+                    !unions.is_empty()
+                }
+                NodeKind::Map { value } => {
+                    edge(*value);
+                    false
+                }
+                NodeKind::List { items } => {
+                    edge(*items);
+                    false
+                }
+                NodeKind::Scalar { enum_values } => enum_values.is_some(),
+                NodeKind::Unknown => false,
+            };
+            if direct {
+                marked[i] = true;
+                work.push(i);
+            }
+        }
+        while let Some(i) = work.pop() {
+            for &p in &parents[i] {
+                let p = p as usize;
+                if !marked[p] {
+                    marked[p] = true;
+                    work.push(p);
+                }
+            }
+        }
+        self.reaches_checks = marked;
+    }
+
     /// The cursor of a definition, by definition name
     /// (`io.k8s.api.apps.v1.Deployment`) or by GVK text (`apps/v1/Deployment`,
     /// `v1/Pod`).
