@@ -15,6 +15,15 @@
 //! → {"id": ANY, "error": {"kind": "snake_case_kind", "path": "/json/pointer", "message": "…"}}
 //! ```
 //!
+//! Union normalization (KEP-1027): op `normalize` takes `new` and optional
+//! `old` (absent = create), options `ratcheting`, `check_enums`,
+//! `non_discriminated_update`, `max_depth`; op `apply` with
+//! `"options": {"normalize_unions": true}` merges, normalizes against
+//! `original` and validates. Both answer
+//! `{"id", "ok": OBJECT, "cleared": [POINTER, …]}` or
+//! `{"id", "error": {"kind": "validation", "path": "", "message": "…",
+//! "violations": [{"path", "rule", "message"}, …]}}`.
+//!
 //! Requests are read with the value crate's exact parser, so numbers keep
 //! their literal text from request to response. A line that is not a JSON
 //! object answers an error with `"id": null`.
@@ -30,6 +39,7 @@
 
 use crate::engine::{self, ApplyOptions, CreateOptions, ParseOptions};
 use crate::input::{check_object, parse_document, resolve_cursor, Empty};
+use crate::unions::{has_document, BatchExtra, NORMALIZE_OPTIONS};
 use crate::{Error, TypeRef};
 use smpatch_schema::{Cursor, Schema};
 use smpatch_value::{Arena, Value};
@@ -100,12 +110,10 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
         }
     };
     let id = request.get("id").unwrap_or(Value::Null);
-    match run(arena, schemas, request) {
-        Ok(ok) => {
-            let response = Value::object_from(arena, &[("id", id), ("ok", ok)]);
-            engine::to_json_string(&response)
-        }
-        Err(e) => respond_error(arena, id, &e),
+    let mut extra = BatchExtra::default();
+    match run(arena, schemas, request, &mut extra) {
+        Ok(ok) => extra.respond_ok(arena, id, ok),
+        Err(e) => extra.respond_error(arena, id, &e),
     }
 }
 
@@ -166,6 +174,7 @@ fn run<'a>(
     arena: &'a Arena,
     cache: &mut HashMap<PathBuf, Result<Arc<Schema>, Error>>,
     request: Value<'a>,
+    extra: &mut BatchExtra,
 ) -> Result<Value<'a>, Error> {
     let op = match request.get("op") {
         Some(Value::String("apply")) => Op::Apply,
@@ -184,12 +193,9 @@ fn run<'a>(
         Some(_) => return Err(invalid_at("/op", "op must be a string")),
         None => return Err(invalid("the request has no \"op\"")),
     };
-    if op == Op::Normalize {
-        return Err(Error::unsupported("normalize"));
-    }
     let (mut apply_opts, mut create_opts) = (ApplyOptions::default(), CreateOptions::default());
     if let Some(options) = request.get("options") {
-        set_options(options, op, &mut apply_opts, &mut create_opts)?;
+        set_options(options, op, &mut apply_opts, &mut create_opts, extra)?;
     }
     let choice = schema_choice(cache, request.get("schema"))?;
     let empty = if op == Op::Apply {
@@ -218,7 +224,13 @@ fn run<'a>(
     match op {
         Op::Apply => {
             let (o, p) = (doc("original")?, doc("patch")?);
-            engine::apply(arena, o, p, cursor(&[o, p])?, &apply_opts)
+            let c = cursor(&[o, p])?;
+            let merged = engine::apply(arena, o, p, c, &apply_opts)?;
+            if extra.normalize_unions {
+                extra.run(arena, Some(o), merged, c)
+            } else {
+                Ok(merged)
+            }
         }
         Op::Create2 => {
             let (o, m) = (doc("original")?, doc("modified")?);
@@ -237,7 +249,21 @@ fn run<'a>(
             let (l, r) = (doc("left")?, doc("right")?);
             engine::conflicts(l, r, cursor(&[l, r])?, &create_opts).map(Value::Bool)
         }
-        Op::Normalize => Err(Error::unsupported("normalize")),
+        Op::Normalize => {
+            if !has_document(request, "new") {
+                return Err(invalid(
+                    "the normalize op needs \"new\" (and optionally \"old\")",
+                ));
+            }
+            let new = doc("new")?;
+            let old = if has_document(request, "old") {
+                Some(doc("old")?)
+            } else {
+                None
+            };
+            let c = cursor(&[new, old.unwrap_or(Value::empty_object())])?;
+            extra.run(arena, old, new, c)
+        }
     }
 }
 
@@ -321,6 +347,7 @@ fn set_options(
     op: Op,
     apply: &mut ApplyOptions,
     create: &mut CreateOptions,
+    extra: &mut BatchExtra,
 ) -> Result<(), Error> {
     let obj = match options {
         Value::Null => return Ok(()),
@@ -330,7 +357,11 @@ fn set_options(
     let is_apply = op == Op::Apply;
     for (key, value) in obj.iter() {
         let path = format!("/options/{key}");
-        let known = if is_apply {
+        let known = if op == Op::Normalize {
+            extra.set_option(key, value)
+        } else if is_apply && key == "normalize_unions" {
+            bool_option(&mut extra.normalize_unions, value)
+        } else if is_apply {
             set_apply_option(apply, key, value)
         } else {
             set_create_option(create, key, value)
@@ -348,7 +379,9 @@ fn set_options(
                     path,
                     format!(
                         "unknown option {key:?} for this op; known: {}",
-                        if is_apply {
+                        if op == Op::Normalize {
+                            NORMALIZE_OPTIONS
+                        } else if is_apply {
                             APPLY_OPTIONS
                         } else {
                             CREATE_OPTIONS
@@ -390,6 +423,7 @@ fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
 }
 
 const APPLY_OPTIONS: &[&str] = &[
+    "normalize_unions",
     "fix_quirks",
     "compound_keys",
     "reject_duplicate_keys",

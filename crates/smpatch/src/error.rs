@@ -34,15 +34,6 @@ impl Error {
         }
     }
 
-    /// An `unsupported` error: the operation's crate has not landed yet.
-    pub(crate) fn unsupported(what: &str) -> Self {
-        Error::new(
-            "unsupported",
-            "",
-            format!("{what} is not supported by this build yet"),
-        )
-    }
-
     /// Prefixes the path (used when an error happened inside a sub-document).
     pub(crate) fn with_prefix(mut self, prefix: &str) -> Self {
         if !prefix.is_empty() {

@@ -28,12 +28,17 @@ pub mod cli;
 mod engine;
 mod error;
 mod input;
+mod unions;
 
 pub use engine::{ApplyOptions, CreateOptions, Precondition};
 pub use error::{Error, FacadeError};
 pub use smpatch_patch_apply::{Error as PatchError, ErrorKind};
 pub use smpatch_schema::{Cursor, Gvk, Schema};
 pub use smpatch_value::{Arena, Value};
+pub use unions::{
+    normalize_and_validate, normalize_json, server_apply, server_apply_json, validate_json,
+    Normalized, NormalizedJson, PipelineError, Rule, UnionOptions, Violation,
+};
 
 use input::{check_object, parse_document, resolve_cursor, Empty};
 use smpatch_value::{from_serde, to_serde};
