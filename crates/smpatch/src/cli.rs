@@ -44,6 +44,9 @@ enum Command {
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     Batch,
+    /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
+    /// (exit 0 clean, 1 violations, 2 other errors).
+    Validate(crate::cli_validate::ValidateArgs),
 }
 
 #[derive(Args)]
@@ -118,6 +121,9 @@ struct PatchArgs {
     /// Merge list-type map lists by all their list-map keys.
     #[arg(long)]
     compound_keys: bool,
+    /// Run the server pipeline: normalize unions against the input object, then validate unions and enums.
+    #[arg(long)]
+    normalize_unions: bool,
 }
 
 #[derive(Args)]
@@ -209,6 +215,7 @@ pub fn main() -> i32 {
         Command::Patch(a) => patch(&a),
         Command::Diff(a) => diff(&a),
         Command::Apply(a) => apply(&a),
+        Command::Validate(a) => return crate::cli_validate::validate(&a),
         Command::Batch => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -375,6 +382,12 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
         (None, Some(f)) => (read_input(f)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
+    if a.normalize_unions && a.patch_type != PatchType::Strategic {
+        return Err(Failure::at(
+            "--normalize-unions",
+            "works with --type strategic only",
+        ));
+    }
     let user = load_schemas(&a.schema.schemas)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
@@ -392,7 +405,11 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
             };
             for (i, doc) in docs.iter().enumerate() {
                 let cursor = resolve_cursor(&refs, &ty, &[*doc])?;
-                let r = engine::apply(&arena, *doc, p, cursor, &opts)?;
+                let mut r = engine::apply(&arena, *doc, p, cursor, &opts)?;
+                if a.normalize_unions {
+                    r = crate::cli_validate::normalize_patched(&arena, *doc, r, cursor)
+                        .map_err(|m| Failure::at(format!("{name}#{i}"), m))?;
+                }
                 out.push_str(&render(&r, a.output, i));
             }
         }

@@ -25,6 +25,7 @@
 
 pub mod batch;
 pub mod cli;
+mod cli_validate;
 mod engine;
 mod error;
 mod input;
