@@ -15,7 +15,7 @@ import sys
 out, repo, shared = sys.argv[1], sys.argv[2], sys.argv[3]
 seeds = {t: [] for t in ["json_roundtrip", "yaml_parse", "schema_load", "apply_raw",
                          "apply_structured", "create2_roundtrip", "create3", "compose",
-                         "batch_line"]}
+                         "batch_line", "normalize"]}
 
 
 def compact(v):
@@ -91,7 +91,7 @@ for path in schema_files:
         seeds["schema_load"].append(f.read())
 
 # Byte-driven targets: a few fixed byte strings to start from.
-for t in ("apply_structured", "create2_roundtrip", "create3", "compose"):
+for t in ("apply_structured", "create2_roundtrip", "create3", "compose", "normalize"):
     seeds[t] += [bytes(range(i, i + 64)) for i in range(0, 192, 16)]
 
 for target, items in seeds.items():

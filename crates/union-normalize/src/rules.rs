@@ -1,25 +1,48 @@
 //! The rules for one object: normalization of its unions (KEP-1027) and the
 //! validation rules V1–V5, plus the enum check (KEP-2887).
 
+use std::collections::{HashMap, HashSet};
+
 use smpatch_schema::{Cursor, Union, UnionMember};
 use smpatch_value::{render, Arena, Member, Object, Value};
 
 use crate::walk::{Path, Visitor};
 use crate::{Options, Rule, Violation};
 
+/// An object with member lookup that stays linear in the object's size when
+/// a struct declares many unions (an index is built for large objects).
+pub(crate) struct Obj<'x> {
+    obj: Object<'x>,
+    index: Option<HashMap<&'x str, Value<'x>>>,
+}
+
+impl<'x> Obj<'x> {
+    pub(crate) fn new(obj: Object<'x>, unions: usize) -> Self {
+        let index = (obj.len() > 16 && unions > 2).then(|| obj.iter().collect());
+        Obj { obj, index }
+    }
+
+    fn get(&self, key: &str) -> Option<Value<'x>> {
+        match &self.index {
+            Some(i) => i.get(key).copied(),
+            None => self.obj.get(key),
+        }
+    }
+}
+
 /// The discriminator's string value; absent, null or non-string read as unset.
-fn disc<'x>(obj: Option<Object<'x>>, union: &Union) -> Option<&'x str> {
+fn disc<'x>(obj: Option<&Obj<'x>>, union: &Union) -> Option<&'x str> {
     let d = union.discriminator.as_deref()?;
     obj?.get(d)?.as_str()
 }
 
-fn is_set(obj: Option<Object<'_>>, field: &str) -> bool {
+fn is_set(obj: Option<&Obj<'_>>, field: &str) -> bool {
     obj.and_then(|o| o.get(field)).is_some_and(|v| !v.is_null())
 }
 
 /// The discriminator value a KEP-1027 union acts on: the value, else the
 /// declared default, else `""` (the conventional "no member" value).
-fn effective<'x>(obj: Option<Object<'x>>, union: &'x Union) -> &'x str {
+fn effective<'x>(obj: Option<&Obj<'x>>, union: &'x Union) -> &'x str {
     disc(obj, union)
         .or(union.discriminator_default.as_deref())
         .unwrap_or("")
@@ -28,8 +51,8 @@ fn effective<'x>(obj: Option<Object<'x>>, union: &'x Union) -> &'x str {
 /// The fields normalization clears from `new` for one union.
 fn clear_for<'u>(
     union: &'u Union,
-    old: Option<Object<'_>>,
-    new: Object<'_>,
+    old: Option<&Obj<'_>>,
+    new: &Obj<'_>,
     opts: &Options,
     out: &mut Vec<&'u str>,
 ) {
@@ -88,16 +111,26 @@ struct Found {
 
 fn quoted(items: impl Iterator<Item = impl AsRef<str>>) -> String {
     items
-        .map(|s| format!("{:?}", s.as_ref()))
+        .map(|s| shown(s.as_ref()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A value quoted for a message, cut after 64 characters (a hostile
+/// discriminator may be megabytes long).
+fn shown(v: &str) -> String {
+    const MAX: usize = 64;
+    match v.char_indices().nth(MAX) {
+        None => format!("{v:?}"),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &v[..end], v.len()),
+    }
 }
 
 /// V1–V5 for one union of one object.
 fn check_union(
     union: &Union,
-    old: Option<Object<'_>>,
-    new: Object<'_>,
+    old: Option<&Obj<'_>>,
+    new: &Obj<'_>,
     cursor: Cursor<'_>,
     out: &mut Vec<Found>,
 ) {
@@ -152,7 +185,8 @@ fn check_union(
                 rule: Rule::V1,
                 field: Some(d.to_owned()),
                 message: format!(
-                    "discriminator {d:?} is {v:?}, which is not an allowed value: set it to one of {}",
+                    "discriminator {d:?} is {}, which is not an allowed value: set it to one of {}",
+                    shown(v),
                     quoted(allowed.iter())
                 ),
             });
@@ -191,21 +225,20 @@ fn check_union(
         return;
     }
     // Which member the discriminator selects, if any can be called selected.
-    let (shown, selected, empty) = if union.is_struct_level() {
+    let (value, selected) = if union.is_struct_level() {
         match raw.and_then(|v| union.member_for(v)) {
-            Some(m) => (raw.unwrap_or(""), Some(m), false),
+            Some(m) => (raw.unwrap_or(""), Some(m)),
             // A value matching no member: only V3 applies.
             None => return,
         }
     } else {
         let v = effective(Some(new), union);
-        let empty = union.empty_values.iter().any(|x| &**x == v);
-        (v, union.member_for(v), empty)
+        (v, union.member_for(v))
     };
     let what = match raw {
-        Some(_) => format!("discriminator {d:?} is {shown:?}"),
+        Some(_) => format!("discriminator {d:?} is {}", shown(value)),
         None if union.discriminator_default.is_some() => {
-            format!("discriminator {d:?} is unset (default {shown:?})")
+            format!("discriminator {d:?} is unset (default {})", shown(value))
         }
         None => format!("discriminator {d:?} is unset"),
     };
@@ -229,7 +262,6 @@ fn check_union(
         }
         let selects = match selected {
             Some(s) => format!("which selects {:?}", s.field),
-            None if empty => "which selects no member".to_owned(),
             None => "which selects no member".to_owned(),
         };
         out.push(Found {
@@ -258,13 +290,19 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         cursor: Cursor<'_>,
         path: &Path<'a>,
     ) -> Option<&'a [Member<'a>]> {
+        let unions = cursor.unions();
+        let (o, n) = (
+            old.map(|o| Obj::new(o, unions.len())),
+            Obj::new(new, unions.len()),
+        );
         let mut clear: Vec<&str> = Vec::new();
-        for u in cursor.unions() {
-            clear_for(u, old, new, self.opts, &mut clear);
+        for u in unions {
+            clear_for(u, o.as_ref(), &n, self.opts, &mut clear);
         }
         if clear.is_empty() {
             return None;
         }
+        let clear: HashSet<&str> = clear.into_iter().collect();
         let members: Vec<Member<'a>> = new
             .members()
             .iter()
@@ -296,13 +334,18 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         cursor: Cursor<'_>,
         path: &Path<'a>,
     ) -> Option<&'a [Member<'a>]> {
-        for u in cursor.unions() {
+        let unions = cursor.unions();
+        let (o, n) = (
+            old.map(|o| Obj::new(o, unions.len())),
+            Obj::new(new, unions.len()),
+        );
+        for u in unions {
             let mut found = Vec::new();
-            check_union(u, old, new, cursor, &mut found);
+            check_union(u, o.as_ref(), &n, cursor, &mut found);
             if found.is_empty() {
                 continue;
             }
-            let before = match (self.opts.ratcheting, old) {
+            let before = match (self.opts.ratcheting, &o) {
                 (true, Some(o)) => {
                     let mut b = Vec::new();
                     // The old object judged on its own (its discriminator
@@ -354,8 +397,8 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
             path: path.pointer(),
             rule: Rule::Enum,
             message: format!(
-                "{:?} is not an allowed value: use one of {}",
-                render(&new),
+                "{} is not an allowed value: use one of {}",
+                shown(&render(&new)),
                 quoted(allowed.iter())
             ),
         });

@@ -107,6 +107,8 @@ struct Frame<'a, 'o, 's> {
     next: usize,
     /// The visitor replaced this object's members (already in the arena).
     replaced: bool,
+    /// The struct's union discriminators, sorted (built when first needed).
+    discs: Option<Vec<&'s str>>,
     rebuilt: Rebuilt<'a>,
 }
 
@@ -148,11 +150,22 @@ pub(crate) fn walk<'a, 'o, 's, V: Visitor<'a, 'o>>(
                     let (c, meta, is_disc) = match top.cursor.kind() {
                         Some(NodeKind::Struct { .. }) => match top.cursor.lookup_object(m.key) {
                             Ok(f) => {
-                                let is_disc = top
-                                    .cursor
-                                    .unions()
-                                    .iter()
-                                    .any(|u| u.discriminator.as_deref() == Some(m.key));
+                                // Only enum fields need to know whether they
+                                // are a discriminator; the sorted list of
+                                // discriminators is built once per object.
+                                let is_disc = f.cursor.enum_values().is_some() && {
+                                    let cursor = top.cursor;
+                                    let discs = top.discs.get_or_insert_with(|| {
+                                        let mut d: Vec<&'s str> = cursor
+                                            .unions()
+                                            .iter()
+                                            .filter_map(|u| u.discriminator.as_deref())
+                                            .collect();
+                                        d.sort_unstable();
+                                        d
+                                    });
+                                    discs.binary_search(&m.key).is_ok()
+                                };
                                 (f.cursor, f.meta, is_disc)
                             }
                             Err(_) => continue,
@@ -239,6 +252,7 @@ fn enter<'a, 'o, 's, V: Visitor<'a, 'o>>(
         keys,
         next: 0,
         replaced,
+        discs: None,
         rebuilt: Rebuilt::None,
     };
     match (cursor.kind(), new) {
