@@ -36,7 +36,9 @@ fn union_cases(c: &mut Criterion) {
         // The cases hold no union violation and nothing to clear.
         let n = normalize(&inputs, Some(o), merged, cursor, &uopts).unwrap();
         assert!(n.cleared.is_empty(), "{}", case.label);
-        assert!(validate(Some(o), merged, cursor, &uopts).unwrap().is_empty());
+        assert!(validate(Some(o), merged, cursor, &uopts)
+            .unwrap()
+            .is_empty());
 
         let mut g = c.benchmark_group(format!("unions/{}", case.label));
         g.throughput(Throughput::Elements(case.elements as u64));
