@@ -154,3 +154,20 @@ fn patch_normalize_unions_rejects_a_second_member_without_a_discriminator_change
     assert_eq!(code, 1);
     assert!(err.contains("--type strategic"));
 }
+
+#[test]
+fn enums_of_a_real_spec_are_checked() {
+    // The shared v1.27 swagger declares field enums (the embedded v1.37
+    // schema has none besides apiVersion/kind): SeccompProfile.type is a
+    // closed enum (V1 for its union), imagePullPolicy a plain enum.
+    let swagger = "../shared/openapi/kubernetes-v1.27.swagger.json";
+    let file = format!("{K8S}/pod-bad-enums.yaml");
+    let (code, out, err) = smpatch(&["validate", "-f", &file, "--schema", swagger]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, expected("validate-v1.27-enums.txt"));
+    let (code, out, _) = smpatch(&["validate", "-f", &file, "--schema", swagger, "--no-enums"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("[V1]") && !out.contains("[enum]"), "{out}");
+    let (code, _, _) = smpatch(&["validate", "-f", &file]);
+    assert_eq!(code, 0, "the embedded schema has no field enums");
+}
