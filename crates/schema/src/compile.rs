@@ -40,6 +40,7 @@ impl Builder {
             by_name: self.by_name,
             by_gvk: self.by_gvk,
             reaches_checks: Vec::new(),
+            checked_fields: Vec::new(),
         };
         schema.index_checks();
         schema

@@ -245,6 +245,9 @@ pub struct Schema {
     /// Per node: the node declares a union or an `enum`, or some node below
     /// it does (computed once when the schema is finished or merged).
     pub(crate) reaches_checks: Vec<bool>,
+    /// Per struct node: the names of its fields whose schema reaches a union
+    /// or an enum, sorted (empty for other nodes).
+    pub(crate) checked_fields: Vec<Box<[Box<str>]>>,
 }
 
 /// Why a field lookup failed (spec §2.5).
@@ -420,6 +423,16 @@ impl<'s> Cursor<'s> {
         match (self.schema, self.node) {
             (Some(s), Some(id)) => s.reaches_checks.get(id.index()).copied().unwrap_or(false),
             _ => false,
+        }
+    }
+
+    /// For a struct cursor: the names of the fields whose schema reaches a
+    /// union or an `enum` ([`Cursor::reaches_checks`]), sorted. Union
+    /// normalization looks only these up. Empty for anything else.
+    pub fn checked_fields(&self) -> &'s [Box<str>] {
+        match (self.schema, self.node) {
+            (Some(s), Some(id)) => s.checked_fields.get(id.index()).map_or(&[], |f| &**f),
+            _ => &[],
         }
     }
 
@@ -599,6 +612,22 @@ impl Schema {
                 }
             }
         }
+        self.checked_fields = self
+            .nodes
+            .iter()
+            .map(|node| match &node.kind {
+                NodeKind::Struct { fields, .. } => {
+                    let mut names: Vec<Box<str>> = fields
+                        .iter()
+                        .filter(|(_, f)| marked.get(f.node.index()).copied().unwrap_or(false))
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    names.sort_unstable();
+                    names.into_boxed_slice()
+                }
+                _ => Box::default(),
+            })
+            .collect();
         self.reaches_checks = marked;
     }
 

@@ -12,8 +12,7 @@
 //! union and no enum ([`Cursor::reaches_checks`]) are never entered, and no
 //! subtree is entered twice.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use smpatch_schema::{Cursor, ListType, NodeKind, PatchMeta};
 use smpatch_value::{push_pointer_token, render, Arena, Member, Object, Value};
 
@@ -91,11 +90,29 @@ enum Rebuilt<'a> {
     Elements(Vec<Value<'a>>),
 }
 
+/// One merge-key value of a list element: strings borrowed, other values
+/// as their kind and text (so `1` and `"1"` differ).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum KeyPart<'v> {
+    Absent,
+    Str(&'v str),
+    Other(&'static str, String),
+}
+
+fn key_part<'v>(e: Value<'v>, key: &str) -> KeyPart<'v> {
+    match e.get(key) {
+        None => KeyPart::Absent,
+        Some(Value::String(s)) => KeyPart::Str(s),
+        Some(v) => KeyPart::Other(v.kind().name(), render(&v).into_owned()),
+    }
+}
+
 /// How a list's elements find their old counterparts.
 enum OldElems<'o> {
     None,
     ByIndex(&'o [Value<'o>]),
-    ByKey(HashMap<String, Value<'o>>),
+    ByKey(FxHashMap<KeyPart<'o>, Value<'o>>),
+    ByKeys(FxHashMap<Vec<KeyPart<'o>>, Value<'o>>),
 }
 
 struct Frame<'a, 'o, 's> {
@@ -148,28 +165,36 @@ pub(crate) fn walk<'a, 'o, 's, V: Visitor<'a, 'o>>(
                     let Some(m) = ms.get(i) else { break };
                     top.next += 1;
                     let (c, meta, is_disc) = match top.cursor.kind() {
-                        Some(NodeKind::Struct { .. }) => match top.cursor.lookup_object(m.key) {
-                            Ok(f) => {
-                                // Only enum fields need to know whether they
-                                // are a discriminator; the sorted list of
-                                // discriminators is built once per object.
-                                let is_disc = f.cursor.enum_values().is_some() && {
-                                    let cursor = top.cursor;
-                                    let discs = top.discs.get_or_insert_with(|| {
-                                        let mut d: Vec<&'s str> = cursor
-                                            .unions()
-                                            .iter()
-                                            .filter_map(|u| u.discriminator.as_deref())
-                                            .collect();
-                                        d.sort_unstable();
-                                        d
-                                    });
-                                    discs.binary_search(&m.key).is_ok()
-                                };
-                                (f.cursor, f.meta, is_disc)
+                        Some(NodeKind::Struct { .. }) => {
+                            // Only fields whose schema reaches a union or an
+                            // enum are looked up at all.
+                            let checked = top.cursor.checked_fields();
+                            if checked.binary_search_by(|f| (**f).cmp(m.key)).is_err() {
+                                continue;
                             }
-                            Err(_) => continue,
-                        },
+                            match top.cursor.lookup_object(m.key) {
+                                Ok(f) => {
+                                    // Only enum fields need to know whether
+                                    // they are a discriminator; the sorted
+                                    // list is built once per object.
+                                    let is_disc = f.cursor.enum_values().is_some() && {
+                                        let cursor = top.cursor;
+                                        let discs = top.discs.get_or_insert_with(|| {
+                                            let mut d: Vec<&'s str> = cursor
+                                                .unions()
+                                                .iter()
+                                                .filter_map(|u| u.discriminator.as_deref())
+                                                .collect();
+                                            d.sort_unstable();
+                                            d
+                                        });
+                                        discs.binary_search(&m.key).is_ok()
+                                    };
+                                    (f.cursor, f.meta, is_disc)
+                                }
+                                Err(_) => continue,
+                            }
+                        }
                         Some(NodeKind::Map { .. }) => match top.cursor.map_value() {
                             Some(c) => (c, &EMPTY, false),
                             None => continue,
@@ -191,7 +216,14 @@ pub(crate) fn walk<'a, 'o, 's, V: Visitor<'a, 'o>>(
                     let old = match &top.old_elems {
                         OldElems::None => None,
                         OldElems::ByIndex(o) => o.get(i).copied(),
-                        OldElems::ByKey(map) => map.get(&element_key(e, &top.keys)).copied(),
+                        OldElems::ByKey(map) => {
+                            top.keys.first().and_then(|k| lookup(map, &key_part(e, k)))
+                        }
+                        OldElems::ByKeys(map) => {
+                            let parts: Vec<KeyPart<'_>> =
+                                top.keys.iter().map(|k| key_part(e, k)).collect();
+                            lookup(map, &parts)
+                        }
                     };
                     child = Some((i, Seg::Index(i), e, old, c, &EMPTY, false));
                 }
@@ -284,15 +316,25 @@ fn enter<'a, 'o, 's, V: Visitor<'a, 'o>>(
         )),
         (Some(NodeKind::List { .. }), Value::Array(elems)) => {
             let keys = list_keys(meta);
-            let old_elems = match old.and_then(|o| o.as_array()) {
-                None => OldElems::None,
-                Some(o) if keys.is_empty() => OldElems::ByIndex(o),
-                Some(o) => {
-                    let mut map = HashMap::with_capacity(o.len());
+            let old_elems = match (old.and_then(|o| o.as_array()), keys.as_slice()) {
+                (None, _) => OldElems::None,
+                (Some(o), []) => OldElems::ByIndex(o),
+                (Some(o), [k]) => {
+                    let mut map = FxHashMap::default();
+                    map.reserve(o.len());
                     for e in o {
-                        map.entry(element_key(*e, &keys)).or_insert(*e);
+                        map.entry(key_part(*e, k)).or_insert(*e);
                     }
                     OldElems::ByKey(map)
+                }
+                (Some(o), ks) => {
+                    let mut map = FxHashMap::default();
+                    map.reserve(o.len());
+                    for e in o {
+                        map.entry(ks.iter().map(|k| key_part(*e, k)).collect())
+                            .or_insert(*e);
+                    }
+                    OldElems::ByKeys(map)
                 }
             };
             Entered::Frame(frame(Items::Elements(elems), None, old_elems, keys, false))
@@ -325,22 +367,13 @@ fn list_keys(meta: &PatchMeta) -> Vec<&str> {
     Vec::new()
 }
 
-/// The identity of a keyed list element as text (kind-tagged, so `1` and
-/// `"1"` differ).
-fn element_key(e: Value<'_>, keys: &[&str]) -> String {
-    let mut out = String::new();
-    for k in keys {
-        match e.get(k) {
-            None => out.push_str("\u{0}absent"),
-            Some(v) => {
-                out.push_str(v.kind().name());
-                out.push(':');
-                out.push_str(&render(&v));
-            }
-        }
-        out.push('\u{0}');
-    }
-    out
+/// Looks a new element's key up among the old elements (the key's
+/// lifetime is shortened to the map's, which `HashMap` allows).
+fn lookup<'o, K: Eq + std::hash::Hash>(
+    map: &FxHashMap<K, Value<'o>>,
+    key: &K,
+) -> Option<Value<'o>> {
+    map.get(key).copied()
 }
 
 fn set_child<'a>(frame: &mut Frame<'a, '_, '_>, index: usize, v: Value<'a>) {
