@@ -205,8 +205,18 @@ fn check_union(
     }
     // V3: at most one member.
     if set.len() > 1 {
-        let advice = if changed {
-            "keep only the member the discriminator selects".to_owned()
+        let now = if union.is_struct_level() {
+            raw.and_then(|v| union.member_for(v))
+        } else {
+            union.member_for(effective(Some(new), union))
+        };
+        let advice = if let (true, Some(m)) = (changed, now) {
+            format!(
+                "keep only {}, the member the discriminator selects",
+                shown(&m.field)
+            )
+        } else if changed {
+            "keep only one".to_owned()
         } else {
             format!(
                 "keep only one, and change the discriminator {d:?} when you change which member is set"
