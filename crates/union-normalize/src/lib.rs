@@ -227,7 +227,8 @@ pub fn normalize<'a>(
 }
 
 /// Validates the unions (V1–V5, see docs/ERRORS.md) and enums (KEP-2887) of
-/// `new` and returns every violation, in document order; `old` (`None` on
+/// `new` and returns every violation (objects in document order, each
+/// object's unions in declaration order, struct-level list first); `old` (`None` on
 /// create) tells whether a discriminator changed and, with
 /// [`Options::ratcheting`], which violations were already there.
 ///

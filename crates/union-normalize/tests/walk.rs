@@ -159,3 +159,48 @@ fn long_values_are_cut_in_messages() {
     assert!(found[0].message.len() < 400, "{}", found[0].message.len());
     assert!(found[0].message.contains("(100000 bytes)"));
 }
+
+#[test]
+fn several_unions_in_one_object_in_both_formats() {
+    let s = Schema::from_bytes(
+        br#"{"swagger": "2.0", "definitions": {"Two": {
+          "x-kubernetes-unions": [{"discriminator": "kind", "fields-to-discriminateBy": {"x": "X", "y": "Y"}}],
+          "properties": {
+            "t": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}, "B": {"name": "b"}}}},
+            "a": {"type": "integer"}, "b": {"type": "integer"},
+            "kind": {"type": "string"}, "x": {"type": "integer"}, "y": {"type": "integer"}}}}}"#,
+        "two.json",
+    )
+    .unwrap();
+    let cursor = s.cursor("Two").unwrap();
+    assert_eq!(cursor.unions().len(), 2);
+    let arena = Arena::new();
+    let old = p(&arena, r#"{"t": "A", "a": 1, "kind": "X", "x": 1}"#);
+    let new = p(
+        &arena,
+        r#"{"t": "B", "a": 1, "b": 2, "kind": "Y", "x": 1, "y": 2}"#,
+    );
+    let r = normalize(&arena, Some(old), new, cursor, &Options::default()).unwrap();
+    assert_eq!(r.cleared, ["/a", "/x"]);
+    assert_eq!(
+        to_json_string(&r.value),
+        r#"{"t":"B","b":2,"kind":"Y","y":2}"#
+    );
+    // Unchanged discriminators, both unions broken: every violation.
+    let bad = p(
+        &arena,
+        r#"{"t": "A", "a": 1, "b": 2, "kind": "X", "x": 1, "y": 2}"#,
+    );
+    let found = validate(Some(old), bad, cursor, &Options::default()).unwrap();
+    let got: Vec<(&str, Rule)> = found.iter().map(|v| (v.path.as_str(), v.rule)).collect();
+    assert_eq!(
+        got,
+        // The struct-level union is declared first.
+        [
+            ("", Rule::V3),
+            ("/y", Rule::V5),
+            ("", Rule::V3),
+            ("/b", Rule::V5)
+        ]
+    );
+}
