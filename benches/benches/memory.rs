@@ -14,6 +14,11 @@
 //! - `create2/<case>`, `create3/<case>`: the create bench inputs; baseline =
 //!   serde_json parse of the documents and serialize of the patch.
 //!
+//! - `scaling/<op>/<n>`: peak heap per list element of `apply` (every
+//!   element patched), `create2` and `create3` on the env lists of the scaling
+//!   bench, 1k to 256k elements; target: per-element peak at every size
+//!   within [`SCALING_TARGET`] of the 1k figure (linear memory).
+//!
 //! Target: peak heap within 1.5x of the baseline on every input. Run with
 //! `cargo bench -p smpatch-benches --bench memory`; the table goes to
 //! stdout and the process fails when a ratio misses the target.
@@ -48,6 +53,9 @@ fn measure<R>(f: impl FnOnce() -> R) -> Usage {
 }
 
 const TARGET: f64 = 1.5;
+
+/// Largest allowed per-element peak at any size, relative to 1k elements.
+const SCALING_TARGET: f64 = 1.2;
 
 struct Row {
     name: String,
@@ -196,6 +204,83 @@ fn main() {
     }
     if !missed.is_empty() {
         eprintln!("memory: peak heap above {TARGET}x the baseline on: {missed:?}");
+    }
+    let sizes: &[usize] = if quick {
+        &smpatch_benches::SCALING_SIZES[..1]
+    } else {
+        &smpatch_benches::SCALING_SIZES
+    };
+    let scaling_missed = scaling(sizes, cursor);
+    if !scaling_missed.is_empty() {
+        eprintln!(
+            "memory: peak per element above {SCALING_TARGET}x the 1k figure on: {scaling_missed:?}"
+        );
+    }
+    if !missed.is_empty() || !scaling_missed.is_empty() {
         std::process::exit(1);
     }
+}
+
+/// Peak heap per element of apply (all elements), create2 and create3 on the
+/// env lists of `sizes` (the first is the reference): prints a table and
+/// returns the rows above [`SCALING_TARGET`].
+fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
+    let popts = ParseOptions::default();
+    let ops = ["apply", "create2", "create3"];
+    let mut per_1k = [0f64; 3];
+    let mut missed = Vec::new();
+    println!();
+    println!(
+        "| op | elements | smpatch peak | peak per element | vs 1k | serde_json peak per element |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (si, &n) in sizes.iter().enumerate() {
+        let case = smpatch_benches::case_env_all(n);
+        let (o, p, m, c) = (
+            case.original.as_bytes(),
+            case.patch.as_bytes(),
+            case.modified.as_bytes(),
+            case.current.as_bytes(),
+        );
+        for (k, op) in ops.iter().enumerate() {
+            let docs: Vec<&[u8]> = match k {
+                0 => vec![o, p],
+                1 => vec![o, m],
+                _ => vec![o, m, c],
+            };
+            let usage = measure(|| {
+                let arena = Arena::new();
+                let v: Vec<_> = docs
+                    .iter()
+                    .map(|d| parse_json(&arena, d, &popts).unwrap())
+                    .collect();
+                let copts = CreateOptions::default();
+                let out = match k {
+                    0 => apply(&arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap(),
+                    1 => create_two_way(&arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
+                    _ => create_three_way(&arena, v[0], v[1], v[2], cursor, false, &copts, &[])
+                        .unwrap(),
+                };
+                to_json_string(&out)
+            });
+            let baseline = measure(|| {
+                let parsed = serde_docs(&docs);
+                black_box(&parsed);
+            });
+            let per = usage.peak as f64 / n as f64;
+            if si == 0 {
+                per_1k[k] = per;
+            }
+            let vs = per / per_1k[k];
+            println!(
+                "| {op} | {n} | {} | {per:.0} | {vs:.2} | {:.0} |",
+                usage.peak,
+                baseline.peak as f64 / n as f64
+            );
+            if vs > SCALING_TARGET {
+                missed.push(format!("{op}/{n}"));
+            }
+        }
+    }
+    missed
 }

@@ -52,6 +52,24 @@ fn parse_only(c: &mut Criterion) {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(bytes).map(|v| v.is_object()))
     });
     group.finish();
+
+    // The Deployment of the apply and create benches (50 containers of 27
+    // env vars, 142,957 bytes; issue 13's "121 KB Deployment"): the everyday
+    // object the 1 GB/s parse target is about.
+    let case = smpatch_benches::case_deployment_50();
+    let bytes = case.original.as_bytes();
+    let mut group = c.benchmark_group("value_parse/deployment-143KB");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function(BenchmarkId::new("arena", "deployment-143KB"), |b| {
+        b.iter(|| {
+            arena.reset();
+            parse_json(&arena, bytes, &opts).map(|v| v.is_object())
+        })
+    });
+    group.bench_function(BenchmarkId::new("serde_json", "deployment-143KB"), |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(bytes).map(|v| v.is_object()))
+    });
+    group.finish();
 }
 
 fn yaml(c: &mut Criterion) {

@@ -404,3 +404,7 @@ pub fn patch_cases() -> Vec<PatchCase> {
     }
     cases
 }
+
+/// List sizes of the scaling benches (`benches/benches/scaling.rs` and the
+/// memory bench's per-element rows): 1k to 256k env vars.
+pub const SCALING_SIZES: [usize; 5] = [1_000, 4_000, 16_000, 64_000, 256_000];

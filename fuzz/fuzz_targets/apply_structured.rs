@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!smpatch_fuzz::has_directive_keys(a));
             }
         }
-        (Err(a), Err(b)) => assert_eq!(a.kind, b.kind, "json and bytes paths fail differently"),
+        (Err(a), Err(b)) => assert_eq!(a.name(), b.name(), "json and bytes paths fail differently"),
         _ => panic!(
             "json and bytes paths disagree: {via_json:?} vs {:?}\noriginal {original}\npatch {patch}",
             via_bytes.map(|b| String::from_utf8_lossy(&b).into_owned())

@@ -1,10 +1,12 @@
 //! Batch protocol lines through `smpatch::batch::handle_line`: every line
 //! answers one JSON object with an `id` and exactly one of `ok` / `error`.
+//! The raw bytes also run as a whole session (`run_session_with`), which
+//! must answer exactly one line per input line, whatever the bytes.
 //! Requests naming a schema file are skipped (the fuzzer must not make the
 //! process read arbitrary paths such as `/dev/zero`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smpatch::batch::{handle_line, BatchState};
+use smpatch::batch::{handle_line, run_session_with, BatchState};
 
 fn names_a_file(line: &str) -> bool {
     match serde_json::from_str::<serde_json::Value>(line) {
@@ -15,6 +17,15 @@ fn names_a_file(line: &str) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
+    let has = |needle: &[u8]| data.windows(needle.len()).any(|w| w == needle);
+    if !has(b"file") && !has(b"\\u") {
+        let mut out = Vec::new();
+        let mut state = BatchState::with_max_line_bytes(4096);
+        run_session_with(&mut state, data, &mut out).expect("in-memory session");
+        let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+        let lines = newlines(data) + usize::from(!data.is_empty() && !data.ends_with(b"\n"));
+        assert_eq!(newlines(&out), lines, "one answer per line");
+    }
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -4,7 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
-use smpatch_value::{NumberKind, Value};
+use smpatch_value::Value;
 use std::hash::{Hash, Hasher};
 
 /// How the elements of a list are identified.
@@ -65,45 +65,7 @@ impl Eq for Id<'_> {}
 
 impl Hash for Id<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        for v in &self.0 {
-            hash_value(v, state);
-        }
-    }
-}
-
-/// A hash consistent with [`Value::deep_eq`]: equal values hash equally.
-fn hash_value<H: Hasher>(v: &Value<'_>, state: &mut H) {
-    match v {
-        Value::Null => 0u8.hash(state),
-        Value::Bool(b) => {
-            1u8.hash(state);
-            b.hash(state);
-        }
-        Value::Number(n) => match n.kind() {
-            NumberKind::Int => {
-                2u8.hash(state);
-                let t = n.literal();
-                if t == "-0" { "0" } else { t }.hash(state);
-            }
-            NumberKind::Float => {
-                3u8.hash(state);
-                let f = n.as_f64();
-                let f = if f == 0.0 { 0.0 } else { f };
-                f.to_bits().hash(state);
-            }
-        },
-        Value::String(s) => {
-            4u8.hash(state);
-            s.hash(state);
-        }
-        Value::Array(a) => {
-            5u8.hash(state);
-            a.len().hash(state);
-        }
-        Value::Object(o) => {
-            6u8.hash(state);
-            o.len().hash(state);
-        }
+        state.write_u64(id_hash(self));
     }
 }
 
@@ -128,11 +90,20 @@ pub(crate) fn identity<'a, 'm>(v: Value<'a>, spec: KeySpec<'m>) -> Result<Id<'a>
 }
 
 /// The hash of an identity, computed once per element and passed to
-/// [`PosIndex`] (consistent with `Id`'s `Eq`).
+/// [`PosIndex`]: [`Value::deep_hash`] of each key value (the canonical key
+/// form of every kind, lists and objects included, consistent with `Id`'s
+/// `Eq`), so no key kind degrades the index to a pairwise scan.
 pub(crate) fn id_hash(id: &Id<'_>) -> u64 {
-    let mut h = FxHasher::default();
-    id.hash(&mut h);
-    h.finish()
+    match &id.0[..] {
+        [one] => one.deep_hash(),
+        many => {
+            let mut h = FxHasher::default();
+            for v in many {
+                h.write_u64(v.deep_hash());
+            }
+            h.finish()
+        }
+    }
 }
 
 /// One slot of [`PosIndex`]: the low 32 bits of the key's hash and the

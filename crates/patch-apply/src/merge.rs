@@ -705,11 +705,8 @@ impl<'a, 'o> Merger<'a, 'o> {
             if self.opts.fix_quirks {
                 if let (Some(Value::Array(a)), Value::Array(b)) = (t.get(key), pv) {
                     let mut out: Vec<Value<'a>> = a.to_vec();
-                    for v in b {
-                        if !out.iter().any(|x| x.deep_eq(v)) {
-                            out.push(*v);
-                        }
-                    }
+                    let mut seen: rustc_hash::FxHashSet<Value<'a>> = a.iter().copied().collect();
+                    out.extend(b.iter().filter(|v| seen.insert(**v)));
                     t.set(key, Value::array_from(self.arena, &out));
                     return Ok(());
                 }

@@ -3,9 +3,10 @@
 //! fixed).
 
 use crate::diff::{lookup_error, lookup_list, lookup_object, too_deep};
-use crate::keys::{element_key, list_plan, Keys, ListPlan};
+use crate::keys::{element_key, list_plan, KeyText, Keys, ListPlan};
 use crate::path::Seg;
 use crate::CreateOptions;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::{ApplyOptions, Error, ErrorKind};
 use smpatch_schema::{Cursor, Field, Strategy};
 use smpatch_value::{Arena, Kind, Member, Object, Value};
@@ -208,8 +209,9 @@ impl<'a> Composer<'a, '_> {
                     "$retainKeys must be a list of field names".into(),
                 ));
             };
+            let listed = Names::of(list);
             for m in o.members() {
-                if !m.key.starts_with('$') && !m.value.is_null() && !contains(list, m.key) {
+                if !m.key.starts_with('$') && !m.value.is_null() && !listed.contains(m.key) {
                     return Err(invalid(
                         ErrorKind::InvalidRetainKeys,
                         format!(
@@ -303,7 +305,7 @@ impl<'a> Composer<'a, '_> {
                         format!("the list of objects {f:?} has no merge key"),
                     ));
                 }
-                let mut seen = Vec::new();
+                let mut seen = FxHashSet::default();
                 for e in items {
                     let Some(o) = e.as_object() else { continue };
                     let d = o.get(PATCH);
@@ -325,13 +327,12 @@ impl<'a> Composer<'a, '_> {
                     }
                     let k = self.merge_key(f, &o, keys)?;
                     if d.is_none() {
-                        if seen.contains(&k) {
+                        if !seen.insert(k) {
                             return Err(invalid(
                                 ErrorKind::DuplicateMergeKey,
                                 format!("two elements of the patch list {f:?} share a merge key"),
                             ));
                         }
-                        seen.push(k);
                         self.validate(*e, field.cursor, depth + 1)?;
                     }
                 }
@@ -491,10 +492,15 @@ impl<'a> Composer<'a, '_> {
         }
         let r1 = retain_list(o1);
         let r2 = retain_list(o2);
+        // Indexes built once per object: what each patch does to each field
+        // and which names each retain list holds (no per-field scans).
+        let (sides1, sides2) = (sides(o1), sides(o2));
+        let (n1, n2) = (r1.map(Names::of), r2.map(Names::of));
         // Fields in order of first mention.
         let mut fields: Vec<&'a str> = Vec::new();
+        let mut mentioned: FxHashSet<&'a str> = FxHashSet::default();
         let mut add = |f: &'a str| {
-            if !fields.contains(&f) {
+            if mentioned.insert(f) {
                 fields.push(f);
             }
         };
@@ -514,20 +520,29 @@ impl<'a> Composer<'a, '_> {
         let mut out: Vec<Member<'a>> = Vec::new();
         let mut keep: Vec<&'a str> = Vec::new();
         for &f in &fields {
+            let raw1 = sides1.get(f).copied().unwrap_or_default();
+            let raw2 = sides2.get(f).copied().unwrap_or_default();
             if f.starts_with('$') {
                 // An unknown directive: p2's wins.
-                if let Some(v) = o2.get(f).or_else(|| o1.get(f)) {
+                // (A retain list may name a directive key itself.)
+                let named = || o2.get(f).or_else(|| o1.get(f));
+                let listed = f.starts_with(ORDER) || f.starts_with(DELETE_FROM);
+                if let Some(v) = raw2
+                    .val
+                    .or(raw1.val)
+                    .or_else(|| listed.then(named).flatten())
+                {
                     out.push(Member { key: f, value: v });
                 }
                 continue;
             }
-            let s1 = side(o1, f, r1);
-            let s2 = side(o2, f, r2);
+            let s1 = side(raw1, f, n1.as_ref());
+            let s2 = side(raw2, f, n2.as_ref());
             let r = self.field(f, s1, s2, cursor, depth)?;
             let sets = r.val.is_some_and(|v| !v.is_null());
-            let kept = (r1.is_none_or(|r| contains(r, f))
-                || o2.get(f).is_some_and(|v| !v.is_null()))
-                && r2.is_none_or(|r| contains(r, f));
+            let kept = (n1.as_ref().is_none_or(|r| r.contains(f))
+                || raw2.val.is_some_and(|v| !v.is_null()))
+                && n2.as_ref().is_none_or(|r| r.contains(f));
             if kept || sets {
                 keep.push(f);
             }
@@ -721,6 +736,20 @@ impl<'a> Composer<'a, '_> {
         let id = |e: &Value<'a>| e.as_object().and_then(|o| element_key(&o, keys, true).ok());
         let a_ids: Vec<_> = a.iter().map(id).collect();
         let b_ids: Vec<_> = b.iter().map(id).collect();
+        // The positions of each key in each list, in list order: every
+        // lookup below is a hash probe, never a scan of the other list.
+        fn positions<'k, 'v>(
+            ids: &'k [Option<KeyText<'v>>],
+        ) -> FxHashMap<&'k KeyText<'v>, Vec<usize>> {
+            let mut m: FxHashMap<&KeyText<'v>, Vec<usize>> = FxHashMap::default();
+            for (i, k) in ids.iter().enumerate() {
+                if let Some(k) = k {
+                    m.entry(k).or_default().push(i);
+                }
+            }
+            m
+        }
+        let (a_pos, b_pos) = (positions(&a_ids), positions(&b_ids));
         // A patch list does, for each key, its delete elements first (they
         // remove every element with that key), then its other elements of
         // that key in order (the first merges into the document's element
@@ -736,23 +765,19 @@ impl<'a> Composer<'a, '_> {
                 list.push(*e2);
                 continue;
             };
-            if !a_ids.iter().any(|x| x.as_ref() == Some(k)) {
+            let Some(in_a) = a_pos.get(k) else {
                 list.push(*e2);
                 continue;
-            }
-            if b_ids[..j].iter().any(|x| x.as_ref() == Some(k)) {
+            };
+            let in_b = b_pos.get(k).map_or(&[][..], Vec::as_slice);
+            if in_b.first().is_some_and(|&first| first < j) {
                 // Folded into the group at the key's first element.
                 continue;
             }
-            let of = |l: &'a [Value<'a>], ids: &[Option<_>]| {
-                l.iter()
-                    .zip(ids)
-                    .filter(|(_, x)| x.as_ref() == Some(k))
-                    .map(|(e, _)| *e)
-                    .collect::<Vec<Value<'a>>>()
-            };
+            let of =
+                |l: &'a [Value<'a>], at: &[usize]| at.iter().map(|&i| l[i]).collect::<Vec<_>>();
             let mut g = None;
-            for e in steps(&of(a, &a_ids)).chain(steps(&of(b, &b_ids))) {
+            for e in steps(&of(a, in_a)).chain(steps(&of(b, in_b))) {
                 g = Some(self.step(f, g, e, cursor, elem, depth)?);
             }
             match g {
@@ -765,9 +790,7 @@ impl<'a> Composer<'a, '_> {
             }
         }
         for (i, e1) in a.iter().enumerate() {
-            let named = a_ids[i]
-                .as_ref()
-                .is_some_and(|k| b_ids.iter().any(|x| x.as_ref() == Some(k)));
+            let named = a_ids[i].as_ref().is_some_and(|k| b_pos.contains_key(k));
             if !named {
                 list.push(*e1);
             }
@@ -777,12 +800,13 @@ impl<'a> Composer<'a, '_> {
         let order = match s2.order.or(s1.order) {
             Some(o) => {
                 let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
+                let mut listed: FxHashSet<Option<KeyText<'a>>> = items.iter().map(id).collect();
                 for e in &list {
                     if directive_of(e).is_some() {
                         continue;
                     }
                     let k = id(e);
-                    if k.is_some() && !items.iter().any(|o| id(o) == k) {
+                    if k.is_some() && !listed.contains(&k) {
                         if let Some(o) = e.as_object() {
                             let ks: Vec<Member<'a>> = keys
                                 .names()
@@ -790,6 +814,7 @@ impl<'a> Composer<'a, '_> {
                                 .collect();
                             items.push(Value::object_from_members(self.arena, &ks));
                         }
+                        listed.insert(k);
                     }
                 }
                 Some(Member {
@@ -800,11 +825,12 @@ impl<'a> Composer<'a, '_> {
             None => None,
         };
         if let Some(o) = order.and_then(|o| o.value.as_array()) {
-            let pos = |x: &Value<'a>| {
-                let k = id(x);
-                o.iter().position(|y| id(y) == k).unwrap_or(usize::MAX)
-            };
-            list.sort_by_key(pos);
+            // First position of each key (or of "no key") in the order list.
+            let mut first: FxHashMap<Option<KeyText<'a>>, usize> = FxHashMap::default();
+            for (i, y) in o.iter().enumerate() {
+                first.entry(id(y)).or_insert(i);
+            }
+            list.sort_by_key(|x| first.get(&id(x)).copied().unwrap_or(usize::MAX));
         }
         let order = self.without_q20(order, list.is_empty());
         Ok(Side {
@@ -888,31 +914,32 @@ impl<'a> Composer<'a, '_> {
     ) -> Result<Side<'a>, Error> {
         let d1 = s1.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
         let d2 = s2.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
-        let has = |l: &[Value<'a>], v: &Value<'a>| l.iter().any(|x| x.deep_eq(v));
+        // Membership through hash sets of `Value` (deep equality and its
+        // hash), never pairwise scans: lists of any length stay linear.
+        let set = |l: &[Value<'a>]| -> FxHashSet<Value<'a>> { l.iter().copied().collect() };
+        let (in_d2, in_b) = (set(d2), set(b));
         let mut v: Vec<Value<'a>> = Vec::new();
-        for x in b {
-            // Insertion drops the deletion list: leave out what p2 deletes.
-            if !has(d2, x) && !has(&v, x) {
-                v.push(*x);
-            }
-        }
-        for x in a {
-            // p1's own deletions stay in `d` (they hold when p1 merged, not
-            // when it inserted the list).
-            if !has(d2, x) && !has(&v, x) {
+        let mut in_v: FxHashSet<Value<'a>> = FxHashSet::default();
+        // Insertion drops the deletion list: leave out what p2 deletes. p1's
+        // own deletions stay in `d` (they hold when p1 merged, not when it
+        // inserted the list).
+        for x in b.iter().chain(a) {
+            if !in_d2.contains(x) && in_v.insert(*x) {
                 v.push(*x);
             }
         }
         let mut d: Vec<Value<'a>> = Vec::new();
+        let mut in_d: FxHashSet<Value<'a>> = FxHashSet::default();
         for x in d1.iter().chain(d2) {
-            if (has(d2, x) || !has(b, x)) && !has(&d, x) {
+            if (in_d2.contains(x) || !in_b.contains(x)) && in_d.insert(*x) {
                 d.push(*x);
             }
         }
         let order = s2.order.or(s1.order).map(|o| {
             let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
+            let mut listed = set(&items);
             for x in &v {
-                if !has(&items, x) {
+                if listed.insert(*x) {
                     items.push(*x);
                 }
             }
@@ -922,8 +949,12 @@ impl<'a> Composer<'a, '_> {
             }
         });
         if let Some(o) = order.and_then(|o| o.value.as_array()) {
-            let pos = |x: &Value<'a>| o.iter().position(|y| y.deep_eq(x)).unwrap_or(usize::MAX);
-            v.sort_by_key(pos);
+            // First position of each value in the order list.
+            let mut first: FxHashMap<Value<'a>, usize> = FxHashMap::default();
+            for (i, y) in o.iter().enumerate() {
+                first.entry(*y).or_insert(i);
+            }
+            v.sort_by_key(|x| first.get(x).copied().unwrap_or(usize::MAX));
         }
         // Each patch's lists hold one kind, but the two patches' may differ
         // (values, deletions, and one patch's order list against the other's
@@ -1060,24 +1091,41 @@ fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
     o.get(RETAIN).and_then(|v| v.as_array())
 }
 
-fn contains(list: &[Value<'_>], f: &str) -> bool {
-    list.iter().any(|v| v.as_str() == Some(f))
+/// The field names of a `$retainKeys` list, as a set.
+struct Names<'a>(FxHashSet<&'a str>);
+
+impl<'a> Names<'a> {
+    fn of(list: &'a [Value<'a>]) -> Self {
+        Names(list.iter().filter_map(|v| v.as_str()).collect())
+    }
+
+    fn contains(&self, f: &str) -> bool {
+        self.0.contains(f)
+    }
 }
 
-/// What object `o` (with retain list `r`) does to field `f`.
-fn side<'a>(o: Object<'a>, f: &'a str, r: Option<&'a [Value<'a>]>) -> Side<'a> {
-    let mut s = Side::default();
+/// What object `o` does to each field it mentions (its value, order list
+/// and deletion list), in one pass over its members.
+fn sides<'a>(o: Object<'a>) -> FxHashMap<&'a str, Side<'a>> {
+    let mut out: FxHashMap<&'a str, Side<'a>> = FxHashMap::default();
     for m in o.members() {
-        if m.key == f {
+        if let Some(f) = m.key.strip_prefix(ORDER) {
+            out.entry(f).or_default().order = Some(*m);
+        } else if let Some(f) = m.key.strip_prefix(DELETE_FROM) {
+            out.entry(f).or_default().del = Some(*m);
+        } else {
+            let s = out.entry(m.key).or_default();
             s.val = Some(m.value);
             s.val_key = Some(m.key);
-        } else if m.key.strip_prefix(ORDER) == Some(f) {
-            s.order = Some(*m);
-        } else if m.key.strip_prefix(DELETE_FROM) == Some(f) {
-            s.del = Some(*m);
         }
     }
-    if r.is_some_and(|r| !contains(r, f)) && s.val.is_none() {
+    out
+}
+
+/// What an object (what it mentions of `f`: `s`, from [`sides`]; with
+/// retain list `r`) does to field `f`.
+fn side<'a>(mut s: Side<'a>, f: &'a str, r: Option<&Names<'_>>) -> Side<'a> {
+    if r.is_some_and(|r| !r.contains(f)) && s.val.is_none() {
         // Dropped by `$retainKeys`.
         s.val = Some(Value::Null);
         s.val_key = Some(f);

@@ -445,25 +445,48 @@ fn by_key<'a>(
 /// element into each duplicate's slot (Go `==`: same kind and value, so `1`,
 /// `1.0` and `"1"` are distinct), then `sort.Sort` orders the prefix by `%v`
 /// rendering with the `<=` comparator.
+///
+/// The reference's loop is quadratic; it runs only on lists with duplicates
+/// of up to [`GO_DEDUP_MAX`] elements. Lists without duplicates are left as
+/// they are (what the loop does to them), longer lists with duplicates keep
+/// first occurrences in order (docs/DIVERGENCES.md).
 fn go_dedup_sort(l: &[Value<'_>]) -> (Vec<usize>, usize) {
     let mut s: Vec<usize> = (0..l.len()).collect();
     let mut len = l.len();
+    let mut seen: rustc_hash::FxHashSet<Value<'_>> = rustc_hash::FxHashSet::default();
+    if !l.iter().all(|v| seen.insert(*v)) && l.len() > GO_DEDUP_MAX {
+        seen.clear();
+        let mut kept: Vec<usize> = (0..l.len()).filter(|&i| seen.insert(l[i])).collect();
+        len = kept.len();
+        kept.extend(len..l.len());
+        s = kept;
+    } else if len > seen.len() {
+        go_dedup(l, &mut s, &mut len);
+    }
+    let texts: Vec<Cow<'_, str>> = l.iter().map(render).collect();
+    go_sort(&mut s[..len], |&a, &b| texts[a] <= texts[b]);
+    (s, len)
+}
+
+/// The longest list whose duplicates [`go_dedup_sort`] removes with the
+/// reference's own (quadratic) algorithm.
+const GO_DEDUP_MAX: usize = 4096;
+
+/// `deduplicateScalars` of the reference, on the index array `s`.
+fn go_dedup(l: &[Value<'_>], s: &mut [usize], len: &mut usize) {
     let mut i = 0;
-    while i + 1 < len {
+    while i + 1 < *len {
         let mut j = i + 1;
-        while j < len {
+        while j < *len {
             if l[s[i]].deep_eq(&l[s[j]]) {
-                s[j] = s[len - 1];
-                len -= 1;
+                s[j] = s[*len - 1];
+                *len -= 1;
             } else {
                 j += 1;
             }
         }
         i += 1;
     }
-    let texts: Vec<Cow<'_, str>> = l.iter().map(render).collect();
-    go_sort(&mut s[..len], |&a, &b| texts[a] <= texts[b]);
-    (s, len)
 }
 
 /// De-duplicated and sorted by rendering (set comparison with `fix_quirks`).

@@ -12,6 +12,8 @@ pub enum SchemaErrorKind {
     Parse,
     /// The document is nested deeper than the parser accepts.
     TooDeep,
+    /// A file or document is larger than `LoadOptions::max_input_bytes`.
+    TooLarge,
     /// The document is neither an OpenAPI v2/v3 document, a JSON-Schema
     /// `$defs` document, nor a CustomResourceDefinition.
     NotASchema,
@@ -39,6 +41,7 @@ impl SchemaErrorKind {
             SchemaErrorKind::Io => "io",
             SchemaErrorKind::Parse => "parse",
             SchemaErrorKind::TooDeep => "too_deep",
+            SchemaErrorKind::TooLarge => "too_large",
             SchemaErrorKind::NotASchema => "not_a_schema",
             SchemaErrorKind::DanglingRef => "dangling_ref",
             SchemaErrorKind::InvalidExtension => "invalid_extension",

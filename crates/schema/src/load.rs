@@ -80,13 +80,7 @@ impl Schema {
         for p in paths {
             for file in expand(p.as_ref())? {
                 let name = file.display().to_string();
-                let bytes = std::fs::read(&file).map_err(|e| {
-                    SchemaError::new(
-                        SchemaErrorKind::Io,
-                        name.clone(),
-                        format!("cannot read: {e}"),
-                    )
-                })?;
+                let bytes = read_capped(&file, &name, opts.max_input_bytes)?;
                 add_bytes(&mut b, &bytes, &name, opts)?;
             }
         }
@@ -108,6 +102,33 @@ impl Schema {
         self.index_checks();
         self
     }
+}
+
+/// Reads a file, stopping at `max` bytes: an endless or huge input
+/// (`/dev/zero`, a FIFO) is refused with `too_large` after at most
+/// `max + 1` bytes were read, never loaded first.
+fn read_capped(file: &Path, name: &str, max: usize) -> Result<Vec<u8>, SchemaError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| {
+        SchemaError::new(SchemaErrorKind::Io, name, format!("cannot read: {e}"))
+    };
+    let f = std::fs::File::open(file).map_err(io)?;
+    // The reported size (0 for devices and pipes) only presizes the buffer.
+    let hint = f.metadata().map_or(0, |m| m.len());
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint.min(limit)).unwrap_or(0));
+    f.take(limit).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() > max {
+        return Err(SchemaError::new(
+            SchemaErrorKind::TooLarge,
+            name,
+            format!(
+                "the file is larger than the limit of {max} bytes (LoadOptions::max_input_bytes); \
+                 reading stopped there"
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 fn expand(path: &Path) -> Result<Vec<PathBuf>, SchemaError> {
@@ -185,6 +206,7 @@ impl LoadOptions {
 pub(crate) fn parse_error(e: &ParseError, source: &str) -> SchemaError {
     let kind = match e.kind {
         ParseErrorKind::TooDeep => SchemaErrorKind::TooDeep,
+        ParseErrorKind::TooLarge => SchemaErrorKind::TooLarge,
         _ => SchemaErrorKind::Parse,
     };
     SchemaError::new(

@@ -388,7 +388,7 @@ fn load_options_bound_depth_size_and_aliases() {
         ..LoadOptions::default()
     };
     let e = Schema::from_bytes_with(doc, "d.json", &small).unwrap_err();
-    assert_eq!(e.kind_name(), "parse");
+    assert_eq!(e.kind_name(), "too_large");
     assert!(
         e.message.contains("too large") || e.message.contains("larger"),
         "{e}"
@@ -410,4 +410,37 @@ fn load_options_bound_depth_size_and_aliases() {
     let e = Schema::load_paths_with(&[&file], &at(4)).unwrap_err();
     assert_eq!(e.kind_name(), "too_deep");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 8: a schema file is read only up to `LoadOptions::max_input_bytes`
+/// (plus one byte), so an endless input ends in `too_large` naming the
+/// limit instead of exhausting memory.
+#[test]
+fn endless_schema_file_stops_at_the_limit() {
+    let zero = std::path::Path::new("/dev/zero");
+    if !zero.exists() {
+        return;
+    }
+    let opts = LoadOptions {
+        max_input_bytes: 1 << 20,
+        ..LoadOptions::default()
+    };
+    let e = Schema::load_paths_with(&[zero], &opts).unwrap_err();
+    assert_eq!(e.kind_name(), "too_large", "{e}");
+    assert!(e.message.contains("1048576 bytes"), "{e}");
+    assert_eq!(e.pointer, "/dev/zero");
+    // A file just within the limit loads; one byte more does not.
+    let dir = std::env::temp_dir().join(format!("smpatch-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.json");
+    let doc = br#"{"definitions":{"T":{"type":"object"}}}"#;
+    std::fs::write(&file, doc).unwrap();
+    let at = |max_input_bytes| LoadOptions {
+        max_input_bytes,
+        ..LoadOptions::default()
+    };
+    assert!(Schema::load_paths_with(&[&file], &at(doc.len())).is_ok());
+    let e = Schema::load_paths_with(&[&file], &at(doc.len() - 1)).unwrap_err();
+    assert_eq!(e.kind_name(), "too_large", "{e}");
+    std::fs::remove_dir_all(&dir).ok();
 }

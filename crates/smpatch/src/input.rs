@@ -1,10 +1,11 @@
 //! Reading documents and finding their type: shared by the facade, batch
 //! mode and the CLI.
 
-use crate::engine::{self, ParseOptions};
+use crate::error::FacadeKind;
+use crate::ops::Op;
 use crate::{Error, TypeRef};
 use smpatch_schema::{Cursor, Schema};
-use smpatch_value::{Arena, Value};
+use smpatch_value::{parse_json, parse_yaml, Arena, ParseOptions, Value};
 
 /// How an empty or absent document is treated (spec §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,57 +18,82 @@ pub(crate) enum Empty {
 
 /// True when text looks like JSON rather than YAML (kubectl's sniffing: the
 /// first non-space character opens an object or a list).
-pub(crate) fn looks_like_json(text: &[u8]) -> bool {
+pub fn looks_like_json(text: &[u8]) -> bool {
     matches!(
         text.iter().find(|b| !b.is_ascii_whitespace()),
         Some(b'{' | b'[')
     )
 }
 
+/// Parses one JSON document for `op`'s document `what`, with `op`'s depth
+/// limit, and checks it is an object (`null` counts as `{}`; empty input is
+/// `{}` except for apply, where it is `invalid_document`).
+pub fn parse_document<'a>(
+    arena: &'a Arena,
+    text: &'a [u8],
+    op: &Op,
+    what: &str,
+) -> Result<Value<'a>, Error> {
+    read_document(
+        arena,
+        text,
+        op.empty(),
+        false,
+        what,
+        &parse_options(op.max_depth()),
+    )
+}
+
+/// The parser options for documents of an operation allowing `max_depth`:
+/// the default limits, with the depth raised (never lowered) to `max_depth`.
+pub(crate) fn parse_options(max_depth: usize) -> ParseOptions {
+    let mut opts = ParseOptions::default();
+    opts.max_depth = opts.max_depth.max(max_depth);
+    opts
+}
+
+fn empty_document(what: &str) -> Error {
+    Error::facade(
+        FacadeKind::InvalidDocument,
+        "",
+        format!("invalid JSON document ({what}): the document is empty"),
+    )
+}
+
 /// Parses one document from text, JSON or (when `allow_yaml`) YAML, and
 /// checks it is an object (`null` counts as `{}`).
-pub(crate) fn parse_document<'a>(
+pub(crate) fn read_document<'a>(
     arena: &'a Arena,
     text: &'a [u8],
     empty: Empty,
     allow_yaml: bool,
     what: &str,
+    opts: &ParseOptions,
 ) -> Result<Value<'a>, Error> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return match empty {
             Empty::IsObject => Ok(Value::empty_object()),
-            Empty::IsError => Err(Error::new(
-                "invalid_document",
-                "",
-                format!("invalid JSON document ({what}): the document is empty"),
-            )),
+            Empty::IsError => Err(empty_document(what)),
         };
     }
-    let opts = ParseOptions::default();
     let value = if allow_yaml && !looks_like_json(text) {
         let s = std::str::from_utf8(text).map_err(|e| {
-            Error::new(
-                "invalid_document",
+            Error::facade(
+                FacadeKind::InvalidDocument,
                 "",
                 format!("invalid JSON document ({what}): not UTF-8: {e}"),
             )
         })?;
-        let docs = engine::parse_yaml_docs(arena, s, &opts, what)?;
+        let docs = parse_yaml(arena, s, opts).map_err(|e| Error::parse(e, what))?;
         match docs.as_slice() {
             [] => match empty {
                 Empty::IsObject => Value::empty_object(),
-                Empty::IsError => {
-                    return Err(Error::new(
-                        "invalid_document",
-                        "",
-                        format!("invalid JSON document ({what}): the document is empty"),
-                    ))
-                }
+                Empty::IsError => return Err(empty_document(what)),
             },
             [one] => *one,
             _ => {
-                return Err(Error::new(
-                    "invalid_document",
+                return Err(Error::facade(
+                    FacadeKind::InvalidDocument,
                     "",
                     format!(
                         "invalid JSON document ({what}): expected one YAML document, found {}",
@@ -77,18 +103,18 @@ pub(crate) fn parse_document<'a>(
             }
         }
     } else {
-        engine::parse_json(arena, text, &opts).map_err(|e| engine::document_error(&e, what))?
+        parse_json(arena, text, opts).map_err(|e| Error::parse(e, what))?
     };
     check_object(value, what)
 }
 
 /// `null` → `{}`; objects pass; anything else is `invalid_document`.
-pub(crate) fn check_object<'a>(value: Value<'a>, what: &str) -> Result<Value<'a>, Error> {
+pub fn check_object<'a>(value: Value<'a>, what: &str) -> Result<Value<'a>, Error> {
     match value {
         Value::Null => Ok(Value::empty_object()),
         Value::Object(_) => Ok(value),
-        other => Err(Error::new(
-            "invalid_document",
+        other => Err(Error::facade(
+            FacadeKind::InvalidDocument,
             "",
             format!(
                 "invalid JSON document ({what}): the top level must be an object, not a {}",
@@ -116,8 +142,8 @@ pub(crate) fn resolve_cursor<'s>(
         TypeRef::Schemaless => Ok(Cursor::UNKNOWN),
         TypeRef::Definition(name) | TypeRef::Gvk(name) => {
             schemas.iter().find_map(|s| s.cursor(name)).ok_or_else(|| {
-                Error::new(
-                    "unknown_type",
+                Error::facade(
+                    FacadeKind::UnknownType,
                     "",
                     format!("the schema has no type named {name:?}"),
                 )
@@ -125,8 +151,8 @@ pub(crate) fn resolve_cursor<'s>(
         }
         TypeRef::Detect => {
             let Some((api_version, kind)) = docs.iter().find_map(gvk_of) else {
-                return Err(Error::new(
-                    "unknown_type",
+                return Err(Error::facade(
+                    FacadeKind::UnknownType,
                     "",
                     "cannot tell the document's type: no apiVersion and kind; name the type \
                      (a definition or GVK) or ask for schemaless mode",
@@ -136,8 +162,8 @@ pub(crate) fn resolve_cursor<'s>(
                 .iter()
                 .find_map(|s| s.cursor_for(&api_version, &kind))
                 .ok_or_else(|| {
-                    Error::new(
-                        "unknown_type",
+                    Error::facade(
+                        FacadeKind::UnknownType,
                         "",
                         format!(
                             "no schema for apiVersion {api_version:?}, kind {kind:?}; \

@@ -1,10 +1,12 @@
 //! smpatch: strategic merge patch for Kubernetes-style objects.
 //!
 //! Owns: the public facade (serde_json and bytes in, serde_json and bytes
-//! out) over the arena crates, batch mode (the machine interface) and the
-//! `smpatch` command-line tool.
+//! out) over the arena crates, the pipeline every entry point shares
+//! ([`ops`]), the typed [`Error`], and batch mode (the machine interface,
+//! [`batch`]). The `smpatch` command-line tool lives in `crates/cli`.
 //!
-//! Must not: hold merge or diff logic of its own.
+//! Must not: hold merge or diff logic of its own, or depend on CLI crates
+//! (clap) or JSON-patch crates.
 //!
 //! ```
 //! use serde_json::json;
@@ -24,25 +26,30 @@
 #![deny(missing_docs)]
 
 pub mod batch;
-pub mod cli;
-mod cli_validate;
-mod engine;
 mod error;
 mod input;
+pub mod ops;
 mod unions;
 
-pub use engine::{ApplyOptions, CreateOptions, Precondition};
-pub use error::{Error, FacadeError};
-pub use smpatch_patch_apply::{Error as PatchError, ErrorKind};
-pub use smpatch_schema::{Cursor, Gvk, Schema};
-pub use smpatch_value::{Arena, Value};
+pub use error::{Error, ErrorKind, FacadeKind};
+pub use input::{check_object, looks_like_json, parse_document};
+pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
+pub use smpatch_patch_create::CreateOptions;
+pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};
+pub use smpatch_union_normalize::ErrorKind as UnionErrorKind;
+pub use smpatch_value::{Arena, ParseErrorKind, Value};
 pub use unions::{
     normalize_and_validate, normalize_json, server_apply, server_apply_json, validate_json,
-    Normalized, NormalizedJson, PipelineError, Rule, UnionOptions, Violation,
+    validate_unions, Normalized, NormalizedJson, PipelineError, Rule, UnionOptions, Violation,
 };
 
-use input::{check_object, parse_document, resolve_cursor, Empty};
-use smpatch_value::{from_serde, to_serde};
+use input::{parse_options, read_document};
+use ops::{Op, Outcome};
+use smpatch_value::{from_serde, to_json_string, to_serde};
+
+/// The depth limit every entry point uses unless told otherwise: the
+/// engines' default `max_depth` (`ApplyOptions::default().max_depth`).
+pub const DEFAULT_MAX_DEPTH: usize = smpatch_patch_create::DEFAULT_MAX_DEPTH;
 
 /// Which type of the schema a document has.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,43 +69,102 @@ pub enum TypeRef {
 
 /// The embedded Kubernetes built-in API schema (compiled once).
 pub fn embedded_schema() -> Result<&'static Schema, Error> {
-    engine::embedded_schema()
+    smpatch_schema::embedded_checked().map_err(|e| Error::from(e.clone()))
 }
 
 /// Loads a schema from a file or directory: OpenAPI v2/v3 JSON or CRD YAML.
 pub fn load_schema(path: impl AsRef<std::path::Path>) -> Result<Schema, Error> {
-    engine::load_schema_path(path.as_ref())
+    Schema::load_path(path.as_ref()).map_err(Error::from)
 }
 
-const MAX_DEPTH: usize = 256;
-
-fn doc_from_serde<'a>(
-    arena: &'a Arena,
-    v: &serde_json::Value,
-    what: &str,
-) -> Result<Value<'a>, Error> {
-    let value = from_serde(arena, v, MAX_DEPTH)
-        .map_err(|e| Error::new("too_deep", e.path, format!("{what}: {}", e.message)))?;
-    check_object(value, what)
+/// An input document of the facade: a `serde_json::Value` or JSON bytes.
+trait Input {
+    /// Reads the document named `what` for `op` into `arena`.
+    fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error>;
 }
 
-fn value_to_serde(v: &Value<'_>) -> Result<serde_json::Value, Error> {
-    to_serde(v).map_err(|e| {
-        Error::new(
-            "unrepresentable_number",
-            e.path,
-            format!("{}; use the bytes API to keep such numbers", e.message),
-        )
+impl Input for serde_json::Value {
+    fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
+        let depth = parse_options(op.max_depth()).max_depth;
+        let value = from_serde(arena, self, depth).map_err(|e| {
+            Error::facade(
+                FacadeKind::TooDeep,
+                e.path.clone(),
+                format!("{what}: {}", e.message),
+            )
+        })?;
+        check_object(value, what)
+    }
+}
+
+impl Input for [u8] {
+    fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
+        let opts = parse_options(op.max_depth());
+        read_document(arena, self, op.empty(), false, what, &opts)
+    }
+}
+
+/// An output of the facade, built from the engine's result.
+trait Output: Sized {
+    fn from_value(v: &Value<'_>) -> Result<Self, Error>;
+}
+
+impl Output for serde_json::Value {
+    fn from_value(v: &Value<'_>) -> Result<Self, Error> {
+        to_serde(v).map_err(|e| {
+            Error::facade(
+                FacadeKind::UnrepresentableNumber,
+                e.path.clone(),
+                format!("{}; use the bytes API to keep such numbers", e.message),
+            )
+        })
+    }
+}
+
+impl Output for Vec<u8> {
+    fn from_value(v: &Value<'_>) -> Result<Self, Error> {
+        Ok(to_json_string(v).into_bytes())
+    }
+}
+
+/// The facade pipeline: read each document, run `op`, hand the outcome to
+/// `finish`.
+fn pipeline<I: Input + ?Sized, R>(
+    op: Op,
+    docs: &[&I],
+    schema: &Schema,
+    ty: &TypeRef,
+    finish: impl FnOnce(Outcome<'_>) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let arena = Arena::new();
+    let values = docs
+        .iter()
+        .zip(op.roles())
+        .map(|(d, what)| d.read(&arena, &op, what))
+        .collect::<Result<Vec<_>, _>>()?;
+    finish(ops::run(&arena, &op, &values, &[schema], ty)?)
+}
+
+/// [`pipeline`] for operations that answer a document.
+fn document<I: Input + ?Sized, O: Output>(
+    op: Op,
+    docs: &[&I],
+    schema: &Schema,
+    ty: &TypeRef,
+) -> Result<O, Error> {
+    pipeline(op, docs, schema, ty, |out| O::from_value(&out.into_value()))
+}
+
+/// [`pipeline`] for [`Op::Conflicts`].
+fn conflicts<I: Input + ?Sized>(
+    docs: &[&I],
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &CreateOptions,
+) -> Result<bool, Error> {
+    pipeline(Op::Conflicts(opts.clone()), docs, schema, ty, |out| {
+        Ok(out == Outcome::Conflicts(true))
     })
-}
-
-fn bytes_doc<'a>(
-    arena: &'a Arena,
-    b: &'a [u8],
-    empty: Empty,
-    what: &str,
-) -> Result<Value<'a>, Error> {
-    parse_document(arena, b, empty, false, what)
 }
 
 /// Merges a strategic merge `patch` into `original` (serde_json values).
@@ -123,11 +189,7 @@ pub fn apply_json(
     ty: &TypeRef,
     opts: &ApplyOptions,
 ) -> Result<serde_json::Value, Error> {
-    let arena = Arena::new();
-    let o = doc_from_serde(&arena, original, "original")?;
-    let p = doc_from_serde(&arena, patch, "patch")?;
-    let cursor = resolve_cursor(&[schema], ty, &[o, p])?;
-    value_to_serde(&engine::apply(&arena, o, p, cursor, opts)?)
+    document(Op::Apply(opts.clone()), &[original, patch], schema, ty)
 }
 
 /// Merges a patch into an object given as JSON bytes; answers compact JSON
@@ -149,12 +211,7 @@ pub fn apply_bytes(
     ty: &TypeRef,
     opts: &ApplyOptions,
 ) -> Result<Vec<u8>, Error> {
-    let arena = Arena::new();
-    let o = bytes_doc(&arena, original, Empty::IsError, "original")?;
-    let p = bytes_doc(&arena, patch, Empty::IsError, "patch")?;
-    let cursor = resolve_cursor(&[schema], ty, &[o, p])?;
-    let r = engine::apply(&arena, o, p, cursor, opts)?;
-    Ok(engine::to_json_string(&r).into_bytes())
+    document(Op::Apply(opts.clone()), &[original, patch], schema, ty)
 }
 
 /// The two-way patch that turns `original` into `modified` (serde_json values).
@@ -175,11 +232,7 @@ pub fn create_two_way_json(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<serde_json::Value, Error> {
-    let arena = Arena::new();
-    let o = doc_from_serde(&arena, original, "original")?;
-    let m = doc_from_serde(&arena, modified, "modified")?;
-    let cursor = resolve_cursor(&[schema], ty, &[m, o])?;
-    value_to_serde(&engine::create_two_way(&arena, o, m, cursor, opts)?)
+    document(Op::Create2(opts.clone()), &[original, modified], schema, ty)
 }
 
 /// [`create_two_way_json`] on JSON bytes (empty input counts as `{}`).
@@ -198,12 +251,7 @@ pub fn create_two_way_bytes(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<Vec<u8>, Error> {
-    let arena = Arena::new();
-    let o = bytes_doc(&arena, original, Empty::IsObject, "original")?;
-    let m = bytes_doc(&arena, modified, Empty::IsObject, "modified")?;
-    let cursor = resolve_cursor(&[schema], ty, &[m, o])?;
-    let r = engine::create_two_way(&arena, o, m, cursor, opts)?;
-    Ok(engine::to_json_string(&r).into_bytes())
+    document(Op::Create2(opts.clone()), &[original, modified], schema, ty)
 }
 
 /// The three-way patch of `kubectl apply` (serde_json values): `original` is
@@ -232,14 +280,11 @@ pub fn create_three_way_json(
     overwrite: bool,
     opts: &CreateOptions,
 ) -> Result<serde_json::Value, Error> {
-    let arena = Arena::new();
-    let o = doc_from_serde(&arena, original, "original")?;
-    let m = doc_from_serde(&arena, modified, "modified")?;
-    let c = doc_from_serde(&arena, current, "current")?;
-    let cursor = resolve_cursor(&[schema], ty, &[m, o, c])?;
-    value_to_serde(&engine::create_three_way(
-        &arena, o, m, c, cursor, overwrite, opts,
-    )?)
+    let op = Op::Create3 {
+        options: opts.clone(),
+        overwrite,
+    };
+    document(op, &[original, modified, current], schema, ty)
 }
 
 /// [`create_three_way_json`] on JSON bytes (empty input counts as `{}`).
@@ -253,13 +298,11 @@ pub fn create_three_way_bytes(
     overwrite: bool,
     opts: &CreateOptions,
 ) -> Result<Vec<u8>, Error> {
-    let arena = Arena::new();
-    let o = bytes_doc(&arena, original, Empty::IsObject, "original")?;
-    let m = bytes_doc(&arena, modified, Empty::IsObject, "modified")?;
-    let c = bytes_doc(&arena, current, Empty::IsObject, "current")?;
-    let cursor = resolve_cursor(&[schema], ty, &[m, o, c])?;
-    let r = engine::create_three_way(&arena, o, m, c, cursor, overwrite, opts)?;
-    Ok(engine::to_json_string(&r).into_bytes())
+    let op = Op::Create3 {
+        options: opts.clone(),
+        overwrite,
+    };
+    document(op, &[original, modified, current], schema, ty)
 }
 
 /// Whether two patches touch the same path differently (spec §4.7).
@@ -280,11 +323,7 @@ pub fn conflicts_json(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<bool, Error> {
-    let arena = Arena::new();
-    let l = doc_from_serde(&arena, left, "left")?;
-    let r = doc_from_serde(&arena, right, "right")?;
-    let cursor = resolve_cursor(&[schema], ty, &[l, r])?;
-    engine::conflicts(l, r, cursor, opts)
+    conflicts(&[left, right], schema, ty, opts)
 }
 
 /// [`conflicts_json`] on JSON bytes (empty input counts as `{}`).
@@ -295,11 +334,7 @@ pub fn conflicts_bytes(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<bool, Error> {
-    let arena = Arena::new();
-    let l = bytes_doc(&arena, left, Empty::IsObject, "left")?;
-    let r = bytes_doc(&arena, right, Empty::IsObject, "right")?;
-    let cursor = resolve_cursor(&[schema], ty, &[l, r])?;
-    engine::conflicts(l, r, cursor, opts)
+    conflicts(&[left, right], schema, ty, opts)
 }
 
 /// One patch equivalent to applying `first` and then `second` (serde_json
@@ -323,11 +358,7 @@ pub fn compose_json(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<serde_json::Value, Error> {
-    let arena = Arena::new();
-    let a = doc_from_serde(&arena, first, "first")?;
-    let b = doc_from_serde(&arena, second, "second")?;
-    let cursor = resolve_cursor(&[schema], ty, &[a, b])?;
-    value_to_serde(&engine::compose(&arena, a, b, cursor, opts)?)
+    document(Op::Compose(opts.clone()), &[first, second], schema, ty)
 }
 
 /// [`compose_json`] on JSON bytes (empty input counts as `{}`); answers
@@ -347,10 +378,5 @@ pub fn compose_bytes(
     ty: &TypeRef,
     opts: &CreateOptions,
 ) -> Result<Vec<u8>, Error> {
-    let arena = Arena::new();
-    let a = bytes_doc(&arena, first, Empty::IsObject, "first")?;
-    let b = bytes_doc(&arena, second, Empty::IsObject, "second")?;
-    let cursor = resolve_cursor(&[schema], ty, &[a, b])?;
-    let r = engine::compose(&arena, a, b, cursor, opts)?;
-    Ok(engine::to_json_string(&r).into_bytes())
+    document(Op::Compose(opts.clone()), &[first, second], schema, ty)
 }

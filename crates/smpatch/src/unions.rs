@@ -2,14 +2,16 @@
 //! (strategic merge, then normalization against the live object, then
 //! validation), on `serde_json` values and on the arena.
 //!
-//! This module is the only caller of `smpatch-union-normalize`; the batch
-//! protocol (`normalize` op, `apply` with `normalize_unions`) and the CLI
-//! (`patch --normalize-unions`, `validate`) go through it.
+//! This module is the only caller of `smpatch-union-normalize`; the
+//! pipeline ([`crate::ops::Op::Normalize`], [`crate::ops::Op::ServerApply`]),
+//! the batch protocol (`normalize` op, `apply` with `normalize_unions`) and
+//! the CLI (`patch --normalize-unions`, `validate`) go through it.
 
 use std::fmt;
 
-use crate::input::resolve_cursor;
-use crate::{doc_from_serde, engine, value_to_serde, ApplyOptions, Error, Schema, TypeRef};
+use crate::error::FacadeKind;
+use crate::ops::{self, Op, Outcome};
+use crate::{ApplyOptions, Error, Input, Output, Schema, TypeRef};
 use smpatch_schema::Cursor;
 use smpatch_union_normalize as un;
 use smpatch_value::{Arena, Value};
@@ -38,11 +40,12 @@ pub enum PipelineError {
 
 impl PipelineError {
     /// The error in the facade's one shape: `Patch` as is, `Invalid` as
-    /// kind `validation` whose message lists the violations.
+    /// kind `validation` whose message lists the violations (and whose
+    /// [`Error::violations`] holds them).
     pub fn to_error(&self) -> Error {
         match self {
             PipelineError::Patch(e) => e.clone(),
-            PipelineError::Invalid(v) => validation_error(v),
+            PipelineError::Invalid(v) => validation_error(v.clone()),
         }
     }
 }
@@ -56,28 +59,71 @@ impl fmt::Display for PipelineError {
 impl std::error::Error for PipelineError {}
 
 impl From<Error> for PipelineError {
+    /// A `validation` error becomes [`PipelineError::Invalid`], any other
+    /// [`PipelineError::Patch`].
     fn from(e: Error) -> Self {
-        PipelineError::Patch(e)
+        if e.kind() == crate::ErrorKind::Facade(FacadeKind::Validation) {
+            PipelineError::Invalid(e.violations().to_vec())
+        } else {
+            PipelineError::Patch(e)
+        }
     }
 }
 
-/// The `validation` error for a list of violations.
-pub(crate) fn validation_error(v: &[Violation]) -> Error {
-    let listed: Vec<String> = v.iter().map(ToString::to_string).collect();
-    Error::new(
-        "validation",
-        "",
-        format!(
+/// The violations a `validation` [`Error`] carries as its source.
+#[derive(Clone, Debug)]
+pub(crate) struct Violations(pub(crate) Vec<Violation>);
+
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let listed: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        write!(
+            f,
             "{} union/enum violation{}: {}",
-            v.len(),
-            if v.len() == 1 { "" } else { "s" },
+            self.0.len(),
+            if self.0.len() == 1 { "" } else { "s" },
             listed.join("; ")
-        ),
-    )
+        )
+    }
 }
 
-fn walk_error(e: un::Error) -> Error {
-    Error::new(e.kind.name(), e.path, e.message)
+impl std::error::Error for Violations {}
+
+/// The `validation` error for a list of violations.
+pub(crate) fn validation_error(v: Vec<Violation>) -> Error {
+    let v = Violations(v);
+    Error::facade(FacadeKind::Validation, "", v.to_string()).with_source(v)
+}
+
+/// Normalizes `new` against `old` and validates the result: the last step
+/// of [`Op::Normalize`] and [`Op::ServerApply`].
+pub(crate) fn normalize_validated<'a>(
+    arena: &'a Arena,
+    old: Option<Value<'_>>,
+    new: Value<'a>,
+    cursor: Cursor<'_>,
+    opts: &UnionOptions,
+) -> Result<Outcome<'a>, Error> {
+    let n = un::normalize(arena, old, new, cursor, opts)?;
+    let found = un::validate(old, n.value, cursor, opts)?;
+    if found.is_empty() {
+        Ok(Outcome::Normalized {
+            value: n.value,
+            cleared: n.cleared,
+        })
+    } else {
+        Err(validation_error(found))
+    }
+}
+
+fn normalized(out: Outcome<'_>) -> Normalized<'_> {
+    match out {
+        Outcome::Normalized { value, cleared } => Normalized { value, cleared },
+        other => Normalized {
+            value: other.into_value(),
+            cleared: Vec::new(),
+        },
+    }
 }
 
 /// Arena API: normalizes `new` against `old` (`None` on create) and
@@ -93,13 +139,9 @@ pub fn normalize_and_validate<'a>(
     cursor: Cursor<'_>,
     opts: &UnionOptions,
 ) -> Result<Normalized<'a>, PipelineError> {
-    let n = un::normalize(arena, old, new, cursor, opts).map_err(walk_error)?;
-    let found = un::validate(old, n.value, cursor, opts).map_err(walk_error)?;
-    if found.is_empty() {
-        Ok(n)
-    } else {
-        Err(PipelineError::Invalid(found))
-    }
+    Ok(normalized(normalize_validated(
+        arena, old, new, cursor, opts,
+    )?))
 }
 
 /// Arena API of the server pipeline: strategic merge of `patch` into
@@ -117,8 +159,16 @@ pub fn server_apply<'a>(
     apply_opts: &ApplyOptions,
     union_opts: &UnionOptions,
 ) -> Result<Normalized<'a>, PipelineError> {
-    let merged = engine::apply(arena, live, patch, cursor, apply_opts)?;
-    normalize_and_validate(arena, Some(live), merged, cursor, union_opts)
+    let op = Op::ServerApply {
+        apply: apply_opts.clone(),
+        unions: union_opts.clone(),
+    };
+    Ok(normalized(ops::execute(
+        arena,
+        &op,
+        &[live, patch],
+        cursor,
+    )?))
 }
 
 /// The server pipeline on `serde_json` values: what an API server does with
@@ -150,13 +200,29 @@ pub fn server_apply_json(
     apply_opts: &ApplyOptions,
     union_opts: &UnionOptions,
 ) -> Result<NormalizedJson, PipelineError> {
+    let op = Op::ServerApply {
+        apply: apply_opts.clone(),
+        unions: union_opts.clone(),
+    };
+    Ok(run_json(op, &[live, patch], schema, ty)?)
+}
+
+/// Runs a normalizing `op` on `serde_json` documents.
+fn run_json(
+    op: Op,
+    docs: &[&serde_json::Value],
+    schema: &Schema,
+    ty: &TypeRef,
+) -> Result<NormalizedJson, Error> {
     let arena = Arena::new();
-    let l = doc_from_serde(&arena, live, "live")?;
-    let p = doc_from_serde(&arena, patch, "patch")?;
-    let cursor = resolve_cursor(&[schema], ty, &[l, p])?;
-    let n = server_apply(&arena, l, p, cursor, apply_opts, union_opts)?;
+    let values = docs
+        .iter()
+        .zip(op.roles())
+        .map(|(d, what)| d.read(&arena, &op, what))
+        .collect::<Result<Vec<_>, _>>()?;
+    let n = normalized(ops::run(&arena, &op, &values, &[schema], ty)?);
     Ok(NormalizedJson {
-        object: value_to_serde(&n.value)?,
+        object: serde_json::Value::from_value(&n.value)?,
         cleared: n.cleared,
     })
 }
@@ -174,12 +240,10 @@ pub fn normalize_json(
     opts: &UnionOptions,
 ) -> Result<NormalizedJson, Error> {
     let arena = Arena::new();
-    let n = doc_from_serde(&arena, new, "new")?;
-    let o = old.map(|o| doc_from_serde(&arena, o, "old")).transpose()?;
-    let cursor = resolve_cursor(&[schema], ty, &[n, o.unwrap_or(Value::empty_object())])?;
-    let r = un::normalize(&arena, o, n, cursor, opts).map_err(walk_error)?;
+    let (n, o, cursor) = read_pair(&arena, old, new, schema, ty, opts)?;
+    let r = un::normalize(&arena, o, n, cursor, opts)?;
     Ok(NormalizedJson {
-        object: value_to_serde(&r.value)?,
+        object: serde_json::Value::from_value(&r.value)?,
         cleared: r.cleared,
     })
 }
@@ -197,136 +261,43 @@ pub fn validate_json(
     opts: &UnionOptions,
 ) -> Result<Vec<Violation>, Error> {
     let arena = Arena::new();
-    let n = doc_from_serde(&arena, new, "new")?;
-    let o = old.map(|o| doc_from_serde(&arena, o, "old")).transpose()?;
-    let cursor = resolve_cursor(&[schema], ty, &[n, o.unwrap_or(Value::empty_object())])?;
-    un::validate(o, n, cursor, opts).map_err(walk_error)
+    let (n, o, cursor) = read_pair(&arena, old, new, schema, ty, opts)?;
+    Ok(un::validate(o, n, cursor, opts)?)
 }
 
-/// Batch-protocol state of one request: the union options and what the
-/// response needs besides `ok` / `error`.
-#[derive(Default)]
-pub(crate) struct BatchExtra {
-    /// `apply` with `"options": {"normalize_unions": true}`.
-    pub normalize_unions: bool,
-    pub opts: UnionOptions,
-    cleared: Option<Vec<String>>,
-    violations: Option<Vec<Violation>>,
+/// Arena API: every union (V1–V5) and enum violation of `new` as written,
+/// judged against `old` (`None` on create); nothing is normalized. An
+/// empty list means valid.
+///
+/// # Errors
+/// A `too_deep` error when the object nests deeper than `opts.max_depth`.
+pub fn validate_unions(
+    old: Option<Value<'_>>,
+    new: Value<'_>,
+    cursor: Cursor<'_>,
+    opts: &UnionOptions,
+) -> Result<Vec<Violation>, Error> {
+    Ok(un::validate(old, new, cursor, opts)?)
 }
 
-/// Option names the `normalize` op accepts.
-pub(crate) const NORMALIZE_OPTIONS: &[&str] = &[
-    "ratcheting",
-    "check_enums",
-    "non_discriminated_update",
-    "max_depth",
-];
-
-impl BatchExtra {
-    /// Sets a union option of the `normalize` op (`None` = unknown key,
-    /// `Some(Err(expected))` = wrong type).
-    pub(crate) fn set_option(
-        &mut self,
-        key: &str,
-        v: Value<'_>,
-    ) -> Option<Result<(), &'static str>> {
-        let flag = match key {
-            "ratcheting" => &mut self.opts.ratcheting,
-            "check_enums" => &mut self.opts.check_enums,
-            "non_discriminated_update" => &mut self.opts.non_discriminated_update,
-            "max_depth" => {
-                return Some(
-                    match v
-                        .as_number()
-                        .and_then(|n| n.as_u64())
-                        .and_then(|n| usize::try_from(n).ok())
-                    {
-                        Some(n) => {
-                            self.opts.max_depth = n;
-                            Ok(())
-                        }
-                        None => Err("a non-negative integer"),
-                    },
-                )
-            }
-            _ => return None,
-        };
-        match v {
-            Value::Bool(b) => {
-                *flag = b;
-                Some(Ok(()))
-            }
-            _ => Some(Err("true or false")),
-        }
-    }
-
-    /// The `normalize` op, and the tail of `apply` with `normalize_unions`.
-    pub(crate) fn run<'a>(
-        &mut self,
-        arena: &'a Arena,
-        old: Option<Value<'_>>,
-        new: Value<'a>,
-        cursor: Cursor<'_>,
-    ) -> Result<Value<'a>, Error> {
-        match normalize_and_validate(arena, old, new, cursor, &self.opts) {
-            Ok(n) => {
-                self.cleared = Some(n.cleared);
-                Ok(n.value)
-            }
-            Err(PipelineError::Patch(e)) => Err(e),
-            Err(PipelineError::Invalid(v)) => {
-                let e = validation_error(&v);
-                self.violations = Some(v);
-                Err(e)
-            }
-        }
-    }
-
-    /// `{"id", "ok", "cleared"?}`.
-    pub(crate) fn respond_ok<'a>(&self, arena: &'a Arena, id: Value<'a>, ok: Value<'a>) -> String {
-        let mut pairs = vec![("id", id), ("ok", ok)];
-        let cleared;
-        if let Some(c) = &self.cleared {
-            let items: Vec<Value<'a>> = c
-                .iter()
-                .map(|p| Value::String(arena.alloc_str(p)))
-                .collect();
-            cleared = Value::array_from(arena, &items);
-            pairs.push(("cleared", cleared));
-        }
-        engine::to_json_string(&object(arena, &pairs))
-    }
-
-    /// `{"id", "error": {kind, path, message, violations?}}`.
-    pub(crate) fn respond_error<'a>(&self, arena: &'a Arena, id: Value<'a>, e: &Error) -> String {
-        let mut error = vec![
-            ("kind", Value::String(e.kind)),
-            ("path", Value::String(arena.alloc_str(&e.path))),
-            ("message", Value::String(arena.alloc_str(&e.message))),
-        ];
-        if let Some(v) = &self.violations {
-            let items: Vec<Value<'a>> = v
-                .iter()
-                .map(|v| {
-                    object(
-                        arena,
-                        &[
-                            ("path", Value::String(arena.alloc_str(&v.path))),
-                            ("rule", Value::String(v.rule.name())),
-                            ("message", Value::String(arena.alloc_str(&v.message))),
-                        ],
-                    )
-                })
-                .collect();
-            error.push(("violations", Value::array_from(arena, &items)));
-        }
-        let error = object(arena, &error);
-        engine::to_json_string(&object(arena, &[("id", id), ("error", error)]))
-    }
-}
-
-fn object<'a>(arena: &'a Arena, pairs: &[(&'a str, Value<'a>)]) -> Value<'a> {
-    Value::object_from(arena, pairs)
+/// Reads `new` and `old` (`None` on create) and finds their type.
+fn read_pair<'a, 's>(
+    arena: &'a Arena,
+    old: Option<&'a serde_json::Value>,
+    new: &'a serde_json::Value,
+    schema: &'s Schema,
+    ty: &TypeRef,
+    opts: &UnionOptions,
+) -> Result<(Value<'a>, Option<Value<'a>>, Cursor<'s>), Error> {
+    let op = Op::Normalize {
+        options: opts.clone(),
+        create: old.is_none(),
+    };
+    let n = new.read(arena, &op, "new")?;
+    let o = old.map(|o| o.read(arena, &op, "old")).transpose()?;
+    let docs = [n, o.unwrap_or(Value::empty_object())];
+    let cursor = ops::resolve_type(&op, &[schema], ty, &docs)?;
+    Ok((n, o, cursor))
 }
 
 /// True when a request carries document `name` (or `name_text`).

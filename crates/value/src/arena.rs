@@ -71,11 +71,6 @@ impl Arena {
     {
         self.bump.alloc_slice_fill_iter(iter)
     }
-
-    /// The underlying bumpalo allocator, for crates that build arena collections.
-    pub fn bump(&self) -> &Bump {
-        &self.bump
-    }
 }
 
 impl std::fmt::Debug for Arena {

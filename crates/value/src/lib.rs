@@ -37,6 +37,7 @@
 
 mod arena;
 mod error;
+mod hash;
 mod parse_json;
 mod render;
 mod serde_conv;
@@ -53,6 +54,7 @@ pub use serde_conv::{from_serde, to_serde, ConvertError};
 pub use value::{Kind, Member, Number, NumberKind, Object, Value};
 pub use write_json::{
     to_go_json, to_go_json_pretty, to_json_pretty, to_json_string, write_go_json, write_json,
+    write_json_pretty_to, write_json_to,
 };
-pub use write_yaml::{to_yaml_string, write_yaml};
+pub use write_yaml::{to_yaml_string, write_yaml, write_yaml_to};
 pub use yaml::{parse_yaml, parse_yaml_single};

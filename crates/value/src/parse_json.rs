@@ -9,7 +9,7 @@ use crate::error::{
     open_path, pointer, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions, PathSeg,
 };
 use crate::value::scan_json_number;
-use crate::{Arena, Member, Number, Object, Value};
+use crate::{Arena, Member, Number, NumberKind, Object, Value};
 use std::collections::HashMap;
 
 /// Reads one JSON document (RFC 8259) into `arena`.
@@ -113,15 +113,43 @@ static STOP: [bool; 256] = {
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// True when any byte of `w` is `"`, `\` or below 0x20 (SWAR).
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact
+/// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
+/// only the lowest flag is used).
 #[inline(always)]
-fn has_stop_byte(w: u64) -> bool {
+fn stop_mask(w: u64) -> u64 {
     let quote = w ^ (LO * b'"' as u64);
     let bslash = w ^ (LO * b'\\' as u64);
     let zero_q = quote.wrapping_sub(LO) & !quote;
     let zero_b = bslash.wrapping_sub(LO) & !bslash;
     let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    (zero_q | zero_b | ctrl) & HI != 0
+    (zero_q | zero_b | ctrl) & HI
+}
+
+/// True when any byte of `w` is `"`, `\` or below 0x20.
+#[cfg(test)]
+fn has_stop_byte(w: u64) -> bool {
+    stop_mask(w) != 0
+}
+
+/// Index of the first `"`, `\` or control byte at or after `i`, or `b.len()`.
+/// Eight bytes per step; the byte is located from the mask, not rescanned.
+#[inline(always)]
+pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let m = stop_mask(u64::from_le_bytes(*chunk));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if STOP[c as usize] {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 impl<'a> Parser<'a, '_> {
@@ -297,26 +325,30 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
-    /// Reads a string; the position is at the opening quote.
-    #[inline]
+    /// Reads a string; the position is at the opening quote. The common
+    /// case (no escape, within the length limit) stays inline; escapes and
+    /// errors go to [`Parser::parse_string_rest`].
+    #[inline(always)]
     fn parse_string(&mut self) -> Result<&'a str, ParseError> {
         let b = self.b;
         let start = self.pos + 1;
-        let mut i = start;
-        while let Some(chunk) = b.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            if has_stop_byte(u64::from_le_bytes(w)) {
-                break;
+        let i = find_stop(b, start);
+        if b.get(i) == Some(&b'"') && i - start <= self.opts.max_string_bytes {
+            // Both ends are next to ASCII quotes: always char boundaries.
+            if let Some(s) = self.src.get(start..i) {
+                self.pos = i + 1;
+                return Ok(s);
             }
-            i += 8;
         }
-        while let Some(&c) = b.get(i) {
-            if STOP[c as usize] {
-                break;
-            }
-            i += 1;
-        }
+        self.parse_string_rest(start, i)
+    }
+
+    /// A string whose scan stopped at `i` on something other than a plain
+    /// closing quote: an escape, a control character, the end of the input,
+    /// or a string longer than the limit.
+    #[inline(never)]
+    fn parse_string_rest(&mut self, start: usize, i: usize) -> Result<&'a str, ParseError> {
+        let b = self.b;
         match b.get(i) {
             Some(b'"') => {
                 self.check_string_len(i - start, start)?;
@@ -329,20 +361,29 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    #[inline(always)]
     fn check_string_len(&self, len: usize, start: usize) -> Result<(), ParseError> {
         if len > self.opts.max_string_bytes {
-            return Err(self.err(
-                ParseErrorKind::StringTooLong,
-                start,
-                format!(
-                    "string is longer than the limit of {} bytes",
-                    self.opts.max_string_bytes
-                ),
-            ));
+            return Err(self.too_long(start));
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_long(&self, start: usize) -> ParseError {
+        self.err(
+            ParseErrorKind::StringTooLong,
+            start,
+            format!(
+                "string is longer than the limit of {} bytes",
+                self.opts.max_string_bytes
+            ),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
     fn control(&self, at: usize) -> ParseError {
         self.err(
             ParseErrorKind::ControlCharacter,
@@ -426,12 +467,7 @@ impl<'a> Parser<'a, '_> {
                 Some(&c) if c < 0x20 => return Err(self.control(i)),
                 Some(_) => {
                     let run = i;
-                    while let Some(&c) = b.get(i) {
-                        if STOP[c as usize] {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = find_stop(b, i);
                     out.push_str(&self.src[run..i]);
                 }
                 None => return Err(self.eof_at(i)),
@@ -489,10 +525,25 @@ impl<'a> Parser<'a, '_> {
                 ));
             }
         }
+        if kind == NumberKind::Float && beyond_f64(&b[start..i]) {
+            let lit = &self.src[start..i];
+            let shown: String = lit.chars().take(40).collect();
+            let more = if shown.len() < lit.len() { "…" } else { "" };
+            return Err(self.err(
+                ParseErrorKind::InvalidNumber,
+                start,
+                format!(
+                    "number out of range: {shown}{more} is beyond the 64-bit float range \
+                     (Kubernetes' JSON decoder refuses it too; write it as a string)"
+                ),
+            ));
+        }
         self.pos = i;
         Ok(Number::with_kind(&self.src[start..i], kind))
     }
 
+    #[cold]
+    #[inline(never)]
     fn bad_number(&self, at: usize, why: &str) -> ParseError {
         self.err(
             ParseErrorKind::InvalidNumber,
@@ -537,6 +588,8 @@ impl<'a> Parser<'a, '_> {
         open_path(open, self.values.len())
     }
 
+    #[cold]
+    #[inline(never)]
     fn err(&self, kind: ParseErrorKind, offset: usize, message: String) -> ParseError {
         ParseError::at(
             kind,
@@ -547,11 +600,15 @@ impl<'a> Parser<'a, '_> {
         )
     }
 
+    #[cold]
+    #[inline(never)]
     fn eof(&self) -> ParseError {
         self.eof_at(self.b.len())
     }
 
     /// The end of the valid text: either the true end or an invalid UTF-8 byte.
+    #[cold]
+    #[inline(never)]
     fn eof_at(&self, at: usize) -> ParseError {
         match self.invalid_at {
             Some(n) => self.err(
@@ -563,6 +620,8 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn unexpected(&self, wanted: &str) -> ParseError {
         match self.src[self.pos..].chars().next() {
             None => self.eof(),
@@ -675,9 +734,83 @@ pub(crate) fn last_wins<'a>(ms: &[Member<'a>]) -> Vec<Member<'a>> {
     out
 }
 
+/// True when a float literal (valid RFC 8259 text) is beyond the `f64`
+/// range, so Go's decoder would refuse it: the literal is below
+/// `10^(integer digits + exponent)`, which is checked first so that only
+/// literals near or past `1e308` are parsed.
+fn beyond_f64(lit: &[u8]) -> bool {
+    let digits = lit.strip_prefix(b"-").unwrap_or(lit);
+    let int_digits = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_digits = if digits.first() == Some(&b'0') {
+        0
+    } else {
+        int_digits
+    };
+    let mut exp: i64 = 0;
+    if let Some(e) = digits.iter().position(|c| matches!(c, b'e' | b'E')) {
+        let (neg, ds) = match digits.get(e + 1) {
+            Some(b'-') => (true, &digits[e + 2..]),
+            Some(b'+') => (false, &digits[e + 2..]),
+            _ => (false, &digits[e + 1..]),
+        };
+        for d in ds {
+            exp = exp
+                .saturating_mul(10)
+                .saturating_add(i64::from(d.saturating_sub(b'0')));
+        }
+        if neg {
+            exp = -exp;
+        }
+    }
+    let magnitude = exp.saturating_add(i64::try_from(int_digits).unwrap_or(i64::MAX));
+    if magnitude <= 308 {
+        return false;
+    }
+    std::str::from_utf8(lit)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .is_none_or(|f| !f.is_finite())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_beyond_f64_are_refused() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        for bad in [
+            "1e400",
+            "-1e400",
+            "1.8e308",
+            "180e306",
+            "1E+309",
+            "9e999999999999999999999",
+        ] {
+            let doc = format!(r#"{{"a":[{bad}]}}"#);
+            let e = parse_json(&arena, doc.as_bytes(), &opts).expect_err(bad);
+            assert_eq!(e.kind, ParseErrorKind::InvalidNumber, "{bad}");
+            assert!(e.to_string().contains("/a/0"), "{bad}: {e}");
+            assert!(e.to_string().contains("out of range"), "{bad}: {e}");
+        }
+        for ok in [
+            "1.7976931348623157e308",
+            "-1.7976931348623157e+308",
+            "1e-400",
+            "0e999999999999999999999",
+            "0.000001e310",
+            "123456789012345678901234567890",
+            "1e308",
+        ] {
+            let doc = format!(r#"{{"a":{ok}}}"#);
+            let v = parse_json(&arena, doc.as_bytes(), &opts).expect(ok);
+            assert_eq!(
+                v.get("a").and_then(|n| n.as_number()).map(|n| n.literal()),
+                Some(ok)
+            );
+        }
+    }
 
     fn within(s: &str, input: &[u8]) -> bool {
         let r = input.as_ptr_range();
@@ -707,5 +840,33 @@ mod tests {
             let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
             assert_eq!(has_stop_byte(w), STOP[b as usize], "byte {b:#x}");
         }
+    }
+
+    #[test]
+    fn find_stop_locates_the_first_stop_byte() {
+        // Every stop byte at every offset of a 20-byte run (SWAR words and
+        // the byte tail), with a second stop byte after it that must not
+        // win, and runs without any stop byte.
+        let stops: Vec<u8> = (0u8..=255).filter(|&c| STOP[c as usize]).collect();
+        for len in 0..20 {
+            let plain: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(find_stop(&plain, 0), len);
+            for at in 0..len {
+                for &c in &stops {
+                    for &after in &[b'"', 0x1f, 0x80, 0xff] {
+                        let mut v = plain.clone();
+                        v[at] = c;
+                        if at + 1 < len {
+                            v[at + 1] = after;
+                        }
+                        assert_eq!(find_stop(&v, 0), at, "{v:?}");
+                        assert_eq!(find_stop(&v, at), at);
+                    }
+                }
+            }
+        }
+        // Non-ASCII bytes are never stops.
+        let s = "héllo wörld, ünïcode\"";
+        assert_eq!(find_stop(s.as_bytes(), 0), s.len() - 1);
     }
 }

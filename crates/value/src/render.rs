@@ -25,7 +25,12 @@ pub fn render<'v>(v: &Value<'v>) -> Cow<'v, str> {
         Value::String(s) => Cow::Borrowed(s),
         Value::Number(n) => match n.kind() {
             NumberKind::Int => Cow::Borrowed(n.literal()),
-            NumberKind::Float => Cow::Owned(go_format_g(n.as_f64())),
+            NumberKind::Float => match n.as_f64() {
+                f if f.is_finite() => Cow::Owned(go_format_g(f)),
+                // Beyond `f64` (only from `Number::from_literal_unchecked`):
+                // the literal, so that different values render apart.
+                _ => Cow::Borrowed(n.literal()),
+            },
         },
         Value::Array(_) | Value::Object(_) => Cow::Owned(render_container(v)),
     }

@@ -86,6 +86,9 @@ pub enum NumberKind {
 ///
 /// Equality: integers and floats never compare equal (`1` ≠ `1.0`); integers
 /// compare by exact value, floats by their nearest `f64` (`1.0` = `1.00`).
+/// The JSON parser refuses float literals beyond the `f64` range (`1e400`),
+/// as Go's decoder does; such a literal made with
+/// [`Number::from_literal_unchecked`] equals only its own text.
 #[derive(Clone, Copy, Debug)]
 pub struct Number<'a> {
     text: &'a str,
@@ -193,7 +196,13 @@ impl<'a> Number<'a> {
                 canonical_int(self.text) == canonical_int(other.text)
             }
             (NumberKind::Float, NumberKind::Float) => {
-                self.text == other.text || self.as_f64() == other.as_f64()
+                if self.text == other.text {
+                    return true;
+                }
+                // Literals beyond `f64` (refused by the parsers, possible
+                // through `from_literal_unchecked`) equal only their own text.
+                let (a, b) = (self.as_f64(), other.as_f64());
+                a == b && a.is_finite()
             }
             _ => false,
         }
@@ -454,6 +463,22 @@ impl<'a> Value<'a> {
             }
         }
         true
+    }
+
+    /// A hash consistent with [`Value::deep_eq`] (equal values hash
+    /// equally; objects hash as key sets), the canonical form behind hash
+    /// indexes of list elements. `Value` implements `Hash` and `Eq` with it.
+    /// Iterative: safe on trees of any depth.
+    ///
+    /// ```
+    /// use smpatch_value::{parse_json, Arena, ParseOptions};
+    /// let arena = Arena::new();
+    /// let p = |s: &'static str| parse_json(&arena, s.as_bytes(), &ParseOptions::default()).unwrap();
+    /// assert_eq!(p(r#"{"a":[1.0],"b":2}"#).deep_hash(), p(r#"{"b":2,"a":[1.00]}"#).deep_hash());
+    /// assert_ne!(p("[1]").deep_hash(), p("[1.0]").deep_hash());
+    /// ```
+    pub fn deep_hash(&self) -> u64 {
+        crate::hash::deep_hash(self)
     }
 
     /// Depth of the tree: 0 for scalars, 1 for a flat container. Iterative.

@@ -3,6 +3,7 @@
 //! Architecture Invariant: every writer walks the tree with an explicit
 //! stack, so output never recurses whatever the depth.
 
+use crate::parse_json::find_stop;
 use crate::render::{plain, shortest_digits};
 use crate::{Member, Number, NumberKind, Value};
 
@@ -107,6 +108,94 @@ pub fn to_go_json_pretty(v: &Value<'_>) -> String {
     out
 }
 
+/// Compact JSON (as [`to_json_string`]) written to `w` in chunks of about
+/// 64 KiB, so a large document is never held twice in memory.
+///
+/// ```
+/// use smpatch_value::{parse_json, write_json_to, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{"a": [1, 2.50]}"#, &ParseOptions::default()).unwrap();
+/// let mut out = Vec::new();
+/// write_json_to(&mut out, &v).unwrap();
+/// assert_eq!(out, br#"{"a":[1,2.50]}"#);
+/// ```
+pub fn write_json_to(w: &mut impl std::io::Write, v: &Value<'_>) -> std::io::Result<()> {
+    let style = Style {
+        go: false,
+        indent: None,
+    };
+    stream(w, |out, drain| write_draining(out, v, style, drain))
+}
+
+/// kubectl-layout JSON (as [`to_json_pretty`], final newline included)
+/// written to `w` in chunks, like [`write_json_to`].
+pub fn write_json_pretty_to(w: &mut impl std::io::Write, v: &Value<'_>) -> std::io::Result<()> {
+    let style = Style {
+        go: false,
+        indent: Some(4),
+    };
+    stream(w, |out, drain| {
+        write_draining(out, v, style, drain);
+        out.push('\n');
+    })
+}
+
+/// Runs a writer with a [`Drain`] into `w`; answers the first write error.
+pub(crate) fn stream(
+    w: &mut impl std::io::Write,
+    write: impl FnOnce(&mut String, &mut Drain<'_>),
+) -> std::io::Result<()> {
+    let mut out = String::with_capacity(CHUNK + 1024);
+    let mut drain = Drain {
+        to: Some(w),
+        error: None,
+    };
+    write(&mut out, &mut drain);
+    drain.flush(&mut out);
+    match drain.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Bytes a streaming writer gathers before handing them on.
+const CHUNK: usize = 64 << 10;
+
+/// Where a writer hands finished text: nowhere (the `String` API keeps it
+/// all) or an `io::Write` once a chunk is full.
+pub(crate) struct Drain<'w> {
+    to: Option<&'w mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+impl Drain<'_> {
+    /// Keeps everything in the string.
+    pub(crate) fn none() -> Self {
+        Drain {
+            to: None,
+            error: None,
+        }
+    }
+
+    /// Hands `out` on when a chunk is full; false once writing failed (the
+    /// writer then stops).
+    pub(crate) fn spill(&mut self, out: &mut String) -> bool {
+        if self.to.is_some() && out.len() >= CHUNK {
+            self.flush(out);
+        }
+        self.error.is_none()
+    }
+
+    fn flush(&mut self, out: &mut String) {
+        if let (Some(w), None) = (self.to.as_mut(), &self.error) {
+            if let Err(e) = w.write_all(out.as_bytes()) {
+                self.error = Some(e);
+            }
+            out.clear();
+        }
+    }
+}
+
 enum Frame<'a> {
     Array(std::slice::Iter<'a, Value<'a>>),
     Object(std::slice::Iter<'a, Member<'a>>),
@@ -123,9 +212,16 @@ fn newline(out: &mut String, style: Style, depth: usize) {
 }
 
 fn write(out: &mut String, v: &Value<'_>, style: Style) {
+    write_draining(out, v, style, &mut Drain::none());
+}
+
+fn write_draining(out: &mut String, v: &Value<'_>, style: Style, drain: &mut Drain<'_>) {
     let mut stack: Vec<(Frame<'_>, bool)> = Vec::new();
     let mut next = Some(*v);
     loop {
+        if !drain.spill(out) {
+            return;
+        }
         if let Some(v) = next.take() {
             match v {
                 Value::Null => out.push_str("null"),
@@ -229,29 +325,19 @@ fn push_u_escape(out: &mut String, c: u32) {
     }
 }
 
-/// True for bytes the standard (non-Go) escaping leaves alone.
-static PLAIN_STD: [bool; 256] = {
-    let mut t = [true; 256];
-    let mut i = 0;
-    while i < 256 {
-        let e = ESCAPE[i];
-        t[i] = e == 0 || e == 2;
-        i += 1;
-    }
-    t
-};
-
 fn write_str(out: &mut String, s: &str, go: bool) {
     out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
-    if !go && b.iter().all(|&c| PLAIN_STD[c as usize]) {
+    // Standard escaping: skip to the first byte that needs it, eight bytes
+    // at a time (the parser's scan: `"`, `\\`, control characters).
+    let mut i = if go { 0 } else { find_stop(b, 0) };
+    if i == b.len() {
         out.push_str(s);
         out.push('"');
         return;
     }
     let mut run = 0;
-    let mut i = 0;
     while i < b.len() {
         let c = b[i];
         let e = ESCAPE[c as usize];

@@ -2,6 +2,7 @@
 //!
 //! Architecture Invariant: iterative, like the JSON writers.
 
+use crate::write_json::{stream, Drain};
 use crate::yaml::{resolve_plain, Resolved};
 use crate::{Member, Value};
 
@@ -38,6 +39,25 @@ pub fn to_yaml_string(v: &Value<'_>) -> String {
 
 /// Appends the block YAML of `v` (as [`to_yaml_string`]) to `out`.
 pub fn write_yaml(out: &mut String, v: &Value<'_>) {
+    write_yaml_draining(out, v, &mut Drain::none());
+}
+
+/// Block YAML (as [`to_yaml_string`]) written to `w` in chunks of about
+/// 64 KiB, so a large document is never held twice in memory.
+///
+/// ```
+/// use smpatch_value::{parse_json, write_yaml_to, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let v = parse_json(&arena, br#"{"a": [1, "yes"]}"#, &ParseOptions::default()).unwrap();
+/// let mut out = Vec::new();
+/// write_yaml_to(&mut out, &v).unwrap();
+/// assert_eq!(out, b"a:\n- 1\n- \"yes\"\n");
+/// ```
+pub fn write_yaml_to(w: &mut impl std::io::Write, v: &Value<'_>) -> std::io::Result<()> {
+    stream(w, |out, drain| write_yaml_draining(out, v, drain))
+}
+
+fn write_yaml_draining(out: &mut String, v: &Value<'_>, drain: &mut Drain<'_>) {
     struct Frame<'a> {
         items: Items<'a>,
         indent: usize,
@@ -69,6 +89,9 @@ pub fn write_yaml(out: &mut String, v: &Value<'_>) {
         }
     }
     while let Some(frame) = stack.last_mut() {
+        if !drain.spill(out) {
+            return;
+        }
         let n = frame.indent;
         let (key, value) = match &mut frame.items {
             Items::Map(it) => match it.next() {

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p smpatch-reliability -- [--write docs/RELIABILITY.md]
+//! cargo run --release -p smpatch-reliability -- --scale apply one list 16000
 //! ```
 //!
 //! Each case runs in a child process of this program (`--case NAME`), so its
@@ -56,8 +57,37 @@ fn run_one(name: &str) -> i32 {
     i32::from(!pass)
 }
 
+/// `--scale OP SHAPE KIND N`: times one issue 8 list shape at size `N`
+/// (for measuring growth, e.g. N = 8000, 16000, 100000).
+fn run_scale(args: &[String]) -> i32 {
+    let [op, shape, kind, n] = args else {
+        eprintln!("usage: --scale apply|create2|create3|conflicts|compose one|many|all|order|delete|delete-primitive|set|compound string|int|float|bool|list|object|object21 N");
+        return 2;
+    };
+    let Ok(n) = n.parse::<usize>() else {
+        eprintln!("N must be a number");
+        return 2;
+    };
+    let s = table::shape(shape, kind, n);
+    let start = Instant::now();
+    let r = table::run_shape(op, &s);
+    let wall = start.elapsed().as_secs_f64();
+    let peak = peak_rss_kib().map_or("?".to_owned(), |k| format!("{:.0}", k as f64 / 1024.0));
+    match r {
+        Ok(summary) => println!("{op} {shape} {kind} {n}: {wall:.3} s, {peak} MiB peak: {summary}"),
+        Err(e) => println!(
+            "{op} {shape} {kind} {n}: {wall:.3} s, {peak} MiB peak: error {}",
+            e.name()
+        ),
+    }
+    0
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--scale") {
+        std::process::exit(run_scale(&args[i + 1..]));
+    }
     if let Some(i) = args.iter().position(|a| a == "--case") {
         let name = args.get(i + 1).cloned().unwrap_or_default();
         std::process::exit(run_one(&name));

@@ -79,7 +79,7 @@ const MILLION: usize = 1_000_000;
 fn from_result<T>(r: Result<T, smpatch::Error>, ok: impl FnOnce(T) -> String) -> Outcome {
     match r {
         Ok(v) => Outcome::Ok(ok(v)),
-        Err(e) => Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     }
 }
 
@@ -594,7 +594,7 @@ fn merge_key_object_create() -> Outcome {
     );
     let schema = match smpatch::load_schema(&schema_path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     from_result(
         smpatch::create_two_way_json(
@@ -635,7 +635,7 @@ fn ref_self() -> Outcome {
     );
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     from_result(
         smpatch::apply_json(
@@ -663,7 +663,7 @@ fn recursive_type_deep_document() -> Outcome {
     );
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     let mut doc = String::new();
     for _ in 0..300 {
@@ -717,7 +717,7 @@ fn many_definitions() -> Outcome {
     let path = temp_file("many.json", s.as_bytes());
     let schema = match smpatch::load_schema(&path) {
         Ok(s) => s,
-        Err(e) => return Outcome::Err(e.kind.to_owned(), e.message),
+        Err(e) => return Outcome::Err(e.name().to_owned(), e.message().to_owned()),
     };
     let count = schema.definition_names().count();
     from_result(
@@ -766,8 +766,14 @@ const DEEP: &[&str] = &["too_deep"];
 const LARGE: &[&str] = &["too_large"];
 const REQUEST: &[&str] = &["invalid_request"];
 
-/// The table.
+/// The table: the cases of issue 5, then the list shapes of issue 8.
 pub fn cases() -> Vec<Case> {
+    let mut cases = base_cases();
+    cases.extend(key_shape_cases());
+    cases
+}
+
+fn base_cases() -> Vec<Case> {
     use Expect::{Error, Ok};
     vec![
         Case {
@@ -1122,4 +1128,461 @@ fn ten_thousand_unions() -> Outcome {
         }
         _ => batch_outcome(&response),
     }
+}
+
+// ---- Issue 8: every merge-key kind and list directive at 100,000 elements.
+//
+// Each identity (merge key, compound key, primitive element) goes through a
+// hash of its canonical form (`Value::deep_hash`); a key kind that hashed
+// badly (lists and objects hashed by length, float bit patterns clustering)
+// made these shapes quadratic: list keys took 13.6 s at 16,000 elements.
+
+/// Elements per list in the key-shape cases.
+const KEYS_N: usize = 100_000;
+
+/// The JSON text of key number `i` of a kind.
+pub fn shape_key(kind: &str, i: usize) -> String {
+    match kind {
+        "int" => format!("{i}"),
+        "float" => format!("{i}.5"),
+        "bool" => format!("{}", i % 2 == 0),
+        // One kind inside: `conflicts` compares key lists as scalar lists.
+        "list" => format!(r#"["k{i}","l"]"#),
+        "object" => format!(r#"{{"k":{i}}}"#),
+        "object21" => {
+            let fields: Vec<String> = (0..21).map(|f| format!(r#""f{f}":{i}"#)).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        _ => format!(r#""k{i}""#),
+    }
+}
+
+/// `[f(0),…,f(n-1)]`.
+pub fn shape_list(n: usize, f: impl Fn(usize) -> String) -> String {
+    let items: Vec<String> = (0..n).map(f).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// The `mergeItem` schema plus `compoundList`, a list-map list keyed by
+/// `a` and `b` (a non-built-in type: merged by the compound key).
+fn key_shape_schema() -> smpatch::Schema {
+    let mut doc = merge_item_schema();
+    doc["definitions"]["mergeItem"]["properties"]["compoundList"] = json!({
+        "type": "array", "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["a", "b"],
+        "items": {"type": "object", "properties": {"a": {}, "b": {}, "v": {"type": "string"}}}
+    });
+    let path = temp_file("key-shapes.json", doc.to_string().as_bytes());
+    smpatch::load_schema(&path).expect("key-shape schema")
+}
+
+/// A list shape: what is applied (`live`, `patch`) and which list to count.
+pub struct Shape {
+    /// The live document.
+    pub live: String,
+    /// The patch.
+    pub patch: String,
+    /// The list field the summary counts.
+    pub field: &'static str,
+}
+
+/// The list shapes of issue 8 for a key kind and size `n`.
+pub fn shape(name: &str, kind: &str, n: usize) -> Shape {
+    let el = |i: usize| format!(r#"{{"name":{}}}"#, shape_key(kind, i));
+    let keyed = |body: String| format!(r#"{{"mergingList":{body}}}"#);
+    let (live, patch, field) = match name {
+        // One patch element against n live elements.
+        "one" => (
+            keyed(shape_list(n, el)),
+            keyed(format!(
+                r#"[{{"name":{},"value":"v"}}]"#,
+                shape_key(kind, n / 2)
+            )),
+            "mergingList",
+        ),
+        // n patch elements against one live element.
+        "many" => (
+            keyed(format!("[{}]", el(0))),
+            keyed(shape_list(n, el)),
+            "mergingList",
+        ),
+        // n against n, patch in reverse order.
+        "all" => (
+            keyed(shape_list(n, el)),
+            keyed(shape_list(n, |i| {
+                format!(r#"{{"name":{},"value":"v"}}"#, shape_key(kind, n - 1 - i))
+            })),
+            "mergingList",
+        ),
+        // $setElementOrder reversing n elements, one of them patched.
+        "order" => (
+            keyed(shape_list(n, el)),
+            format!(
+                r#"{{"$setElementOrder/mergingList":{},"mergingList":[{{"name":{},"value":"v"}}]}}"#,
+                shape_list(n, |i| el(n - 1 - i)),
+                shape_key(kind, 0)
+            ),
+            "mergingList",
+        ),
+        // $patch: delete of every element.
+        "delete" => (
+            keyed(shape_list(n, el)),
+            keyed(shape_list(n, |i| {
+                format!(r#"{{"name":{},"$patch":"delete"}}"#, shape_key(kind, i))
+            })),
+            "mergingList",
+        ),
+        // $deleteFromPrimitiveList of every element of a primitive list.
+        "delete-primitive" => (
+            format!(
+                r#"{{"mergingIntList":{}}}"#,
+                shape_list(n, |i| shape_key(kind, i))
+            ),
+            format!(
+                r#"{{"$deleteFromPrimitiveList/mergingIntList":{}}}"#,
+                shape_list(n, |i| shape_key(kind, n - 1 - i))
+            ),
+            "mergingIntList",
+        ),
+        // A primitive merge list united with n new values and n repeats.
+        "set" => (
+            format!(
+                r#"{{"mergingIntList":{}}}"#,
+                shape_list(n, |i| shape_key(kind, i))
+            ),
+            format!(
+                r#"{{"mergingIntList":{}}}"#,
+                shape_list(2 * n, |i| shape_key(kind, i / 2 + (i % 2) * n))
+            ),
+            "mergingIntList",
+        ),
+        // Compound keys (list-map keys a, b), n against n.
+        _ => {
+            let c = |i: usize| {
+                format!(
+                    r#"{{"a":{},"b":{}}}"#,
+                    shape_key(kind, i),
+                    shape_key(kind, i + 1)
+                )
+            };
+            (
+                format!(r#"{{"compoundList":{}}}"#, shape_list(n, c)),
+                format!(
+                    r#"{{"compoundList":{}}}"#,
+                    shape_list(n, |i| {
+                        format!(
+                            r#"{{"a":{},"b":{},"v":"x"}}"#,
+                            shape_key(kind, n - 1 - i),
+                            shape_key(kind, n - i)
+                        )
+                    })
+                ),
+                "compoundList",
+            )
+        }
+    };
+    Shape { live, patch, field }
+}
+
+/// Runs one operation on a shape: `apply`, `create2` (live → applied),
+/// `create3` (same, current = live), `conflicts` (patch against itself) or
+/// `compose` (the patch after itself).
+pub fn run_shape(op: &str, s: &Shape) -> Result<String, smpatch::Error> {
+    let schema = key_shape_schema();
+    let ty = TypeRef::Definition("mergeItem".into());
+    let count = |out: &[u8], field: &str| -> String {
+        let v: serde_json::Value = serde_json::from_slice(out).unwrap_or_default();
+        format!("{} elements", v[field].as_array().map_or(0, Vec::len))
+    };
+    let apply =
+        |a: &[u8], p: &[u8]| smpatch::apply_bytes(a, p, &schema, &ty, &ApplyOptions::default());
+    let opts = CreateOptions::default();
+    match op {
+        "apply" => apply(s.live.as_bytes(), s.patch.as_bytes()).map(|o| count(&o, s.field)),
+        "create2" | "create3" => {
+            let (o, m) = (
+                s.live.as_bytes(),
+                apply(s.live.as_bytes(), s.patch.as_bytes())?,
+            );
+            let p = if op == "create2" {
+                smpatch::create_two_way_bytes(o, &m, &schema, &ty, &opts)?
+            } else {
+                smpatch::create_three_way_bytes(o, &m, o, &schema, &ty, false, &opts)?
+            };
+            // The patch recreates `modified`.
+            let back = apply(o, &p)?;
+            Ok(format!("{}, round trip: {}", count(&m, s.field), back == m))
+        }
+        "conflicts" => {
+            let p = s.patch.as_bytes();
+            smpatch::conflicts_bytes(p, p, &schema, &ty, &opts).map(|c| format!("conflict: {c}"))
+        }
+        _ => {
+            let p = s.patch.as_bytes();
+            smpatch::compose_bytes(p, p, &schema, &ty, &opts).map(|o| count(&o, s.field))
+        }
+    }
+}
+
+fn shape_outcome(op: &str, name: &str, kind: &str) -> Outcome {
+    from_result(run_shape(op, &shape(name, kind, KEYS_N)), |s| s)
+}
+
+macro_rules! shape_case {
+    ($name:expr, $expect:expr, $op:expr, $shape:expr, $kind:expr) => {
+        Case {
+            name: $name,
+            expect: Expect::Ok($expect),
+            run: || shape_outcome($op, $shape, $kind),
+        }
+    };
+}
+
+/// Floats beyond `f64` are refused (as Go's decoder refuses them), so two
+/// of them never compare equal through a lossy `f64`.
+fn beyond_f64_create2() -> Outcome {
+    from_result(
+        smpatch::create_two_way_bytes(
+            br#"{"a":1e400}"#,
+            br#"{"a":7e401}"#,
+            embedded(),
+            &schemaless(),
+            &CreateOptions::default(),
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_delete_from_primitive_list() -> Outcome {
+    from_result(
+        apply_merge_item(
+            br#"{"mergingIntList":[1.5,2.5]}"#,
+            br#"{"$deleteFromPrimitiveList/mergingIntList":[9e999]}"#,
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_merge_keys() -> Outcome {
+    from_result(
+        apply_merge_item(
+            br#"{"mergingList":[{"name":1e400}]}"#,
+            br#"{"mergingList":[{"name":2e400,"value":"x"}]}"#,
+        ),
+        |p| String::from_utf8_lossy(&p).into_owned(),
+    )
+}
+
+fn beyond_f64_batch() -> Outcome {
+    let mut state = BatchState::new();
+    let line = r#"{"id":1,"op":"conflicts","schema":{"none":true},"left":{"a":1e400},"right":{"a":2e400}}"#;
+    batch_outcome(&handle_line(&mut state, line))
+}
+
+/// The issue 8 rows: each key kind and directive at 100,000 elements.
+fn key_shape_cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "float beyond f64: create2 of 1e400 -> 7e401",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_create2,
+        },
+        Case {
+            name: "float beyond f64: $deleteFromPrimitiveList [9e999]",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_delete_from_primitive_list,
+        },
+        Case {
+            name: "float beyond f64: merge keys 1e400 and 2e400",
+            expect: Expect::Error(PARSE),
+            run: beyond_f64_merge_keys,
+        },
+        Case {
+            name: "float beyond f64: conflicts in a batch line",
+            expect: Expect::Error(REQUEST),
+            run: beyond_f64_batch,
+        },
+        shape_case!(
+            "list merge keys: 1 patch element against 100,000",
+            "100000 elements",
+            "apply",
+            "one",
+            "list"
+        ),
+        shape_case!(
+            "list merge keys: 100,000 patch elements against 1",
+            "100000 elements",
+            "apply",
+            "many",
+            "list"
+        ),
+        shape_case!(
+            "object merge keys: 1 patch element against 100,000",
+            "100000 elements",
+            "apply",
+            "one",
+            "object"
+        ),
+        shape_case!(
+            "object merge keys: 100,000 patch elements against 1",
+            "100000 elements",
+            "apply",
+            "many",
+            "object"
+        ),
+        shape_case!(
+            "object merge keys of 21 fields: 1 against 100,000",
+            "100000 elements",
+            "apply",
+            "one",
+            "object21"
+        ),
+        shape_case!(
+            "float merge keys: 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "all",
+            "float"
+        ),
+        shape_case!(
+            "int merge keys: 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "all",
+            "int"
+        ),
+        shape_case!(
+            "string merge keys: 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "all",
+            "string"
+        ),
+        shape_case!(
+            "bool merge keys (duplicates): 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "all",
+            "bool"
+        ),
+        shape_case!(
+            "compound list-map keys of lists: 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "compound",
+            "list"
+        ),
+        shape_case!(
+            "compound list-map keys of floats: 100,000 against 100,000",
+            "100000 elements",
+            "apply",
+            "compound",
+            "float"
+        ),
+        shape_case!(
+            "$setElementOrder of 100,000 list keys",
+            "100000 elements",
+            "apply",
+            "order",
+            "list"
+        ),
+        shape_case!(
+            "$setElementOrder of 100,000 object keys",
+            "100000 elements",
+            "apply",
+            "order",
+            "object"
+        ),
+        shape_case!(
+            "$patch: delete of 100,000 object keys",
+            "0 elements",
+            "apply",
+            "delete",
+            "object"
+        ),
+        shape_case!(
+            "$deleteFromPrimitiveList of 100,000 floats",
+            "0 elements",
+            "apply",
+            "delete-primitive",
+            "float"
+        ),
+        shape_case!(
+            "$deleteFromPrimitiveList of 100,000 bools (duplicates)",
+            "0 elements",
+            "apply",
+            "delete-primitive",
+            "bool"
+        ),
+        shape_case!(
+            "primitive merge list of 100,000 floats, 200,000 patch values",
+            "200000 elements",
+            "apply",
+            "set",
+            "float"
+        ),
+        shape_case!(
+            "primitive merge list of 100,000 strings, 200,000 patch values",
+            "200000 elements",
+            "apply",
+            "set",
+            "string"
+        ),
+        shape_case!(
+            "create2 with 100,000 list merge keys",
+            "100000 elements, round trip: true",
+            "create2",
+            "all",
+            "list"
+        ),
+        shape_case!(
+            "create2 with 100,000 float merge keys",
+            "100000 elements, round trip: true",
+            "create2",
+            "all",
+            "float"
+        ),
+        shape_case!(
+            "create3 with 100,000 object merge keys",
+            "100000 elements, round trip: true",
+            "create3",
+            "all",
+            "object"
+        ),
+        shape_case!(
+            "create3 with 100,000 compound keys of objects",
+            "100000 elements, round trip: true",
+            "create3",
+            "compound",
+            "object"
+        ),
+        shape_case!(
+            "conflicts of 100,000 list merge keys",
+            "conflict: false",
+            "conflicts",
+            "all",
+            "list"
+        ),
+        shape_case!(
+            "conflicts of 100,000 floats in a primitive list",
+            "conflict: false",
+            "conflicts",
+            "set",
+            "float"
+        ),
+        shape_case!(
+            "compose of 100,000 object merge keys",
+            "100000 elements",
+            "compose",
+            "all",
+            "object"
+        ),
+        shape_case!(
+            "compose of 200,000 floats in a primitive list",
+            "200000 elements",
+            "compose",
+            "set",
+            "float"
+        ),
+    ]
 }

@@ -4,7 +4,8 @@
 //! PriorityLevelConfigurationSpec and LimitResponse, including the rule that
 //! a struct-level discriminator value matching no member (`Localhost` vs the
 //! member value `LocalhostProfile`, `Reject`) clears nothing.
-//! Expected output lives in `testdata/unions/k8s/expected/`.
+//! Inputs live in `testdata/unions/k8s/`, expected output in
+//! `crates/cli/testdata/unions/expected/`.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
 
@@ -30,7 +31,12 @@ fn smpatch(args: &[&str]) -> (i32, String, String) {
 }
 
 fn expected(name: &str) -> String {
-    std::fs::read_to_string(root().join("testdata/unions/k8s/expected").join(name)).unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/unions/expected")
+            .join(name),
+    )
+    .unwrap()
 }
 
 const K8S: &str = "testdata/unions/k8s";

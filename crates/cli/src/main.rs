@@ -1,21 +1,36 @@
-//! The `smpatch` command-line tool (the binary's `main` calls [`main`]).
+//! The `smpatch` command-line tool.
 //!
-//! Commands: `explain`, `patch` (like `kubectl patch --local`), `diff`,
-//! `apply` (the `kubectl apply` flow, offline) and `batch` (the machine
-//! interface of [`crate::batch`]). Errors print `error: <location>: <message>`
-//! on stderr and exit with status 1 (2 for `diff --exit-code`).
+//! Owns: the commands `explain`, `patch` (like `kubectl patch --local`),
+//! `diff`, `apply` (the `kubectl apply` flow, offline), `validate` (union
+//! and enum rules, [`validate`]) and `batch` (the machine interface of
+//! `smpatch::batch`), their flags, reading files with a size cap and
+//! streaming results to stdout. Errors print
+//! `error: <location>: <message> [kind]` on stderr and exit with status 1
+//! (2 for `diff --exit-code` and `validate`); a closed stdout ends the tool
+//! quietly with 0.
+//!
+//! Must not: hold merge or diff logic (that lives in the engine crates,
+//! reached through `smpatch::ops`).
 
-use crate::engine::{self, ApplyOptions, CreateOptions, ParseOptions};
-use crate::input::{check_object, looks_like_json, resolve_cursor};
-use crate::{Error, TypeRef};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use smpatch_schema::Schema;
-use smpatch_value::{from_serde, to_serde, Arena, Member, Object, Value};
+use smpatch::batch::{run_session_with, BatchState, SessionError};
+use smpatch::ops::{self, Op};
+use smpatch::{
+    check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef,
+    UnionOptions,
+};
+use smpatch_value::{
+    parse_json, parse_yaml, to_go_json, write_json_pretty_to, write_yaml_to, Arena, Member, Object,
+    ParseError, ParseOptions, Value,
+};
+
+mod rfc;
+mod validate;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The annotation `kubectl apply` keeps the last applied configuration in.
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 #[derive(Parser)]
 #[command(
@@ -27,8 +42,32 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
         Kubernetes API schema and in every --schema (OpenAPI v2/v3 JSON or CRD YAML)."
 )]
 struct Cli {
+    #[command(flatten)]
+    limits: Limits,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Limits of every command (also accepted after the command name).
+#[derive(Args, Clone, Copy)]
+struct Limits {
+    /// Deepest nesting accepted in documents and by the engines (batch
+    /// requests set theirs in `options.max_depth`).
+    #[arg(long, global = true, value_name = "N", default_value_t = smpatch::DEFAULT_MAX_DEPTH)]
+    max_depth: usize,
+    /// Largest input file (or stdin, or batch request line) read, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = smpatch::batch::DEFAULT_MAX_LINE_BYTES)]
+    max_input_bytes: usize,
+}
+
+impl Limits {
+    fn parse_options(&self) -> ParseOptions {
+        ParseOptions {
+            max_depth: self.max_depth,
+            max_input_bytes: self.max_input_bytes,
+            ..ParseOptions::default()
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -46,7 +85,7 @@ enum Command {
     Batch,
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
-    Validate(crate::cli_validate::ValidateArgs),
+    Validate(validate::ValidateArgs),
 }
 
 #[derive(Args)]
@@ -171,10 +210,12 @@ struct ApplyArgs {
     schema: SchemaArgs,
 }
 
-/// A CLI failure: where and what. Printed as `error: <location>: <message>`.
+/// A CLI failure: where and what. Printed as `error: <location>: <message>`;
+/// a closed stdout is no failure to report (the reader went away).
 struct Failure {
     location: String,
     message: String,
+    closed_output: bool,
 }
 
 impl Failure {
@@ -182,26 +223,82 @@ impl Failure {
         Failure {
             location: location.into(),
             message: message.into(),
+            closed_output: false,
         }
+    }
+
+    /// A failed write to stdout: quiet when the pipe was closed.
+    fn output(e: &std::io::Error) -> Self {
+        Failure {
+            closed_output: e.kind() == std::io::ErrorKind::BrokenPipe,
+            ..Failure::at("stdout", e.to_string())
+        }
+    }
+
+    /// An input longer than `--max-input-bytes`.
+    fn too_large(name: &str, limit: usize) -> Self {
+        Failure::at(
+            name,
+            format!(
+                "the input is larger than the limit of {limit} bytes (raise it with \
+                 --max-input-bytes) [too_large]"
+            ),
+        )
+    }
+
+    /// An error about document `index` of the `count` documents of `name`:
+    /// a single document is located by its JSON pointer alone, one of
+    /// several by the file, its number and the pointer.
+    fn in_document(e: Error, name: &str, index: usize, count: usize) -> Self {
+        let f = Failure::from(e);
+        if count <= 1 {
+            return f;
+        }
+        Failure::at(
+            format!("{name}: document {} of {count}: {}", index + 1, f.location),
+            f.message,
+        )
+    }
+
+    /// A parse error of `name`: located by line and column.
+    fn parse(e: ParseError, name: &str) -> Self {
+        let location = format!("{name}:{}:{}", e.line, e.column);
+        let kind = smpatch::ErrorKind::Parse(e.kind).name();
+        Failure::at(location, format!("{} [{kind}]", e.message))
     }
 }
 
 impl From<Error> for Failure {
+    /// `<path>: <message> [kind]`; a `validation` error lists its
+    /// violations one per line.
     fn from(e: Error) -> Self {
-        let location = if e.path.is_empty() {
+        let location = if e.path().is_empty() {
             "/".to_owned()
         } else {
-            e.path
+            e.path().to_owned()
         };
-        Failure {
-            location,
-            message: format!("{} [{}]", e.message, e.kind),
+        let v = e.violations();
+        if !v.is_empty() {
+            let mut m = format!(
+                "the patched object breaks {} union/enum rule{}:",
+                v.len(),
+                if v.len() == 1 { "" } else { "s" }
+            );
+            for x in v {
+                m.push_str(&format!("\n  {x}"));
+            }
+            return Failure::at(location, format!("{m}\n[{}]", e.name()));
         }
+        Failure::at(location, format!("{} [{}]", e.message(), e.name()))
     }
 }
 
 /// Runs the tool with the process arguments; returns the exit status.
-pub fn main() -> i32 {
+fn main() {
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -209,23 +306,32 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 1 } else { 0 };
         }
     };
-    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code);
+    // `diff --exit-code` and `validate` use 1 for "differences" /
+    // "violations", so their errors exit 2.
+    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code)
+        || matches!(&cli.command, Command::Validate(_));
+    let limits = cli.limits;
     let result = match cli.command {
-        Command::Explain(a) => explain(&a),
-        Command::Patch(a) => patch(&a),
-        Command::Diff(a) => diff(&a),
-        Command::Apply(a) => apply(&a),
-        Command::Validate(a) => return crate::cli_validate::validate(&a),
+        Command::Explain(a) => explain(&a, &limits),
+        Command::Patch(a) => patch(&a, &limits),
+        Command::Diff(a) => diff(&a, &limits),
+        Command::Apply(a) => apply(&a, &limits),
+        Command::Validate(a) => validate::validate(&a, &limits),
         Command::Batch => {
+            let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            crate::batch::run_session(stdin, stdout)
+            run_session_with(&mut state, stdin, stdout)
                 .map(|()| 0)
-                .map_err(|e| Failure::at("stdin", e.to_string()))
+                .map_err(|e| match e {
+                    SessionError::Read(e) => Failure::at("stdin", e.to_string()),
+                    SessionError::Write(e) => Failure::output(&e),
+                })
         }
     };
     match result {
         Ok(code) => code,
+        Err(f) if f.closed_output => 0,
         Err(f) => {
             eprintln!("error: {}: {}", f.location, f.message);
             if diff_exit_code {
@@ -237,23 +343,54 @@ pub fn main() -> i32 {
     }
 }
 
-fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
+/// Reads a file (`-` = stdin), refusing it as soon as it passes
+/// `--max-input-bytes`: at most `limit + 1` bytes are ever read.
+fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, Failure> {
     let name = path.display().to_string();
+    let limit = limits.max_input_bytes;
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    let mut buf = Vec::new();
     if name == "-" {
-        let mut buf = Vec::new();
         std::io::stdin()
+            .lock()
+            .take(cap)
             .read_to_end(&mut buf)
             .map_err(|e| Failure::at("stdin", e.to_string()))?;
-        return Ok(buf);
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| Failure::at(&name, e.to_string()))?;
+        if let Ok(meta) = file.metadata() {
+            if meta.is_file() && meta.len() >= cap {
+                return Err(Failure::too_large(&name, limit));
+            }
+            if meta.is_file() {
+                buf.reserve(usize::try_from(meta.len()).unwrap_or(0));
+            }
+        }
+        file.take(cap)
+            .read_to_end(&mut buf)
+            .map_err(|e| Failure::at(&name, e.to_string()))?;
     }
-    std::fs::read(path).map_err(|e| Failure::at(name, e.to_string()))
+    if buf.len() > limit {
+        return Err(Failure::too_large(&name, limit));
+    }
+    Ok(buf)
 }
 
-fn write_out(text: &str) -> Result<(), Failure> {
+/// Writes the results to stdout, streaming each document.
+fn write_results(docs: &[Value<'_>], output: Output) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    docs.iter()
+        .enumerate()
+        .try_for_each(|(i, d)| render(&mut out, d, output, i))
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::output(&e))
+}
+
+fn write_text(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Failure::at("stdout", e.to_string()))
+        .map_err(|e| Failure::output(&e))
 }
 
 /// Every document of a JSON or YAML stream; empty YAML documents are skipped.
@@ -261,28 +398,43 @@ fn parse_stream<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
+    limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    let opts = ParseOptions::default();
+    let opts = limits.parse_options();
     let docs = if looks_like_json(bytes) {
-        vec![engine::parse_json(arena, bytes, &opts).map_err(|e| {
-            Failure::at(format!("{name}:{}:{}", e.line, e.column), e.message.clone())
-        })?]
+        vec![parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?]
     } else {
         let text =
             std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
-        engine::parse_yaml_docs(arena, text, &opts, name)
-            .map_err(|e| Failure::at(name, format!("{} [{}]", e.message, e.kind)))?
+        parse_yaml(arena, text, &opts)
+            .map_err(|e| Failure::parse(e, name))?
             .into_iter()
             .filter(|d| !d.is_null())
             .collect()
     };
+    let count = docs.len();
     docs.into_iter()
-        .map(|d| check_object(d, name).map_err(|e| Failure::at(name, e.message)))
+        .enumerate()
+        .map(|(i, d)| {
+            check_object(d, name).map_err(|e| {
+                let f = Failure::in_document(e, name, i, count);
+                if count > 1 {
+                    f
+                } else {
+                    Failure::at(name, f.message)
+                }
+            })
+        })
         .collect()
 }
 
-fn parse_one<'a>(arena: &'a Arena, bytes: &'a [u8], name: &str) -> Result<Value<'a>, Failure> {
-    let mut docs = parse_stream(arena, bytes, name)?;
+fn parse_one<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+) -> Result<Value<'a>, Failure> {
+    let mut docs = parse_stream(arena, bytes, name, limits)?;
     match docs.len() {
         0 => Ok(Value::empty_object()),
         1 => Ok(docs.remove(0)),
@@ -293,20 +445,22 @@ fn parse_one<'a>(arena: &'a Arena, bytes: &'a [u8], name: &str) -> Result<Value<
     }
 }
 
-fn load_schemas(paths: &[PathBuf]) -> Result<Vec<Schema>, Failure> {
+/// Loads each `--schema`, every file read no further than `--max-input-bytes`.
+fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failure> {
+    let opts = smpatch_schema::LoadOptions {
+        max_input_bytes: limits.max_input_bytes,
+        ..smpatch_schema::LoadOptions::default()
+    };
     paths
         .iter()
-        .map(|p| {
-            engine::load_schema_path(p)
-                .map_err(|e| Failure::at(p.display().to_string(), e.to_string()))
-        })
+        .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
         .collect()
 }
 
 /// User schemas first, then the embedded one.
 fn schema_refs(user: &[Schema]) -> Result<Vec<&Schema>, Failure> {
     let mut refs: Vec<&Schema> = user.iter().collect();
-    refs.push(engine::embedded_schema()?);
+    refs.push(smpatch::embedded_schema()?);
     Ok(refs)
 }
 
@@ -318,68 +472,75 @@ fn type_ref(args: &SchemaArgs) -> TypeRef {
     }
 }
 
-fn render(v: &Value<'_>, output: Output, index: usize) -> String {
+/// Writes document `index` of the output: kubectl's JSON layout, or YAML
+/// documents separated by `---`; always ends with a newline.
+fn render(
+    out: &mut impl Write,
+    v: &Value<'_>,
+    output: Output,
+    index: usize,
+) -> std::io::Result<()> {
     match output {
-        Output::Json => {
-            let mut s = engine::to_json_pretty(v);
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-            s
-        }
+        Output::Json => write_json_pretty_to(out, v),
         Output::Yaml => {
-            let mut s = String::new();
             if index > 0 {
-                s.push_str("---\n");
+                out.write_all(b"---\n")?;
             }
-            s.push_str(&engine::to_yaml_string(v));
-            if !s.ends_with('\n') {
-                s.push('\n');
+            let mut last = LastByte {
+                inner: out,
+                last: None,
+            };
+            write_yaml_to(&mut last, v)?;
+            if last.last != Some(b'\n') {
+                out.write_all(b"\n")?;
             }
-            s
+            Ok(())
         }
     }
 }
 
-fn to_serde_doc(v: &Value<'_>) -> Result<serde_json::Value, Failure> {
-    to_serde(v).map_err(|e| {
-        Failure::at(
-            if e.path.is_empty() {
-                "/".into()
-            } else {
-                e.path.clone()
-            },
-            e.message,
-        )
-    })
+/// A writer that remembers the last byte written.
+struct LastByte<'w, W: Write> {
+    inner: &'w mut W,
+    last: Option<u8>,
 }
 
-fn from_serde_doc<'a>(arena: &'a Arena, v: &serde_json::Value) -> Result<Value<'a>, Failure> {
-    from_serde(arena, v, 256).map_err(|e| Failure::at("/", e.message))
+impl<W: Write> Write for LastByte<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
-fn explain(a: &ExplainArgs) -> Result<i32, Failure> {
-    let user = load_schemas(&a.schemas)?;
+fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
+    let user = load_schemas(&a.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let schema = refs
         .iter()
         .find(|s| s.cursor(&a.type_name).is_some())
         .copied()
         .ok_or_else(|| Failure::at(&a.type_name, "no schema defines this type (a definition name or a GVK such as apps/v1/Deployment)"))?;
-    let text = engine::explain(schema, &a.type_name, a.path.as_deref())
+    let mut text = smpatch_schema::explain(schema, &a.type_name, a.path.as_deref())
         .map_err(|e| Failure::at(a.path.as_deref().unwrap_or(&a.type_name), e.message))?;
-    write_out(&text)?;
     if !text.ends_with('\n') {
-        write_out("\n")?;
+        text.push('\n');
     }
+    write_text(&text)?;
     Ok(0)
 }
 
-fn patch(a: &PatchArgs) -> Result<i32, Failure> {
-    let input = read_input(&a.file)?;
+fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
+    let input = read_input(&a.file, limits)?;
     let (patch_bytes, patch_name) = match (&a.patch, &a.patch_file) {
         (Some(p), _) => (p.clone().into_bytes(), "--patch".to_owned()),
-        (None, Some(f)) => (read_input(f)?, f.display().to_string()),
+        (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
     if a.normalize_unions && a.patch_type != PatchType::Strategic {
@@ -388,52 +549,60 @@ fn patch(a: &PatchArgs) -> Result<i32, Failure> {
             "works with --type strategic only",
         ));
     }
-    let user = load_schemas(&a.schema.schemas)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name)?;
+    let docs = parse_stream(&arena, &input, &name, limits)?;
     let ty = type_ref(&a.schema);
-    let mut out = String::new();
+    let mut results = Vec::with_capacity(docs.len());
     match a.patch_type {
         PatchType::Strategic => {
-            let p = parse_one(&arena, &patch_bytes, &patch_name)?;
+            let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
-            let opts = ApplyOptions {
+            let apply = ApplyOptions {
                 fix_quirks: a.fix_quirks,
                 compound_keys: a.compound_keys,
+                max_depth: limits.max_depth,
                 ..ApplyOptions::default()
             };
-            for (i, doc) in docs.iter().enumerate() {
-                let cursor = resolve_cursor(&refs, &ty, &[*doc])?;
-                let mut r = engine::apply(&arena, *doc, p, cursor, &opts)?;
-                if a.normalize_unions {
-                    r = crate::cli_validate::normalize_patched(&arena, *doc, r, cursor)
-                        .map_err(|m| Failure::at(format!("{name}#{i}"), m))?;
+            let op = if a.normalize_unions {
+                Op::ServerApply {
+                    apply,
+                    unions: UnionOptions {
+                        max_depth: limits.max_depth,
+                        ..UnionOptions::default()
+                    },
                 }
-                out.push_str(&render(&r, a.output, i));
+            } else {
+                Op::Apply(apply)
+            };
+            for (i, doc) in docs.iter().enumerate() {
+                let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
+                    .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
+                results.push(r.into_value());
             }
         }
         PatchType::Merge | PatchType::Json => {
-            let patch_value = parse_patch_any(&arena, &patch_bytes, &patch_name)?;
-            let patch_serde = to_serde_doc(&patch_value)?;
+            let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
             for (i, doc) in docs.iter().enumerate() {
-                let mut target = to_serde_doc(doc)?;
-                if a.patch_type == PatchType::Merge {
-                    json_patch::merge(&mut target, &patch_serde);
+                results.push(if a.patch_type == PatchType::Merge {
+                    rfc::merge(&arena, *doc, p)
                 } else {
-                    let ops: json_patch::Patch = serde_json::from_value(patch_serde.clone())
-                        .map_err(|e| {
-                            Failure::at(&patch_name, format!("not an RFC 6902 JSON patch: {e}"))
-                        })?;
-                    json_patch::patch(&mut target, &ops)
-                        .map_err(|e| Failure::at("/", e.to_string()))?;
-                }
-                let r = from_serde_doc(&arena, &target)?;
-                out.push_str(&render(&r, a.output, i));
+                    rfc::json_patch(&arena, *doc, p).map_err(|f| {
+                        let at = format!("{patch_name}: {}", f.pointer);
+                        match docs.len() {
+                            1 => Failure::at(at, f.message),
+                            n => Failure::at(
+                                format!("{name}: document {} of {n}: {at}", i + 1),
+                                f.message,
+                            ),
+                        }
+                    })?
+                });
             }
         }
     }
-    write_out(&out)?;
+    write_results(&results, a.output)?;
     Ok(0)
 }
 
@@ -442,17 +611,15 @@ fn parse_patch_any<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
+    limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let opts = ParseOptions::default();
+    let opts = limits.parse_options();
     if looks_like_json(bytes) {
-        return engine::parse_json(arena, bytes, &opts).map_err(|e| {
-            Failure::at(format!("{name}:{}:{}", e.line, e.column), e.message.clone())
-        });
+        return parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name));
     }
     let text =
         std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
-    let docs = engine::parse_yaml_docs(arena, text, &opts, name)
-        .map_err(|e| Failure::at(name, format!("{} [{}]", e.message, e.kind)))?;
+    let docs = parse_yaml(arena, text, &opts).map_err(|e| Failure::parse(e, name))?;
     match docs.as_slice() {
         [one] => Ok(*one),
         _ => Err(Failure::at(
@@ -462,69 +629,35 @@ fn parse_patch_any<'a>(
     }
 }
 
-fn diff(a: &DiffArgs) -> Result<i32, Failure> {
-    let (ob, mb) = (read_input(&a.original)?, read_input(&a.modified)?);
+fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
+    let (ob, mb) = (
+        read_input(&a.original, limits)?,
+        read_input(&a.modified, limits)?,
+    );
     let arena = Arena::new();
-    let o = parse_one(&arena, &ob, &a.original.display().to_string())?;
-    let m = parse_one(&arena, &mb, &a.modified.display().to_string())?;
+    let o = parse_one(&arena, &ob, &a.original.display().to_string(), limits)?;
+    let m = parse_one(&arena, &mb, &a.modified.display().to_string(), limits)?;
     let patch = match a.patch_type {
         PatchType::Strategic => {
-            let user = load_schemas(&a.schema.schemas)?;
+            let user = load_schemas(&a.schema.schemas, limits)?;
             let refs = schema_refs(&user)?;
-            let cursor = resolve_cursor(&refs, &type_ref(&a.schema), &[m, o])?;
-            let opts = CreateOptions {
+            let op = Op::Create2(CreateOptions {
                 fix_quirks: a.fix_quirks,
+                max_depth: limits.max_depth,
                 ..CreateOptions::default()
-            };
-            engine::create_two_way(&arena, o, m, cursor, &opts)?
+            });
+            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.schema))?.into_value()
         }
-        PatchType::Merge => {
-            let d = merge_diff(&to_serde_doc(&o)?, &to_serde_doc(&m)?);
-            from_serde_doc(&arena, &d)?
-        }
-        PatchType::Json => {
-            let d = json_patch::diff(&to_serde_doc(&o)?, &to_serde_doc(&m)?);
-            let v = serde_json::to_value(&d).map_err(|e| Failure::at("/", e.to_string()))?;
-            from_serde_doc(&arena, &v)?
-        }
+        PatchType::Merge => rfc::merge_diff(&arena, o, m),
+        PatchType::Json => rfc::json_diff(&arena, o, m),
     };
     let empty = match patch {
         Value::Object(o) => o.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
     };
-    write_out(&render(&patch, a.output, 0))?;
+    write_results(&[patch], a.output)?;
     Ok(if a.exit_code && !empty { 1 } else { 0 })
-}
-
-/// RFC 7386: the merge patch that turns `o` into `m`. Depth is bounded by
-/// the parser's depth limit.
-fn merge_diff(o: &serde_json::Value, m: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    let (J::Object(a), J::Object(b)) = (o, m) else {
-        return m.clone();
-    };
-    let mut out = serde_json::Map::new();
-    for k in a.keys() {
-        if !b.contains_key(k) {
-            out.insert(k.clone(), J::Null);
-        }
-    }
-    for (k, bv) in b {
-        match a.get(k) {
-            None => {
-                out.insert(k.clone(), bv.clone());
-            }
-            Some(av) if av == bv => {}
-            Some(av) if av.is_object() && bv.is_object() => {
-                out.insert(k.clone(), merge_diff(av, bv));
-            }
-            Some(_) => {
-                out.insert(k.clone(), bv.clone());
-            }
-        }
-    }
-    J::Object(out)
 }
 
 type ObjectKey = (String, String, String, String);
@@ -631,17 +764,32 @@ fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a
     }
 }
 
-fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
-    let (mb, lb) = (read_input(&a.manifest)?, read_input(&a.live)?);
+fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
+    let (mb, lb) = (
+        read_input(&a.manifest, limits)?,
+        read_input(&a.live, limits)?,
+    );
     let arena = Arena::new();
-    let manifests = parse_stream(&arena, &mb, &a.manifest.display().to_string())?;
-    let lives = parse_stream(&arena, &lb, &a.live.display().to_string())?;
-    let user = load_schemas(&a.schema.schemas)?;
+    let manifest_name = a.manifest.display().to_string();
+    let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
+    let lives = parse_stream(&arena, &lb, &a.live.display().to_string(), limits)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema);
-    let opts = CreateOptions::default();
-    let mut out = String::new();
+    let create = Op::Create3 {
+        options: CreateOptions {
+            max_depth: limits.max_depth,
+            ..CreateOptions::default()
+        },
+        overwrite: a.overwrite,
+    };
+    let merge = Op::Apply(ApplyOptions {
+        max_depth: limits.max_depth,
+        ..ApplyOptions::default()
+    });
+    let mut results = Vec::with_capacity(manifests.len());
     for (i, manifest) in manifests.iter().enumerate() {
+        let in_doc = |e: Error| Failure::in_document(e, &manifest_name, i, manifests.len());
         let live = find_live(&lives, *manifest).unwrap_or_else(Value::empty_object);
         let manifest = &with_live_namespace(&arena, *manifest, live);
         let original = match live
@@ -650,8 +798,8 @@ fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
             .and_then(|an| an.get(LAST_APPLIED))
         {
             Some(Value::String(text)) if !text.trim().is_empty() => {
-                let v = engine::parse_json(&arena, text.as_bytes(), &ParseOptions::default())
-                    .map_err(|e| {
+                let v =
+                    parse_json(&arena, text.as_bytes(), &limits.parse_options()).map_err(|e| {
                         Failure::at(
                             format!("{}: {LAST_APPLIED}", a.live.display()),
                             e.to_string(),
@@ -662,20 +810,23 @@ fn apply(a: &ApplyArgs) -> Result<i32, Failure> {
             _ => Value::empty_object(),
         };
         let base = set_last_applied(&arena, *manifest, None);
-        let mut encoded = engine::to_go_json(&base);
+        let mut encoded = to_go_json(&base);
         encoded.push('\n');
         let modified =
             set_last_applied(&arena, base, Some(Value::String(arena.alloc_str(&encoded))));
-        let cursor = resolve_cursor(&refs, &ty, &[modified, original, live])?;
-        let patch =
-            engine::create_three_way(&arena, original, modified, live, cursor, a.overwrite, &opts)?;
-        let shown = if a.show_patch {
+        let docs = [original, modified, live];
+        let cursor = ops::resolve_type(&create, &refs, &ty, &docs).map_err(in_doc)?;
+        let patch = ops::execute(&arena, &create, &docs, cursor)
+            .map_err(in_doc)?
+            .into_value();
+        results.push(if a.show_patch {
             patch
         } else {
-            engine::apply(&arena, live, patch, cursor, &ApplyOptions::default())?
-        };
-        out.push_str(&render(&shown, a.output, i));
+            ops::execute(&arena, &merge, &[live, patch], cursor)
+                .map_err(in_doc)?
+                .into_value()
+        });
     }
-    write_out(&out)?;
+    write_results(&results, a.output)?;
     Ok(0)
 }

@@ -1,0 +1,144 @@
+//! Per-element cost of the list operations from 1k to 256k elements.
+//!
+//! Inputs: `case_env_all(n)` (every env var changed, order reversed with
+//! `$setElementOrder/env`) and `case_env_one(n)` (the middle one changed) for
+//! `n` in [`smpatch_benches::SCALING_SIZES`]. Groups:
+//! `scaling/apply-all/<n>`, `scaling/apply-one/<n>`, `scaling/create2/<n>`,
+//! `scaling/create3/<n>` (create3 with `overwrite = false`), each with the
+//! `serde_json_baseline` (parse of every input document + serialize of the
+//! result) and `smpatch` (arena parse + operation + serialize), as in the apply
+//! and create benches. Throughput is `Elements(n)`, so criterion reports
+//! time per element directly; the target is per-element time at 16k, 64k
+//! and 256k within 1.2x of 1k (`python3 benches/scripts/scaling.py`).
+//!
+//! Large inputs run with few flat samples so that the default run stays short:
+//! `cargo bench -p smpatch-benches --bench scaling -- --warm-up-time 1`.
+
+// `criterion_group!` generates an undocumented public function; a bench
+// panics on bad data.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use smpatch_benches::{case_env_all, case_env_one, PatchCase, SCALING_SIZES};
+use smpatch_patch_apply::{apply, ApplyOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_schema::Cursor;
+use smpatch_value::{parse_json, to_json_string, to_serde, Arena, ParseOptions, Value};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// One measured operation.
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    ApplyAll,
+    ApplyOne,
+    Create2,
+    Create3,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::ApplyAll => "apply-all",
+            Op::ApplyOne => "apply-one",
+            Op::Create2 => "create2",
+            Op::Create3 => "create3",
+        }
+    }
+
+    /// The documents the operation parses, in order.
+    fn docs(self, case: &PatchCase) -> Vec<&[u8]> {
+        match self {
+            Op::ApplyAll | Op::ApplyOne => vec![case.original.as_bytes(), case.patch.as_bytes()],
+            Op::Create2 => vec![case.original.as_bytes(), case.modified.as_bytes()],
+            Op::Create3 => vec![
+                case.original.as_bytes(),
+                case.modified.as_bytes(),
+                case.current.as_bytes(),
+            ],
+        }
+    }
+
+    fn run<'a>(self, arena: &'a Arena, docs: &[&'a [u8]], cursor: Cursor<'_>) -> Value<'a> {
+        let popts = ParseOptions::default();
+        let v: Vec<Value<'a>> = docs
+            .iter()
+            .map(|d| parse_json(arena, d, &popts).unwrap())
+            .collect();
+        let copts = CreateOptions::default();
+        match self {
+            Op::ApplyAll | Op::ApplyOne => {
+                apply(arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap()
+            }
+            Op::Create2 => create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
+            Op::Create3 => {
+                create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[]).unwrap()
+            }
+        }
+    }
+}
+
+fn scaling(c: &mut Criterion) {
+    let schema = smpatch_schema::embedded();
+    let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs each
+    // bench once in an unoptimized build: keep that to the 1k inputs.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let sizes = if quick {
+        &SCALING_SIZES[..1]
+    } else {
+        &SCALING_SIZES[..]
+    };
+    for &n in sizes {
+        let all = case_env_all(n);
+        let one = case_env_one(n);
+        for op in [Op::ApplyAll, Op::ApplyOne, Op::Create2, Op::Create3] {
+            let case = if op == Op::ApplyOne { &one } else { &all };
+            let docs = op.docs(case);
+            let mut arena = Arena::new();
+            // The output once, outside timing: for the baseline's serialize
+            // step, and checked for apply (the create benches check patches).
+            let out: serde_json::Value = to_serde(&op.run(&arena, &docs, cursor)).unwrap();
+            if matches!(op, Op::ApplyAll | Op::ApplyOne) {
+                let expected: serde_json::Value = serde_json::from_str(&case.modified).unwrap();
+                assert_eq!(out, expected, "{} of {}", op.name(), case.label);
+            }
+            arena.reset();
+
+            let mut g = c.benchmark_group(format!("scaling/{}", op.name()));
+            g.throughput(Throughput::Elements(n as u64));
+            if n >= 64_000 {
+                g.sampling_mode(SamplingMode::Flat)
+                    .sample_size(10)
+                    .measurement_time(Duration::from_secs(2));
+            } else {
+                g.sample_size(20).measurement_time(Duration::from_secs(2));
+            }
+            g.bench_function(BenchmarkId::new("serde_json_baseline", n), |b| {
+                b.iter(|| {
+                    for d in &docs {
+                        let v: serde_json::Value = serde_json::from_slice(d).unwrap();
+                        black_box(&v);
+                    }
+                    serde_json::to_string(&out).unwrap()
+                })
+            });
+            g.bench_function(BenchmarkId::new("smpatch", n), |b| {
+                b.iter(|| {
+                    arena.reset();
+                    to_json_string(&op.run(&arena, &docs, cursor))
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().warm_up_time(Duration::from_secs(1));
+    targets = scaling
+}
+criterion_main!(benches);

@@ -1,0 +1,118 @@
+//! One scaling-bench operation, for profilers (callgrind, cachegrind, perf).
+//!
+//! ```sh
+//! cargo build --profile bench -p smpatch-benches --example profile
+//! valgrind --tool=callgrind --toggle-collect='*profile*measured*' \
+//!     target/release/examples/profile apply-all 16000
+//! ```
+//!
+//! Arguments: the operation (`apply-all`, `apply-one`, `create2`, `create3`,
+//! `parse` (the 121 KB Deployment of the apply bench), `parse-serde` (the
+//! same with serde_json's `from_slice` into `serde_json::Value`), or `op-only` variants
+//! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
+//! `measured`), the element count, and the repetitions (default 1). The
+//! input is generated outside `measured`, so a tool collecting only inside
+//! it sees the operation alone.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use smpatch_benches::{case_deployment_50, case_env_all, case_env_one};
+use smpatch_patch_apply::{apply, ApplyOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions};
+use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions, Value};
+use std::hint::black_box;
+
+#[inline(never)]
+fn measured<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let op = args.get(1).map_or("apply-all", String::as_str);
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(16_000);
+    let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let (base, op_only) = match op.strip_suffix("-op") {
+        Some(b) => (b, true),
+        None => (op, false),
+    };
+    let case = match base {
+        "apply-one" => case_env_one(n),
+        "deploy-apply" | "deploy-create2" | "deploy-create3" | "parse" | "parse-serde" => {
+            case_deployment_50()
+        }
+        _ => case_env_all(n),
+    };
+    let schema = smpatch_schema::embedded();
+    let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+    let popts = ParseOptions::default();
+    let copts = CreateOptions::default();
+    let aopts = ApplyOptions::default();
+    let docs: Vec<&[u8]> = match base {
+        "apply-all" | "apply-one" | "deploy-apply" => {
+            vec![case.original.as_bytes(), case.patch.as_bytes()]
+        }
+        "create2" | "deploy-create2" => vec![case.original.as_bytes(), case.modified.as_bytes()],
+        "parse" | "parse-serde" => vec![case.original.as_bytes()],
+        _ => vec![
+            case.original.as_bytes(),
+            case.modified.as_bytes(),
+            case.current.as_bytes(),
+        ],
+    };
+    let mut arena = Arena::new();
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = std::time::Instant::now();
+        if base == "parse-serde" {
+            // The baseline: serde_json's own tree.
+            black_box(measured(|| {
+                serde_json::from_slice::<serde_json::Value>(docs[0])
+                    .unwrap()
+                    .is_object()
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
+            continue;
+        }
+        arena.reset();
+        let run = |v: &[Value<'_>]| -> Option<String> {
+            let arena = &arena;
+            let out = match base {
+                "apply-all" | "apply-one" | "deploy-apply" => {
+                    apply(arena, v[0], v[1], cursor, &aopts).unwrap()
+                }
+                "create2" | "deploy-create2" => {
+                    create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap()
+                }
+                "parse" => return None,
+                _ => create_three_way(arena, v[0], v[1], v[2], cursor, false, &copts, &[]).unwrap(),
+            };
+            (!op_only).then(|| to_json_string(&out))
+        };
+        if op_only {
+            let v: Vec<Value<'_>> = docs
+                .iter()
+                .map(|d| parse_json(&arena, d, &popts).unwrap())
+                .collect();
+            black_box(measured(|| run(&v)));
+        } else {
+            black_box(measured(|| {
+                let v: Vec<Value<'_>> = docs
+                    .iter()
+                    .map(|d| parse_json(&arena, d, &popts).unwrap())
+                    .collect();
+                run(&v)
+            }));
+        }
+        times.push(t.elapsed().as_nanos() as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    let bytes: usize = docs.iter().map(|d| d.len()).sum();
+    eprintln!(
+        "{op} n={n}: median {:.3} ms, {:.0} ns/element, {:.0} MB/s of input ({bytes} bytes, {reps} reps)",
+        median / 1e6,
+        median / n as f64,
+        bytes as f64 / median * 1e3
+    );
+}

@@ -1,0 +1,551 @@
+//! End-to-end tests of the `smpatch` binary; expected output lives in
+//! `crates/cli/testdata/` (regenerate a file by running the command shown in its
+//! test and reviewing the diff).
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn expected(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn smpatch() -> Command {
+    let mut cmd = Command::cargo_bin("smpatch").unwrap();
+    cmd.current_dir(root());
+    cmd
+}
+
+/// Runs `args` and checks status and stdout against `crates/cli/testdata/<file>`.
+fn check(args: &[&str], status: i32, file: &str) {
+    let out = smpatch().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(status),
+        "smpatch {args:?}: stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected(file),
+        "smpatch {args:?}"
+    );
+}
+
+const DEPLOY: &str = "testdata/examples/deployment.yaml";
+const DEPLOY2: &str = "testdata/examples/deployment-v2.yaml";
+const PATCH: &str = "testdata/examples/patch.yaml";
+const LIVE: &str = "testdata/examples/live.yaml";
+
+#[test]
+fn version_and_help() {
+    let out = smpatch().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("smpatch "));
+    let out = smpatch().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for cmd in ["explain", "patch", "diff", "apply", "batch"] {
+        assert!(help.contains(cmd), "help lists {cmd}");
+    }
+}
+
+#[test]
+fn patch_json_and_yaml() {
+    check(
+        &["patch", "-f", DEPLOY, "--patch-file", PATCH],
+        0,
+        "patch-example.json",
+    );
+    check(
+        &["patch", "-f", DEPLOY, "--patch-file", PATCH, "-o", "yaml"],
+        0,
+        "patch-example.yaml",
+    );
+}
+
+#[test]
+fn patch_from_stdin_and_inline() {
+    let out = smpatch()
+        .args(["patch", "-f", "-", "-p", r#"{"data":{"b":"2"}}"#])
+        .write_stdin("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: '1'\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"], serde_json::json!({"a": "1", "b": "2"}));
+}
+
+#[test]
+fn patch_multi_document_and_merge_type() {
+    let input = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n";
+    let out = smpatch()
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+            "-o",
+            "yaml",
+        ])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("k: v").count(), 2, "{text}");
+    assert!(text.contains("---\n"));
+}
+
+#[test]
+fn patch_json_patch_type() {
+    let out = smpatch()
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"add","path":"/data/z","value":"1"}]"#,
+        ])
+        .write_stdin(r#"{"apiVersion":"v1","kind":"ConfigMap","data":{}}"#)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"]["z"], "1");
+}
+
+#[test]
+fn patch_error_names_location() {
+    let out = smpatch()
+        .args([
+            "patch",
+            "-f",
+            DEPLOY,
+            "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: /spec/template/spec/containers/0: "),
+        "{err}"
+    );
+    assert!(err.contains("missing_merge_key"), "{err}");
+}
+
+#[test]
+fn missing_file_is_an_error() {
+    let out = smpatch()
+        .args(["patch", "-f", "nope.yaml", "-p", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: nope.yaml: "));
+}
+
+#[test]
+fn diff_three_formats() {
+    check(&["diff", DEPLOY, DEPLOY2], 0, "diff-strategic.json");
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--type", "json"],
+        0,
+        "diff-json.json",
+    );
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--type", "merge"],
+        0,
+        "diff-merge.json",
+    );
+}
+
+#[test]
+fn diff_exit_code() {
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--exit-code"],
+        1,
+        "diff-strategic.json",
+    );
+    let out = smpatch()
+        .args(["diff", DEPLOY, DEPLOY, "--exit-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
+    let out = smpatch()
+        .args(["diff", DEPLOY, "missing.yaml", "--exit-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn apply_offline() {
+    check(
+        &["apply", "-f", DEPLOY2, "--live", LIVE],
+        0,
+        "apply-example.json",
+    );
+    check(
+        &["apply", "-f", DEPLOY2, "--live", LIVE, "--show-patch"],
+        0,
+        "apply-show-patch.json",
+    );
+    let out = smpatch()
+        .args(["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[conflict]"));
+}
+
+/// A manifest without a namespace is applied to the live object's namespace
+/// and the last-applied configuration records it, as kubectl stores it
+/// (annotation text checked byte for byte against kubectl v1.32 with
+/// `tasks/go-differential`).
+#[test]
+fn apply_takes_the_live_namespace() {
+    check(
+        &[
+            "apply",
+            "-f",
+            "crates/cli/testdata/apply-namespace-manifest.yaml",
+            "--live",
+            "crates/cli/testdata/apply-namespace-live.yaml",
+        ],
+        0,
+        "apply-namespace.json",
+    );
+}
+
+#[test]
+fn apply_sets_last_applied_as_kubectl_does() {
+    let out = smpatch()
+        .args(["apply", "-f", DEPLOY2, "--live", LIVE])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let la = v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+        .as_str()
+        .unwrap();
+    assert!(
+        la.ends_with("}\n"),
+        "kubectl stores the JSON plus a newline"
+    );
+    assert!(la.starts_with(
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"#
+    ));
+    // Fields only the server set survive; the sidecar is gone.
+    assert_eq!(v["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
+    assert_eq!(
+        v["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn explain_field() {
+    check(
+        &[
+            "explain",
+            "apps/v1/Deployment",
+            "spec.template.spec.volumes",
+        ],
+        0,
+        "explain-volumes.txt",
+    );
+    let out = smpatch()
+        .args(["explain", "nope/v1/Nothing"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+}
+
+#[test]
+fn batch_protocol() {
+    let requests = expected("batch-requests.jsonl");
+    let out = smpatch()
+        .arg("batch")
+        .write_stdin(requests.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().count(),
+        requests.lines().count(),
+        "one response per request"
+    );
+    assert_eq!(stdout, expected("batch-responses.jsonl"));
+}
+
+/// Runs `script` with `sh -c`, `$SMPATCH` naming the binary.
+fn sh(script: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("SMPATCH", assert_cmd::cargo::cargo_bin("smpatch"))
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+/// Address-space cap for the endless-input tests, in KiB: far below what
+/// reading the input whole would take, far above the 1 MiB input limit.
+const ULIMIT_KIB: usize = 262_144;
+
+fn assert_too_large(script: &str) {
+    let out = sh(&format!(
+        "ulimit -v {ULIMIT_KIB}; exec \"$SMPATCH\" --max-input-bytes 1048576 {script}"
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{script}: {err}");
+    assert!(err.contains("[too_large]"), "{script}: {err}");
+    assert!(err.contains("1048576 bytes"), "{script}: {err}");
+    assert_eq!(err.lines().count(), 1, "{script}: {err}");
+}
+
+#[test]
+fn endless_files_stop_at_the_limit() {
+    assert_too_large("patch -f /dev/zero -p '{}'");
+    assert_too_large(&format!("patch -f {DEPLOY} --patch-file /dev/zero"));
+    assert_too_large(&format!("diff /dev/zero {DEPLOY}"));
+    assert_too_large(&format!("diff {DEPLOY} /dev/zero"));
+    assert_too_large(&format!("apply -f {DEPLOY} --live /dev/zero"));
+    assert_too_large("patch -f - -p '{}' < /dev/zero");
+    assert_too_large(&format!("patch -f {DEPLOY} -p '{{}}' --schema /dev/zero"));
+}
+
+#[test]
+fn endless_batch_line_is_answered_too_large() {
+    // 300 MB without a newline, then one good request.
+    let out = sh(&format!(
+        "{{ head -c 300000000 /dev/zero; printf '\\n{{\"id\":2,\"op\":\"apply\",\"schema\":{{\"none\":true}},\"original\":{{}},\"patch\":{{\"a\":1}}}}\\n'; }} \
+         | (ulimit -v {ULIMIT_KIB}; exec \"$SMPATCH\" --max-input-bytes 1048576 batch)"
+    ));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with(r#"{"id":null,"error":{"kind":"too_large","#)
+            && lines[0].contains("1048576 bytes"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1], r#"{"id":2,"ok":{"a":1}}"#);
+}
+
+#[test]
+fn batch_write_errors_name_stdout() {
+    let out = sh("echo '{}' | \"$SMPATCH\" batch > /dev/full");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: stdout: "), "{err}");
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.json");
+    let data: serde_json::Map<String, serde_json::Value> = (0..200_000)
+        .map(|i| {
+            (
+                format!("key-{i}"),
+                serde_json::Value::from(format!("value-{i}")),
+            )
+        })
+        .collect();
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": data});
+    std::fs::write(&big, doc.to_string()).unwrap();
+    for output in ["json", "yaml"] {
+        let out = sh(&format!(
+            "{{ \"$SMPATCH\" patch -f '{}' -p '{{}}' -o {output}; echo \"status=$?\" >&2; }} | head -c 100 > /dev/null",
+            big.display()
+        ));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim(), "status=0", "-o {output}: {err}");
+    }
+    let out = sh(
+        "{ yes '{\"id\":1,\"op\":\"apply\",\"schema\":{\"none\":true}}' | head -n 200000 | \"$SMPATCH\" batch; echo \"status=$?\" >&2; } | head -n 1 > /dev/null",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim(), "status=0", "batch: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn nested(depth: usize, leaf: &str) -> String {
+    format!("{}{leaf}{}", "{\"a\":".repeat(depth), "}".repeat(depth))
+}
+
+/// A free-form type (`x-kubernetes-preserve-unknown-fields`): nested objects merge.
+const JSON_TYPE: &str = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON";
+
+#[test]
+fn max_depth_flag_is_honoured() {
+    let (one, two) = (nested(500, "1"), nested(500, "2"));
+    let run = |args: &[&str]| {
+        smpatch()
+            .args(args)
+            .args(["--type-name", JSON_TYPE, "-f", "-", "-p", &two])
+            .write_stdin(one.clone())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--max-depth", "1000", "patch"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("\"a\"").count(), 500);
+    assert!(stdout.contains("\"a\": 2"), "the patch's leaf");
+    let out = run(&["patch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[too_deep]"));
+    // Also after the command name, and for diff.
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-depth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&a, &one).unwrap();
+    std::fs::write(&b, &two).unwrap();
+    let out = smpatch()
+        .args(["diff", "--type-name", JSON_TYPE, "--max-depth", "1000"])
+        .args([&a, &b])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("\"a\"")
+            .count(),
+        500
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn errors_name_the_file_once_and_the_document() {
+    let stream = "apiVersion: v1\nkind: ConfigMap\ndata: {a: '1'}\n---\n- not\n- an object\n";
+    let out = smpatch()
+        .args(["patch", "-f", "-", "-p", "{}"])
+        .write_stdin(stream)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.starts_with("error: -: document 2 of 2: /: "), "{err}");
+    assert!(err.contains("[invalid_document]"), "{err}");
+    // An engine error in the second document.
+    let stream = "apiVersion: v1\nkind: Pod\nspec: {containers: [{name: a}]}\n---\n\
+                  apiVersion: v1\nkind: Pod\nspec: {containers: [{name: a}]}\n";
+    let out = smpatch()
+        .args([
+            "patch",
+            "-f",
+            "-",
+            "-p",
+            r#"{"spec":{"containers":[{"image":"x"}]}}"#,
+        ])
+        .write_stdin(stream)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: -: document 1 of 2: /spec/containers/0: "),
+        "{err}"
+    );
+    // A YAML syntax error: the file once, with line and column.
+    let out = smpatch()
+        .args(["patch", "-f", DEPLOY, "--patch-file", "Cargo.toml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(err.matches("Cargo.toml").count(), 1, "{err}");
+}
+
+#[test]
+fn merge_and_json_types_keep_big_numbers() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cli-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&a, r#"{"n":123456789012345678901234567890,"f":1.50}"#).unwrap();
+    std::fs::write(&b, r#"{"n":123456789012345678901234567891,"f":1.5}"#).unwrap();
+    for (ty, expected) in [
+        ("merge", "{\n    \"n\": 123456789012345678901234567891\n}\n"),
+        (
+            "json",
+            "[\n    {\n        \"op\": \"replace\",\n        \"path\": \"/n\",\n        \"value\": 123456789012345678901234567891\n    }\n]\n",
+        ),
+    ] {
+        let out = smpatch()
+            .args(["diff", "--type", ty, "--exit-code"])
+            .args([&a, &b])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+        // Equal big numbers are no difference.
+        let out = smpatch()
+            .args(["diff", "--type", ty, "--exit-code"])
+            .args([&a, &a])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = smpatch()
+        .args(["patch", "--type", "merge", "-f"])
+        .arg(&a)
+        .args(["-p", r#"{"m":99999999999999999999999}"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"m\": 99999999999999999999999"));
+    let out = smpatch()
+        .args(["patch", "--type", "json", "-f"])
+        .arg(&a)
+        .args(["-p", r#"[{"op":"test","path":"/n","value":1}]"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: --patch: /0: test failed"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,245 @@
+//! The pipeline, written once: documents → type → engine → result.
+//!
+//! Every entry point (the `*_json` and `*_bytes` functions, batch mode, the
+//! CLI) reads its documents its own way, then calls [`run`]: it finds the
+//! schema type ([`TypeRef`]) from the documents in the operation's order and
+//! calls the engine crate. This is the only module that calls
+//! smpatch-patch-apply and smpatch-patch-create.
+//!
+//! Adding an operation: a variant of [`Op`] (holding its options), its
+//! document names in [`Op::roles`], the order its type is detected from in
+//! `Op::detect_order`, its depth limit in [`Op::max_depth`], and one arm
+//! in [`execute`]; then the facade function, a batch `op` name and a CLI
+//! command that build the `Op`.
+//!
+//! ```
+//! use smpatch::ops::{run, Op, Outcome};
+//! use smpatch::{parse_document, ApplyOptions, Arena, TypeRef};
+//! let arena = Arena::new();
+//! let op = Op::Apply(ApplyOptions::default());
+//! let o = parse_document(&arena, br#"{"a":{"b":1}}"#, &op, "original").unwrap();
+//! let p = parse_document(&arena, br#"{"a":{"c":2}}"#, &op, "patch").unwrap();
+//! let out = run(&arena, &op, &[o, p], &[], &TypeRef::Schemaless).unwrap();
+//! let Outcome::Document(v) = out else { unreachable!() };
+//! assert_eq!(smpatch_value::to_json_string(&v), r#"{"a":{"b":1,"c":2}}"#);
+//! ```
+
+use crate::error::FacadeKind;
+use crate::input::{resolve_cursor, Empty};
+use crate::{Error, TypeRef};
+use smpatch_patch_apply::ApplyOptions;
+use smpatch_patch_create::CreateOptions;
+use smpatch_schema::{Cursor, Schema};
+use smpatch_union_normalize::Options as UnionOptions;
+use smpatch_value::{Arena, Value};
+
+/// One operation with its options.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Merge `patch` into `original`.
+    Apply(ApplyOptions),
+    /// The two-way patch from `original` to `modified`.
+    Create2(CreateOptions),
+    /// The three-way patch of `kubectl apply` (`original`, `modified`,
+    /// `current`); without `overwrite`, server-side changes the patch would
+    /// undo are a `conflict` error.
+    Create3 {
+        /// Options.
+        options: CreateOptions,
+        /// Overwrite changes made on the server.
+        overwrite: bool,
+    },
+    /// Whether `left` and `right` touch the same path differently.
+    Conflicts(CreateOptions),
+    /// One patch equivalent to `first` then `second`.
+    Compose(CreateOptions),
+    /// The server pipeline (KEP-1027): merge `patch` into `original`,
+    /// normalize the result's unions against `original`, validate unions
+    /// and enums; answers [`Outcome::Normalized`] or a `validation` error.
+    ServerApply {
+        /// Options of the merge.
+        apply: ApplyOptions,
+        /// Options of normalization and validation.
+        unions: UnionOptions,
+    },
+    /// Normalize the unions of `new` against `old` and validate the result
+    /// (KEP-1027); answers [`Outcome::Normalized`] or a `validation` error.
+    Normalize {
+        /// Options of normalization and validation.
+        options: UnionOptions,
+        /// `new` is being created: the `old` document is ignored (there is
+        /// no stored object, which is not the same as a stored `{}`).
+        create: bool,
+    },
+}
+
+impl Op {
+    /// The names of the operation's documents, in the order [`run`] takes them.
+    pub fn roles(&self) -> &'static [&'static str] {
+        match self {
+            Op::Apply(_) => &["original", "patch"],
+            Op::Create2(_) => &["original", "modified"],
+            Op::Create3 { .. } => &["original", "modified", "current"],
+            Op::Conflicts(_) => &["left", "right"],
+            Op::Compose(_) => &["first", "second"],
+            Op::ServerApply { .. } => &["original", "patch"],
+            Op::Normalize { .. } => &["new", "old"],
+        }
+    }
+
+    /// The documents (indexes into [`Op::roles`]) whose `apiVersion`/`kind`
+    /// [`TypeRef::Detect`] looks at, first match wins.
+    fn detect_order(&self) -> &'static [usize] {
+        match self {
+            Op::Apply(_)
+            | Op::Conflicts(_)
+            | Op::Compose(_)
+            | Op::ServerApply { .. }
+            | Op::Normalize { .. } => &[0, 1],
+            Op::Create2(_) => &[1, 0],
+            Op::Create3 { .. } => &[1, 0, 2],
+        }
+    }
+
+    /// The deepest nesting the operation accepts (its options' `max_depth`);
+    /// documents are read with this limit too when it is above the default.
+    pub fn max_depth(&self) -> usize {
+        match self {
+            Op::Apply(o) => o.max_depth,
+            Op::ServerApply { apply, unions } => apply.max_depth.max(unions.max_depth),
+            Op::Normalize { options, .. } => options.max_depth,
+            Op::Create2(o) | Op::Create3 { options: o, .. } | Op::Conflicts(o) | Op::Compose(o) => {
+                o.max_depth
+            }
+        }
+    }
+
+    /// How an empty document counts: an error for apply, `{}` otherwise.
+    pub(crate) fn empty(&self) -> Empty {
+        match self {
+            Op::Apply(_) | Op::ServerApply { .. } => Empty::IsError,
+            _ => Empty::IsObject,
+        }
+    }
+}
+
+/// What an operation answers.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<'a> {
+    /// A merged document or a patch.
+    Document(Value<'a>),
+    /// The answer of [`Op::Conflicts`].
+    Conflicts(bool),
+    /// The answer of [`Op::Normalize`] and [`Op::ServerApply`]: the
+    /// normalized object and the JSON pointers of the members normalization
+    /// cleared, in document order.
+    Normalized {
+        /// The normalized (and valid) object.
+        value: Value<'a>,
+        /// Pointers of the cleared members.
+        cleared: Vec<String>,
+    },
+}
+
+impl<'a> Outcome<'a> {
+    /// The outcome as a value (`Conflicts` as a JSON boolean).
+    pub fn into_value(self) -> Value<'a> {
+        match self {
+            Outcome::Document(v) | Outcome::Normalized { value: v, .. } => v,
+            Outcome::Conflicts(b) => Value::Bool(b),
+        }
+    }
+}
+
+/// Runs `op` on `docs` (one per [`Op::roles`] entry, each an object) with
+/// the type `ty` found in `schemas` (first schema that has it wins).
+pub fn run<'a>(
+    arena: &'a Arena,
+    op: &Op,
+    docs: &[Value<'a>],
+    schemas: &[&Schema],
+    ty: &TypeRef,
+) -> Result<Outcome<'a>, Error> {
+    let cursor = resolve_type(op, schemas, ty, docs)?;
+    execute(arena, op, docs, cursor)
+}
+
+/// The schema type of `docs` for `op` (the first step of [`run`]).
+pub fn resolve_type<'s>(
+    op: &Op,
+    schemas: &[&'s Schema],
+    ty: &TypeRef,
+    docs: &[Value<'_>],
+) -> Result<Cursor<'s>, Error> {
+    let ordered: Vec<Value<'_>> = op
+        .detect_order()
+        .iter()
+        .filter_map(|&i| docs.get(i).copied())
+        .collect();
+    resolve_cursor(schemas, ty, &ordered)
+}
+
+/// Calls the engine crate for `op` (the second step of [`run`]).
+pub fn execute<'a>(
+    arena: &'a Arena,
+    op: &Op,
+    docs: &[Value<'a>],
+    cursor: Cursor<'_>,
+) -> Result<Outcome<'a>, Error> {
+    let document = |v: Result<Value<'a>, smpatch_patch_apply::Error>| {
+        v.map(Outcome::Document).map_err(Error::from)
+    };
+    match (op, docs) {
+        (Op::Apply(o), &[original, patch]) => document(smpatch_patch_apply::apply(
+            arena, original, patch, cursor, o,
+        )),
+        (Op::Create2(o), &[original, modified]) => document(smpatch_patch_create::create_two_way(
+            arena,
+            original,
+            modified,
+            cursor,
+            o,
+            &[],
+        )),
+        (Op::Create3 { options, overwrite }, &[original, modified, current]) => {
+            document(smpatch_patch_create::create_three_way(
+                arena,
+                original,
+                modified,
+                current,
+                cursor,
+                *overwrite,
+                options,
+                &[],
+            ))
+        }
+        (Op::Conflicts(o), &[left, right]) => {
+            smpatch_patch_create::conflicts(left, right, cursor, o)
+                .map(Outcome::Conflicts)
+                .map_err(Error::from)
+        }
+        (Op::Compose(o), &[first, second]) => document(smpatch_patch_create::compose(
+            arena, first, second, cursor, o,
+        )),
+        (Op::ServerApply { apply, unions }, &[original, patch]) => {
+            let merged = smpatch_patch_apply::apply(arena, original, patch, cursor, apply)?;
+            crate::unions::normalize_validated(arena, Some(original), merged, cursor, unions)
+        }
+        (Op::Normalize { options, create }, &[new, old]) => {
+            let old = (!create).then_some(old);
+            crate::unions::normalize_validated(arena, old, new, cursor, options)
+        }
+        _ => Err(Error::facade(
+            FacadeKind::InvalidRequest,
+            "",
+            format!(
+                "{} documents given, the operation takes {} ({})",
+                docs.len(),
+                op.roles().len(),
+                op.roles().join(", ")
+            ),
+        )),
+    }
+}
