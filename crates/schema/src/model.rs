@@ -119,6 +119,9 @@ pub struct FieldDef {
     pub node: NodeId,
     /// Patch metadata from the property schema.
     pub meta: PatchMeta,
+    /// The property's `default`, as compact JSON text (server-side apply
+    /// fills missing list-map key fields from it, KEP-2155 field sets).
+    pub default: Option<Box<str>>,
 }
 
 /// What a node describes.
@@ -163,6 +166,10 @@ pub struct NodeFlags {
     /// `x-kubernetes-preserve-unknown-fields: true`. On a struct, lookups of
     /// fields it does not declare answer the unknown cursor instead of failing.
     pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-map-type` declared on the node's own schema (for a
+    /// definition such as `LabelSelector`, which is atomic wherever it is
+    /// used). A property's own [`PatchMeta::map_type`] takes precedence.
+    pub map_type: Option<MapType>,
 }
 
 /// One node of a compiled schema.
@@ -374,6 +381,15 @@ impl<'s> Cursor<'s> {
         };
         out.sort_unstable_by(|a, b| a.0.cmp(b.0));
         out.into_iter()
+    }
+
+    /// The `default` of the struct field `name` as compact JSON text, when
+    /// the schema declares one (`None` for anything else).
+    pub fn field_default(&self, name: &str) -> Option<&'s str> {
+        match self.kind() {
+            Some(NodeKind::Struct { fields, .. }) => fields.get(name)?.default.as_deref(),
+            _ => None,
+        }
     }
 
     /// True for the schema-less / untyped cursor.
