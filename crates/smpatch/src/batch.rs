@@ -4,11 +4,13 @@
 //! never stopping at a bad request:
 //!
 //! ```text
-//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize",
+//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize"
+//!        | "fields" | "extract",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
-//!  "left": JSON, "right": JSON,
+//!  "left": JSON, "right": JSON, "object": JSON, "object_text": "…",
+//!  "manager": "NAME", "subresource": "S",
 //!  "original_text": "…", "patch_text": "…", "modified_text": "…", "current_text": "…",
 //!  "overwrite": true, "options": {"fix_quirks": false, "compound_keys": false, …}}
 //! → {"id": ANY, "ok": JSON}
@@ -152,6 +154,8 @@ enum Op {
     Create3,
     Conflicts,
     Normalize,
+    Fields,
+    Extract,
 }
 
 /// Where a request's type comes from.
@@ -173,11 +177,13 @@ fn run<'a>(
         Some(Value::String("create3")) => Op::Create3,
         Some(Value::String("conflicts")) => Op::Conflicts,
         Some(Value::String("normalize")) => Op::Normalize,
+        Some(Value::String("fields")) => Op::Fields,
+        Some(Value::String("extract")) => Op::Extract,
         Some(Value::String(other)) => {
             return Err(invalid_at(
                 "/op",
                 format!(
-                "unknown op {other:?}; expected apply, create2, create3, conflicts or normalize"
+                "unknown op {other:?}; expected apply, create2, create3, conflicts, normalize, fields or extract"
             ),
             ))
         }
@@ -188,7 +194,10 @@ fn run<'a>(
         return Err(Error::unsupported("normalize"));
     }
     let (mut apply_opts, mut create_opts) = (ApplyOptions::default(), CreateOptions::default());
-    if let Some(options) = request.get("options") {
+    if let Some(options) = request
+        .get("options")
+        .filter(|_| !matches!(op, Op::Fields | Op::Extract))
+    {
         set_options(options, op, &mut apply_opts, &mut create_opts)?;
     }
     let choice = schema_choice(cache, request.get("schema"))?;
@@ -238,6 +247,14 @@ fn run<'a>(
             engine::conflicts(l, r, cursor(&[l, r])?, &create_opts).map(Value::Bool)
         }
         Op::Normalize => Err(Error::unsupported("normalize")),
+        Op::Fields => {
+            let o = doc("object")?;
+            crate::fields::batch_fields(arena, request, o, cursor(&[o])?)
+        }
+        Op::Extract => {
+            let o = doc("object")?;
+            crate::fields::batch_extract(arena, request, o, cursor(&[o])?)
+        }
     }
 }
 

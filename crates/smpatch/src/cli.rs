@@ -14,6 +14,9 @@ use smpatch_value::{from_serde, to_serde, Arena, Member, Object, Value};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+#[path = "cli_fields.rs"]
+mod fields_cmd;
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -44,6 +47,12 @@ enum Command {
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     Batch,
+    /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    Fields(fields_cmd::FieldsArgs),
+    /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    Extract(fields_cmd::ExtractArgs),
+    /// Print which field managers own each path of a live object.
+    Owners(fields_cmd::OwnersArgs),
 }
 
 #[derive(Args)]
@@ -209,6 +218,9 @@ pub fn main() -> i32 {
         Command::Patch(a) => patch(&a),
         Command::Diff(a) => diff(&a),
         Command::Apply(a) => apply(&a),
+        Command::Fields(a) => fields_cmd::fields(&a),
+        Command::Extract(a) => fields_cmd::extract_cmd(&a),
+        Command::Owners(a) => fields_cmd::owners_cmd(&a),
         Command::Batch => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();

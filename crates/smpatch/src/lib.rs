@@ -27,10 +27,14 @@ pub mod batch;
 pub mod cli;
 mod engine;
 mod error;
+mod fields;
 mod input;
 
 pub use engine::{ApplyOptions, CreateOptions, Precondition};
 pub use error::{Error, FacadeError};
+pub use fields::{extract_bytes, extract_json, fields_bytes, fields_json, owners_json};
+/// Field sets and apply configurations (KEP-2155): the `smpatch-fieldsets` crate.
+pub use smpatch_fieldsets as fieldsets;
 pub use smpatch_patch_apply::{Error as PatchError, ErrorKind};
 pub use smpatch_schema::{Cursor, Gvk, Schema};
 pub use smpatch_value::{Arena, Value};
