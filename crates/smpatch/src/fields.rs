@@ -258,7 +258,8 @@ pub(crate) fn batch_fields<'a>(
     if let Some(b) = opt_bool(&o, "allow_duplicates")? {
         opts.allow_duplicates = b;
     }
-    let text = arena.alloc_str(&fields_of(object, cursor, &opts)?.to_json());
+    let set = fields_of(object, cursor, &opts).map_err(|e| e.with_prefix("/object"))?;
+    let text = arena.alloc_str(&set.to_json());
     smpatch_value::parse_json(arena, text.as_bytes(), &smpatch_value::ParseOptions {
         max_depth: smpatch_fieldsets::MAX_SET_DEPTH + 1,
         ..smpatch_value::ParseOptions::default()
@@ -320,5 +321,5 @@ pub(crate) fn batch_extract<'a>(
     if let Some(b) = opt_bool(&o, "include_key_fields")? {
         opts.include_key_fields = b;
     }
-    extract(arena, object, cursor, manager, &opts)
+    extract(arena, object, cursor, manager, &opts).map_err(|e| e.with_prefix("/object"))
 }
