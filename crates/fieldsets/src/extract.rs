@@ -325,14 +325,15 @@ pub fn extract<'a>(
             "metadata must be an object",
         ));
     }
+    let entries = managed_fields(object)?;
     if opts.validate {
         let vo = FieldsOptions {
             max_depth: opts.max_depth,
             ..FieldsOptions::default()
         };
-        fields_of(object, schema, &vo).map_err(|e| e.prefixed("the object does not fit its schema: "))?;
+        fields_of(object, schema, &vo)
+            .map_err(|e| e.prefixed("the object does not fit its schema: "))?;
     }
-    let entries = managed_fields(object)?;
     let entry = entries.iter().find(|e| {
         e.manager == manager && e.operation == "Apply" && e.subresource == opts.subresource
     });
@@ -458,6 +459,7 @@ struct Filter<'a, 'o> {
 
 impl<'a> Filter<'a, '_> {
     fn too_deep(&self, depth: usize, loc: Option<&Loc<'_>>) -> Result<(), Error> {
+        // Called before descending into a container.
         if depth > self.max_depth {
             return Err(Error::new(
                 ErrorKind::TooDeep,
@@ -511,7 +513,9 @@ impl<'a> Filter<'a, '_> {
         loc: Option<&Loc<'_>>,
         depth: usize,
     ) -> Result<Option<Value<'a>>, Error> {
-        self.too_deep(depth, loc)?;
+        if matches!(value, Value::Object(_) | Value::Array(_)) {
+            self.too_deep(depth, loc)?;
+        }
         match (resolve(at, value, loc)?, value) {
             (Atom::Map { cursor, atomic: false }, Value::Object(obj)) => {
                 let mut out: Vec<Member<'a>> = Vec::new();
@@ -579,7 +583,9 @@ impl<'a> Filter<'a, '_> {
         loc: Option<&Loc<'_>>,
         depth: usize,
     ) -> Result<Value<'a>, Error> {
-        self.too_deep(depth, loc)?;
+        if matches!(value, Value::Object(_) | Value::Array(_)) {
+            self.too_deep(depth, loc)?;
+        }
         match resolve(at, value, loc)? {
             Atom::Leaf => Ok(*value),
             Atom::List { elem, rel } => {

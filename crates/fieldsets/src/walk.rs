@@ -299,8 +299,9 @@ pub struct FieldsOptions {
     /// with nothing below). The server allows this for live objects and
     /// rejects it in applied configurations. Default false.
     pub allow_duplicates: bool,
-    /// Deepest nesting walked (the root object is depth 1). Default 256,
-    /// capped at 512.
+    /// Deepest container nesting walked (the root object is depth 1, as in
+    /// the value crate's `ParseOptions::max_depth`). Default 256, capped
+    /// at 512.
     pub max_depth: usize,
 }
 
@@ -403,7 +404,7 @@ impl Walker<'_> {
         loc: Option<&Loc<'_>>,
         depth: usize,
     ) -> Result<(FieldSet, bool), Error> {
-        if depth > self.max_depth {
+        if depth > self.max_depth && matches!(value, Value::Object(_) | Value::Array(_)) {
             return Err(Error::new(
                 ErrorKind::TooDeep,
                 pointer(loc),
