@@ -65,7 +65,11 @@ pub struct Error {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        kind: ErrorKind,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Error {
             kind,
             path: path.into(),

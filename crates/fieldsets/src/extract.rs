@@ -347,7 +347,11 @@ pub fn extract<'a>(
                     .map(|e| {
                         format!(
                             "{} entry {}{}",
-                            if e.operation.is_empty() { "an" } else { e.operation },
+                            if e.operation.is_empty() {
+                                "an"
+                            } else {
+                                e.operation
+                            },
                             e.index,
                             if e.subresource.is_empty() {
                                 String::new()
@@ -517,7 +521,13 @@ impl<'a> Filter<'a, '_> {
             self.too_deep(depth, loc)?;
         }
         match (resolve(at, value, loc)?, value) {
-            (Atom::Map { cursor, atomic: false }, Value::Object(obj)) => {
+            (
+                Atom::Map {
+                    cursor,
+                    atomic: false,
+                },
+                Value::Object(obj),
+            ) => {
                 let mut out: Vec<Member<'a>> = Vec::new();
                 for (k, v) in obj.iter() {
                     let pe = PathElement::Field(k.to_owned());

@@ -172,7 +172,10 @@ impl Ord for PeValue {
             (PeValue::Array(a), PeValue::Array(b)) => a.iter().cmp(b.iter()),
             (PeValue::Object(a), PeValue::Object(b)) => {
                 for (x, y) in a.iter().zip(b.iter()) {
-                    let c = x.0.as_bytes().cmp(y.0.as_bytes()).then_with(|| x.1.cmp(&y.1));
+                    let c =
+                        x.0.as_bytes()
+                            .cmp(y.0.as_bytes())
+                            .then_with(|| x.1.cmp(&y.1));
                     if c != Ordering::Equal {
                         return c;
                     }
@@ -312,9 +315,9 @@ impl PathElement {
                         "parsing key as path element: {s:?}: an index must be decimal digits"
                     ));
                 }
-                rest.parse::<i64>().map(|i| Some(PathElement::Index(i))).map_err(|e| {
-                    format!("parsing key as path element: {s:?}: {e}")
-                })
+                rest.parse::<i64>()
+                    .map(|i| Some(PathElement::Index(i)))
+                    .map_err(|e| format!("parsing key as path element: {s:?}: {e}"))
             }
             _ => Ok(None),
         }
@@ -335,7 +338,10 @@ impl Ord for PathElement {
             (PathElement::Field(a), PathElement::Field(b)) => a.as_bytes().cmp(b.as_bytes()),
             (PathElement::Key(a), PathElement::Key(b)) => {
                 for (x, y) in a.iter().zip(b.iter()) {
-                    let c = x.0.as_bytes().cmp(y.0.as_bytes()).then_with(|| x.1.cmp(&y.1));
+                    let c =
+                        x.0.as_bytes()
+                            .cmp(y.0.as_bytes())
+                            .then_with(|| x.1.cmp(&y.1));
                     if c != Ordering::Equal {
                         return c;
                     }
@@ -514,7 +520,9 @@ mod tests {
     fn parse_errors_and_unknown_kinds() {
         assert!(PathElement::parse("f").is_err());
         assert!(PathElement::parse("").is_err());
-        assert!(PathElement::parse("ab").unwrap_err().contains("missing colon"));
+        assert!(PathElement::parse("ab")
+            .unwrap_err()
+            .contains("missing colon"));
         assert!(PathElement::parse("spec").is_err());
         assert!(PathElement::parse("i: 1").is_err());
         assert!(PathElement::parse("i:1.5").is_err());
@@ -529,7 +537,10 @@ mod tests {
         assert_eq!(pe("i:007"), PathElement::Index(7));
         assert_eq!(pe("i:+3"), PathElement::Index(3));
         assert_eq!(pe("i:-0"), PathElement::Index(0));
-        assert_eq!(pe("v: \"x\" "), PathElement::Value(PeValue::String("x".into())));
+        assert_eq!(
+            pe("v: \"x\" "),
+            PathElement::Value(PeValue::String("x".into()))
+        );
         assert_eq!(pe("k:null"), PathElement::Key(Vec::new()));
         assert_eq!(pe("f:"), PathElement::Field(String::new()));
         assert_eq!(pe("f:a:b").to_string(), "f:a:b");
@@ -537,7 +548,10 @@ mod tests {
 
     #[test]
     fn html_safe_values_plain_names() {
-        assert_eq!(pe("k:{\"id\":\"a<b\"}").to_string(), "k:{\"id\":\"a\\u003cb\"}");
+        assert_eq!(
+            pe("k:{\"id\":\"a<b\"}").to_string(),
+            "k:{\"id\":\"a\\u003cb\"}"
+        );
         assert_eq!(pe("v:{\"b\":1,\"a\":2}").to_string(), "v:{\"a\":2,\"b\":1}");
         assert_eq!(pe("f:a<b").to_string(), "f:a<b");
         assert_eq!(

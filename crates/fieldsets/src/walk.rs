@@ -235,9 +235,15 @@ pub(crate) fn item_pe(
             let obj = match item {
                 Value::Object(o) => o,
                 Value::Null => {
-                    return Err(bad("associative list with keys may not have a null element"))
+                    return Err(bad(
+                        "associative list with keys may not have a null element",
+                    ))
                 }
-                _ => return Err(bad("associative list with keys may not have non-map elements")),
+                _ => {
+                    return Err(bad(
+                        "associative list with keys may not have non-map elements",
+                    ))
+                }
             };
             let mut fields = Vec::with_capacity(keys.len());
             for k in keys {
@@ -262,7 +268,9 @@ pub(crate) fn item_pe(
             Value::Object(_) => Err(bad(
                 "associative list without keys has an element that's a map type",
             )),
-            Value::Array(_) => Err(bad("not supported: associative list with lists as elements")),
+            Value::Array(_) => Err(bad(
+                "not supported: associative list with lists as elements",
+            )),
             Value::Null => Err(bad(
                 "associative list without keys has an element that's an explicit null",
             )),
@@ -454,10 +462,7 @@ impl Walker<'_> {
                         parent: loc,
                         seg: Seg::Index(i),
                     };
-                    pes.push((
-                        item_pe(item, elem, rel, self.max_depth, Some(&here))?,
-                        i,
-                    ));
+                    pes.push((item_pe(item, elem, rel, self.max_depth, Some(&here))?, i));
                 }
                 pes.sort_by(|a, b| a.0.cmp(&b.0));
                 let mut members = Vec::with_capacity(pes.len());
@@ -465,7 +470,10 @@ impl Walker<'_> {
                 let mut j = 0;
                 while j < pes.len() {
                     let mut end = j + 1;
-                    while pes.get(end).is_some_and(|(p, _)| Some(p) == pes.get(j).map(|x| &x.0)) {
+                    while pes
+                        .get(end)
+                        .is_some_and(|(p, _)| Some(p) == pes.get(j).map(|x| &x.0))
+                    {
                         end += 1;
                     }
                     let Some((pe, idx)) = pes.get(j) else { break };
@@ -489,12 +497,8 @@ impl Walker<'_> {
                             seg: Seg::Index(*idx),
                         };
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
-                        let (below, _) = self.walk(
-                            &item,
-                            At::root(elem),
-                            Some(&here),
-                            depth + 1,
-                        )?;
+                        let (below, _) =
+                            self.walk(&item, At::root(elem), Some(&here), depth + 1)?;
                         members.push(pe.clone());
                         if !below.is_empty() {
                             children.push((pe.clone(), below));

@@ -24,36 +24,66 @@ fn object_errors_carry_a_json_pointer() {
     assert!(m.contains("field not declared in schema"), "{m}");
 
     let (k, p, m) = fields_err("v1/ConfigMap", json!({"metadata": {"labels": ["a"]}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::SchemaMismatch, "/metadata/labels"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::SchemaMismatch, "/metadata/labels")
+    );
     assert_eq!(m, "expected a map, got list");
 
     let (k, p, _) = fields_err("v1/ConfigMap", json!({"metadata": {"name": {"x": 1}}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::SchemaMismatch, "/metadata/name"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::SchemaMismatch, "/metadata/name")
+    );
 
     let (k, p, m) = fields_err(
         "v1/Pod",
         json!({"spec": {"containers": [{"name": "a"}, "b"]}}),
     );
-    assert_eq!((k, p.as_str()), (ErrorKind::InvalidListItem, "/spec/containers/1"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::InvalidListItem, "/spec/containers/1")
+    );
     assert!(m.contains("non-map elements"), "{m}");
 
     let (k, p, _) = fields_err("v1/Pod", json!({"spec": {"containers": [null]}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::InvalidListItem, "/spec/containers/0"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::InvalidListItem, "/spec/containers/0")
+    );
 
     let (k, p, m) = fields_err("v1/Pod", json!({"spec": {"containers": [{"image": "x"}]}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::InvalidListItem, "/spec/containers/0"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::InvalidListItem, "/spec/containers/0")
+    );
     assert!(m.contains(r#"omits all key fields ["name"]"#), "{m}");
 
-    let (k, p, m) = fields_err("v1/ConfigMap", json!({"metadata": {"finalizers": ["a", {"b": 1}]}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::InvalidListItem, "/metadata/finalizers/1"));
+    let (k, p, m) = fields_err(
+        "v1/ConfigMap",
+        json!({"metadata": {"finalizers": ["a", {"b": 1}]}}),
+    );
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::InvalidListItem, "/metadata/finalizers/1")
+    );
     assert!(m.contains("map type"), "{m}");
 
-    let (k, p, m) = fields_err("v1/ConfigMap", json!({"metadata": {"finalizers": ["a", "b", "a"]}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::DuplicateListItem, "/metadata/finalizers/2"));
+    let (k, p, m) = fields_err(
+        "v1/ConfigMap",
+        json!({"metadata": {"finalizers": ["a", "b", "a"]}}),
+    );
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::DuplicateListItem, "/metadata/finalizers/2")
+    );
     assert!(m.contains(r#"v:"a""#), "{m}");
 
     let (k, p, _) = fields_err("v1/ConfigMap", json!({"metadata": {"na/me~": 1}}));
-    assert_eq!((k, p.as_str()), (ErrorKind::SchemaMismatch, "/metadata/na~1me~0"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::SchemaMismatch, "/metadata/na~1me~0")
+    );
 }
 
 #[test]
@@ -75,7 +105,9 @@ fn depth_is_limited_and_configurable() {
     };
     let v3 = from_serde(&arena, &json!({"a": {"b": {"c": {"d": 1}}}}), 16).expect("doc");
     assert_eq!(
-        fields_of(&v3, Cursor::UNKNOWN, &small).expect_err("limit").kind(),
+        fields_of(&v3, Cursor::UNKNOWN, &small)
+            .expect_err("limit")
+            .kind(),
         ErrorKind::TooDeep
     );
     let four = FieldsOptions {
@@ -98,7 +130,9 @@ fn extract_err(doc: serde_json::Value, manager: &str) -> (ErrorKind, String, Str
     let arena = Arena::new();
     let v = from_serde(&arena, &doc, 256).expect("doc");
     let before = to_json_string(&v);
-    let c = smpatch_schema::embedded().cursor("v1/ConfigMap").expect("type");
+    let c = smpatch_schema::embedded()
+        .cursor("v1/ConfigMap")
+        .expect("type");
     let e = extract(&arena, &v, c, manager, &ExtractOptions::default()).expect_err("must fail");
     assert_eq!(to_json_string(&v), before, "input unchanged");
     (e.kind(), e.path().to_owned(), e.message().to_owned())
@@ -107,28 +141,57 @@ fn extract_err(doc: serde_json::Value, manager: &str) -> (ErrorKind, String, Str
 #[test]
 fn malformed_managed_fields_name_the_entry_index() {
     let (k, p, _) = extract_err(live(json!({"a": 1})), "m");
-    assert_eq!((k, p.as_str()), (ErrorKind::MalformedManagedFields, "/metadata/managedFields"));
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::MalformedManagedFields, "/metadata/managedFields")
+    );
 
     let (k, p, m) = extract_err(live(json!([{"manager": "x"}, 3])), "m");
-    assert_eq!((k, p.as_str()), (ErrorKind::MalformedManagedFields, "/metadata/managedFields/1"));
+    assert_eq!(
+        (k, p.as_str()),
+        (
+            ErrorKind::MalformedManagedFields,
+            "/metadata/managedFields/1"
+        )
+    );
     assert!(m.contains("entry 1"), "{m}");
 
     let (k, p, _) = extract_err(live(json!([{"manager": 7}])), "m");
-    assert_eq!((k, p.as_str()), (ErrorKind::MalformedManagedFields, "/metadata/managedFields/0/manager"));
+    assert_eq!(
+        (k, p.as_str()),
+        (
+            ErrorKind::MalformedManagedFields,
+            "/metadata/managedFields/0/manager"
+        )
+    );
 
     let (k, p, m) = extract_err(live(json!([{"manager": "m", "operation": "Apply"}])), "m");
-    assert_eq!((k, p.as_str()), (ErrorKind::MalformedManagedFields, "/metadata/managedFields/0/fieldsV1"));
+    assert_eq!(
+        (k, p.as_str()),
+        (
+            ErrorKind::MalformedManagedFields,
+            "/metadata/managedFields/0/fieldsV1"
+        )
+    );
     assert!(m.contains("no fieldsV1") && m.contains("\"m\""), "{m}");
 
     let (k, _, m) = extract_err(
-        live(json!([{"manager": "x", "operation": "Update"}, {"manager": "m", "operation": "Apply", "fieldsV1": {"f:data": 1}}])),
+        live(
+            json!([{"manager": "x", "operation": "Update"}, {"manager": "m", "operation": "Apply", "fieldsV1": {"f:data": 1}}]),
+        ),
         "m",
     );
     assert_eq!(k, ErrorKind::MalformedManagedFields);
     assert!(m.contains("entry 1") && m.contains("f:data"), "{m}");
 
-    let (k, p, m) = extract_err(live(json!([{"manager": "m", "operation": "Update", "fieldsV1": {}}])), "m");
-    assert_eq!((k, p.as_str()), (ErrorKind::NoApplyEntry, "/metadata/managedFields"));
+    let (k, p, m) = extract_err(
+        live(json!([{"manager": "m", "operation": "Update", "fieldsV1": {}}])),
+        "m",
+    );
+    assert_eq!(
+        (k, p.as_str()),
+        (ErrorKind::NoApplyEntry, "/metadata/managedFields")
+    );
     assert!(m.contains("Update entry 0"), "{m}");
 
     let bad_meta = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": 3});
@@ -138,11 +201,21 @@ fn malformed_managed_fields_name_the_entry_index() {
 #[test]
 fn owners_and_entries_tolerate_absent_parts() {
     let arena = Arena::new();
-    let v = from_serde(&arena, &json!({"metadata": {"managedFields": [{"manager": "a"}]}}), 16).expect("doc");
+    let v = from_serde(
+        &arena,
+        &json!({"metadata": {"managedFields": [{"manager": "a"}]}}),
+        16,
+    )
+    .expect("doc");
     assert!(owners(&v).expect("no fieldsV1 owns nothing").is_empty());
-    assert_eq!(managed_fields(&Value::empty_object()).expect("none").len(), 0);
     assert_eq!(
-        managed_fields(&Value::Bool(true)).expect_err("not an object").kind(),
+        managed_fields(&Value::empty_object()).expect("none").len(),
+        0
+    );
+    assert_eq!(
+        managed_fields(&Value::Bool(true))
+            .expect_err("not an object")
+            .kind(),
         ErrorKind::InvalidObject
     );
 }

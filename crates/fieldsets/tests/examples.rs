@@ -43,19 +43,28 @@ fn options(name: Option<&str>) -> ExtractOptions {
 }
 
 fn run(path: &PathBuf) -> Vec<String> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_owned();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .to_owned();
     let mut failures = Vec::new();
     let case: J = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json");
     let schema = load_schema(&case["schema"]);
     let ty = case["type"].as_str().expect("type");
-    let cursor = schema.cursor(ty).unwrap_or_else(|| panic!("{name}: no type {ty}"));
+    let cursor = schema
+        .cursor(ty)
+        .unwrap_or_else(|| panic!("{name}: no type {ty}"));
     let arena = Arena::new();
     let object = from_serde(&arena, &case["object"], 256).expect("object");
     let apply = fields_of(&object, cursor, &FieldsOptions::default());
     match (&case["apply_set"], &case["apply_error"], apply) {
         (J::String(want), _, Ok(set)) => {
             if set.to_json() != *want {
-                failures.push(format!("{name}: apply set\n  got  {}\n  want {want}", set.to_json()));
+                failures.push(format!(
+                    "{name}: apply set\n  got  {}\n  want {want}",
+                    set.to_json()
+                ));
             }
             let back = FieldSet::from_json(want.as_bytes()).map(|s| s.to_json());
             if back.as_ref() != Ok(want) {
@@ -63,7 +72,9 @@ fn run(path: &PathBuf) -> Vec<String> {
             }
         }
         (_, J::Object(e), Err(err)) => {
-            if e["kind"].as_str() != Some(err.kind().name()) || e["path"].as_str() != Some(err.path()) {
+            if e["kind"].as_str() != Some(err.kind().name())
+                || e["path"].as_str() != Some(err.path())
+            {
                 failures.push(format!("{name}: apply error {err:?}, want {e:?}"));
             }
         }
@@ -77,11 +88,24 @@ fn run(path: &PathBuf) -> Vec<String> {
         };
         match fields_of(&object, cursor, &opts) {
             Ok(set) if set.to_json() == *want => {}
-            r => failures.push(format!("{name}: update set\n  got  {:?}\n  want {want}", r.map(|s| s.to_json()))),
+            r => failures.push(format!(
+                "{name}: update set\n  got  {:?}\n  want {want}",
+                r.map(|s| s.to_json())
+            )),
         }
     }
-    for (i, x) in case["extract"].as_array().cloned().unwrap_or_default().iter().enumerate() {
-        let live_json = if x["object"].is_null() { &case["object"] } else { &x["object"] };
+    for (i, x) in case["extract"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let live_json = if x["object"].is_null() {
+            &case["object"]
+        } else {
+            &x["object"]
+        };
         let live = from_serde(&arena, live_json, 256).expect("live");
         let mut opts = options(x["options"].as_str());
         opts.subresource = x["subresource"].as_str().unwrap_or("").to_owned();
@@ -91,15 +115,20 @@ fn run(path: &PathBuf) -> Vec<String> {
             (Ok(v), want, J::Null) => {
                 let text = to_json_string(&v);
                 if text != want.to_string() {
-                    failures.push(format!("{name}: extract {i} ({manager})\n  got  {text}\n  want {want}"));
+                    failures.push(format!(
+                        "{name}: extract {i} ({manager})\n  got  {text}\n  want {want}"
+                    ));
                 }
                 if x["options"].as_str().unwrap_or("default") == "default" {
                     let entries = managed_fields(&live).expect("entries");
                     if let Some(e) = entries.iter().find(|e| {
-                        e.manager == manager && e.operation == "Apply" && e.subresource == opts.subresource
+                        e.manager == manager
+                            && e.operation == "Apply"
+                            && e.subresource == opts.subresource
                     }) {
                         let owned = e.field_set().expect("set");
-                        let fs = fields_of(&v, cursor, &FieldsOptions::default()).expect("fields of result");
+                        let fs = fields_of(&v, cursor, &FieldsOptions::default())
+                            .expect("fields of result");
                         let law_exempt = x["subset_law_exempt"].as_bool().unwrap_or(false);
                         if !law_exempt && !fs.is_subset(&owned) {
                             failures.push(format!(
@@ -110,7 +139,11 @@ fn run(path: &PathBuf) -> Vec<String> {
                         }
                         if let J::Bool(true) = x["round_trip"] {
                             if fs != owned {
-                                failures.push(format!("{name}: extract {i}: round trip {} != {}", fs.to_json(), owned.to_json()));
+                                failures.push(format!(
+                                    "{name}: extract {i}: round trip {} != {}",
+                                    fs.to_json(),
+                                    owned.to_json()
+                                ));
                             }
                         }
                     }

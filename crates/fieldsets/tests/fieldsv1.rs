@@ -18,10 +18,22 @@ fn members_dots_and_nulls() {
     assert_eq!(canon(r#"{".":{},"f:a":{}}"#), r#"{"f:a":{}}"#);
     assert_eq!(canon(r#"{".":{}}"#), "{}");
     assert_eq!(canon(r#"{"f:a":{"x:y":{}}}"#), r#"{"f:a":{}}"#);
-    assert_eq!(canon(r#"{"f:a":{"f:b":{}, ".":{}}}"#), r#"{"f:a":{".":{},"f:b":{}}}"#);
-    assert_eq!(canon(r#"{"f:\u0061":{},"f:a\u003cb":{}}"#), r#"{"f:a":{},"f:a<b":{}}"#);
-    assert_eq!(canon(r#"{"i:007":{},"i:10":{},"i:2":{}}"#), r#"{"i:2":{},"i:7":{},"i:10":{}}"#);
-    assert_eq!(canon(r#"{"v:1E2":{},"v:1.0":{}}"#), r#"{"v:1":{},"v:100":{}}"#);
+    assert_eq!(
+        canon(r#"{"f:a":{"f:b":{}, ".":{}}}"#),
+        r#"{"f:a":{".":{},"f:b":{}}}"#
+    );
+    assert_eq!(
+        canon(r#"{"f:\u0061":{},"f:a\u003cb":{}}"#),
+        r#"{"f:a":{},"f:a<b":{}}"#
+    );
+    assert_eq!(
+        canon(r#"{"i:007":{},"i:10":{},"i:2":{}}"#),
+        r#"{"i:2":{},"i:7":{},"i:10":{}}"#
+    );
+    assert_eq!(
+        canon(r#"{"v:1E2":{},"v:1.0":{}}"#),
+        r#"{"v:1":{},"v:100":{}}"#
+    );
 }
 
 #[test]
@@ -40,7 +52,10 @@ fn repeated_keys_unite_both_subtrees() {
         canon(r#"{"f:a":{"f:b":{}},"f:a":{"f:c":{}}}"#),
         r#"{"f:a":{"f:b":{},"f:c":{}}}"#
     );
-    assert_eq!(canon(r#"{"f:a":{},"f:a":{"f:b":{}}}"#), r#"{"f:a":{".":{},"f:b":{}}}"#);
+    assert_eq!(
+        canon(r#"{"f:a":{},"f:a":{"f:b":{}}}"#),
+        r#"{"f:a":{".":{},"f:b":{}}}"#
+    );
 }
 
 #[test]
@@ -55,8 +70,16 @@ fn errors_name_the_offending_path_element() {
         (r#"{"f:spec":{"f":{}}}"#, "f:spec.f", "2 characters"),
         (r#"{"f:spec":{"":{}}}"#, "f:spec.", "2 characters"),
         (r#"{"spec":{}}"#, "spec", "missing colon"),
-        (r#"{"f:a":{"i: 1":{}}}"#, "f:a.i: 1", "parsing key as path element"),
-        (r#"{"k:{invalid}":{}}"#, "k:{invalid}", "parsing key as path element"),
+        (
+            r#"{"f:a":{"i: 1":{}}}"#,
+            "f:a.i: 1",
+            "parsing key as path element",
+        ),
+        (
+            r#"{"k:{invalid}":{}}"#,
+            "k:{invalid}",
+            "parsing key as path element",
+        ),
         (r#"{"v:":{}}"#, "v:", "parsing key as path element"),
         (r#"{"f:a":{}} x"#, "", "trailing"),
         (r#"{"f:a":{}"#, "", "EOF"),
@@ -88,7 +111,10 @@ fn escaping_survives_every_ascii_byte() {
     set.insert(std::slice::from_ref(&f));
     set.insert(std::slice::from_ref(&v));
     let text = set.to_json();
-    assert!(text.contains(r"\\u003c") && text.contains(r"\\u2028"), "{text}");
+    assert!(
+        text.contains(r"\\u003c") && text.contains(r"\\u2028"),
+        "{text}"
+    );
     let back = FieldSet::from_json(text.as_bytes()).expect("decodes");
     assert_eq!(back, set);
     assert!(back.has(&[f]) && back.has(&[v]));

@@ -128,28 +128,45 @@ const SCHEMA: &str = r#"{"swagger":"2.0","definitions":{"org.example.v1.Box":{
   "extra":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}}}"#;
 
 fn small_json() -> impl Strategy<Value = J> {
-    let leaf = prop_oneof![Just(J::Null), any::<bool>().prop_map(J::from), (0i64..9).prop_map(J::from), "[xy]{0,2}".prop_map(J::from)];
+    let leaf = prop_oneof![
+        Just(J::Null),
+        any::<bool>().prop_map(J::from),
+        (0i64..9).prop_map(J::from),
+        "[xy]{0,2}".prop_map(J::from)
+    ];
     leaf.prop_recursive(2, 8, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..3).prop_map(J::Array),
-            prop::collection::btree_map("[pq]", inner, 0..3).prop_map(|m| J::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[pq]", inner, 0..3)
+                .prop_map(|m| J::Object(m.into_iter().collect())),
         ]
     })
 }
 
 fn item() -> impl Strategy<Value = J> {
-    ("[a-d]", prop::option::of(0i64..5), prop::option::of((prop::option::of("[uv]"), prop::option::of("[uv]")))).prop_map(|(id, size, meta)| {
-        let mut o = Map::new();
-        o.insert("id".into(), J::from(id));
-        if let Some(s) = size { o.insert("size".into(), J::from(s)); }
-        if let Some((a, b)) = meta {
-            let mut m = Map::new();
-            if let Some(a) = a { m.insert("a".into(), J::from(a)); }
-            if let Some(b) = b { m.insert("b".into(), J::from(b)); }
-            o.insert("meta".into(), J::Object(m));
-        }
-        J::Object(o)
-    })
+    (
+        "[a-d]",
+        prop::option::of(0i64..5),
+        prop::option::of((prop::option::of("[uv]"), prop::option::of("[uv]"))),
+    )
+        .prop_map(|(id, size, meta)| {
+            let mut o = Map::new();
+            o.insert("id".into(), J::from(id));
+            if let Some(s) = size {
+                o.insert("size".into(), J::from(s));
+            }
+            if let Some((a, b)) = meta {
+                let mut m = Map::new();
+                if let Some(a) = a {
+                    m.insert("a".into(), J::from(a));
+                }
+                if let Some(b) = b {
+                    m.insert("b".into(), J::from(b));
+                }
+                o.insert("meta".into(), J::Object(m));
+            }
+            J::Object(o)
+        })
 }
 
 fn spec() -> impl Strategy<Value = J> {
@@ -165,19 +182,36 @@ fn spec() -> impl Strategy<Value = J> {
     )
         .prop_map(|(count, title, tags, items, args, env, lock, extra)| {
             let mut s = Map::new();
-            if let Some(c) = count { s.insert("count".into(), J::from(c)); }
-            if let Some(t) = title { s.insert("title".into(), J::from(t)); }
-            if let Some(t) = tags { s.insert("tags".into(), J::from(t.into_iter().collect::<Vec<_>>())); }
+            if let Some(c) = count {
+                s.insert("count".into(), J::from(c));
+            }
+            if let Some(t) = title {
+                s.insert("title".into(), J::from(t));
+            }
+            if let Some(t) = tags {
+                s.insert("tags".into(), J::from(t.into_iter().collect::<Vec<_>>()));
+            }
             if let Some(items) = items {
                 let mut seen = std::collections::BTreeSet::new();
-                let uniq: Vec<J> = items.into_iter().filter(|i| seen.insert(i["id"].to_string())).collect();
+                let uniq: Vec<J> = items
+                    .into_iter()
+                    .filter(|i| seen.insert(i["id"].to_string()))
+                    .collect();
                 s.insert("items".into(), J::Array(uniq));
             }
-            if let Some(a) = args { s.insert("args".into(), J::from(a)); }
-            if let Some(e) = env { s.insert("env".into(), json!(e)); }
-            if let Some(l) = lock { s.insert("lock".into(), l.map(|k| json!({"k": k})).unwrap_or(J::Null)); }
+            if let Some(a) = args {
+                s.insert("args".into(), J::from(a));
+            }
+            if let Some(e) = env {
+                s.insert("env".into(), json!(e));
+            }
+            if let Some(l) = lock {
+                s.insert("lock".into(), l.map(|k| json!({"k": k})).unwrap_or(J::Null));
+            }
             if let Some(x) = extra {
-                if x.is_object() { s.insert("extra".into(), x); }
+                if x.is_object() {
+                    s.insert("extra".into(), x);
+                }
             }
             json!({"spec": J::Object(s)})
         })
@@ -191,7 +225,10 @@ fn overlay(base: &J, over: &J, field: &str) -> J {
         (J::Object(b), J::Object(o)) if field != "lock" => {
             let mut out = b.clone();
             for (k, v) in o {
-                let merged = match b.get(k) { Some(bv) => overlay(bv, v, k), None => v.clone() };
+                let merged = match b.get(k) {
+                    Some(bv) => overlay(bv, v, k),
+                    None => v.clone(),
+                };
                 out.insert(k.clone(), merged);
             }
             J::Object(out)
@@ -208,7 +245,11 @@ fn overlay(base: &J, over: &J, field: &str) -> J {
         }
         (J::Array(b), J::Array(o)) if field == "tags" => {
             let mut out = b.clone();
-            for t in o { if !out.contains(t) { out.push(t.clone()); } }
+            for t in o {
+                if !out.contains(t) {
+                    out.push(t.clone());
+                }
+            }
             J::Array(out)
         }
         _ => over.clone(),
@@ -221,7 +262,9 @@ fn drop_some(v: &J, mask: &[bool], at: &mut usize) -> J {
             let mut out = Map::new();
             for (k, x) in o {
                 *at += 1;
-                if mask.get(*at % mask.len().max(1)).copied().unwrap_or(false) { continue; }
+                if mask.get(*at % mask.len().max(1)).copied().unwrap_or(false) {
+                    continue;
+                }
                 out.insert(k.clone(), drop_some(x, mask, at));
             }
             J::Object(out)

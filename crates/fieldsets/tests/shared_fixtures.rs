@@ -73,7 +73,11 @@ fn every_fixture_is_written_back_in_canonical_form() {
         let set = FieldSet::from_json(raw.as_bytes()).expect("fixture decodes");
         assert_eq!(set.to_json(), canonical, "{file} entry {index}");
         let again = FieldSet::from_json(canonical.as_bytes()).expect("canonical decodes");
-        assert_eq!(again.to_json(), canonical, "{file} entry {index} byte round trip");
+        assert_eq!(
+            again.to_json(),
+            canonical,
+            "{file} entry {index} byte round trip"
+        );
         assert_eq!(again, set);
     }
 }
@@ -109,7 +113,8 @@ fn fields_of_pod_matches_podset_up_to_schema_differences() {
     // OwnerReference is `x-kubernetes-map-type: atomic` in current schemas
     // (docs/FIELDSETS.md, Example 6); the reference's test schema predates
     // that, so it lists the item's fields.
-    let owner_ref = "f:metadata.f:ownerReferences.k:{\"uid\":\"0a9d2b9e-779e-11e7-b422-42010a8001be\"}";
+    let owner_ref =
+        "f:metadata.f:ownerReferences.k:{\"uid\":\"0a9d2b9e-779e-11e7-b422-42010a8001be\"}";
     let mut expected_only_theirs: Vec<String> = [
         "apiVersion",
         "blockOwnerDeletion",
@@ -149,15 +154,27 @@ fn extract_from_the_pod_with_an_apply_entry() {
     let text = arena.alloc_str(&read("managedfieldsupdater_test.pod-with-apply-entry.json"));
     let pod = parse_json(&arena, text.as_bytes(), &ParseOptions::default()).expect("json");
     let schema = smpatch_schema::embedded().cursor("v1/Pod").expect("Pod");
-    let cfg = extract(&arena, &pod, schema, "fieldmanager_test", &ExtractOptions::default())
-        .expect("extract");
+    let cfg = extract(
+        &arena,
+        &pod,
+        schema,
+        "fieldmanager_test",
+        &ExtractOptions::default(),
+    )
+    .expect("extract");
     assert_eq!(
         to_json_string(&cfg),
         r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pod","labels":{"app":"nginx"}}}"#
     );
     // The reference-compatible mode gives the same content here.
-    let r = extract(&arena, &pod, schema, "fieldmanager_test", &ExtractOptions::reference())
-        .expect("extract");
+    let r = extract(
+        &arena,
+        &pod,
+        schema,
+        "fieldmanager_test",
+        &ExtractOptions::reference(),
+    )
+    .expect("extract");
     assert_eq!(to_json_string(&r), to_json_string(&cfg));
     // The entry was recorded for v1, as the object: the strict check passes.
     let strict = ExtractOptions {
@@ -201,7 +218,10 @@ fn api_version_check_on_the_roundtrip_fixtures() {
         })
         .collect();
     let managed = Value::array_from(&arena, &items[1..]);
-    let meta = Value::object_from(&arena, &[("name", Value::String("x")), ("managedFields", managed)]);
+    let meta = Value::object_from(
+        &arena,
+        &[("name", Value::String("x")), ("managedFields", managed)],
+    );
     let obj = Value::object_from(
         &arena,
         &[
@@ -223,7 +243,17 @@ fn api_version_check_on_the_roundtrip_fixtures() {
         api_version_check: ApiCheck::Strict,
         ..opts
     };
-    let e = extract(&arena, &obj, smpatch_schema::Cursor::UNKNOWN, "foo", &strict).unwrap_err();
+    let e = extract(
+        &arena,
+        &obj,
+        smpatch_schema::Cursor::UNKNOWN,
+        "foo",
+        &strict,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ApiVersionMismatch);
-    assert!(e.message().contains("\"v1beta1\"") && e.message().contains("\"foo\""), "{e}");
+    assert!(
+        e.message().contains("\"v1beta1\"") && e.message().contains("\"foo\""),
+        "{e}"
+    );
 }

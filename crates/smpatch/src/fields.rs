@@ -4,7 +4,7 @@
 
 use crate::input::{parse_document, resolve_cursor, Empty};
 use crate::{doc_from_serde, value_to_serde, Error, TypeRef};
-use smpatch_fieldsets::{FieldSet, FieldsOptions, ExtractOptions};
+use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_schema::{Cursor, Schema};
 use smpatch_value::{Arena, Value};
 
@@ -31,7 +31,9 @@ pub(crate) fn extract<'a>(
     manager: &str,
     opts: &ExtractOptions,
 ) -> Result<Value<'a>, Error> {
-    Ok(smpatch_fieldsets::extract(arena, &object, cursor, manager, opts)?)
+    Ok(smpatch_fieldsets::extract(
+        arena, &object, cursor, manager, opts,
+    )?)
 }
 
 /// Owners as a JSON value: `[{"path": "f:…", "owners": [{"manager", "operation",
@@ -222,7 +224,10 @@ fn options_object<'a>(
         if !known.contains(&key) {
             return Err(bad(
                 &format!("/options/{key}"),
-                format!("unknown option {key:?} for this op; known: {}", known.join(", ")),
+                format!(
+                    "unknown option {key:?} for this op; known: {}",
+                    known.join(", ")
+                ),
             ));
         }
     }
@@ -238,7 +243,10 @@ pub(crate) fn batch_fields<'a>(
     object: Value<'a>,
     cursor: Cursor<'_>,
 ) -> Result<Value<'a>, Error> {
-    let o = options_object(request, &["shape", "strip_server_fields", "allow_duplicates"])?;
+    let o = options_object(
+        request,
+        &["shape", "strip_server_fields", "allow_duplicates"],
+    )?;
     let mut opts = match opt_str(&o, "shape")? {
         None | Some("apply") => FieldsOptions::default(),
         Some("update") => FieldsOptions {
@@ -260,10 +268,14 @@ pub(crate) fn batch_fields<'a>(
     }
     let set = fields_of(object, cursor, &opts).map_err(|e| e.with_prefix("/object"))?;
     let text = arena.alloc_str(&set.to_json());
-    smpatch_value::parse_json(arena, text.as_bytes(), &smpatch_value::ParseOptions {
-        max_depth: smpatch_fieldsets::MAX_SET_DEPTH + 1,
-        ..smpatch_value::ParseOptions::default()
-    })
+    smpatch_value::parse_json(
+        arena,
+        text.as_bytes(),
+        &smpatch_value::ParseOptions {
+            max_depth: smpatch_fieldsets::MAX_SET_DEPTH + 1,
+            ..smpatch_value::ParseOptions::default()
+        },
+    )
     .map_err(|e| Error::new("internal", "", e.to_string()))
 }
 
@@ -284,7 +296,12 @@ pub(crate) fn batch_extract<'a>(
     };
     let o = options_object(
         request,
-        &["reference", "api_version_check", "include_key_fields", "missing_entry"],
+        &[
+            "reference",
+            "api_version_check",
+            "include_key_fields",
+            "missing_entry",
+        ],
     )?;
     let mut opts = if opt_bool(&o, "reference")?.unwrap_or(false) {
         ExtractOptions::reference()
