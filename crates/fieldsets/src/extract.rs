@@ -7,7 +7,7 @@ use smpatch_schema::Cursor;
 use smpatch_value::{Arena, Member, Value};
 
 use crate::error::{Error, ErrorKind};
-use crate::pe::{Path, PathElement};
+use crate::pe::Path;
 use crate::set::{FieldSet, MAX_SET_DEPTH};
 use crate::walk::{
     fields_of, item_pe, member_at, pointer, resolve, At, Atom, FieldsOptions, ListRel, Loc, Seg,
@@ -530,9 +530,8 @@ impl<'a> Filter<'a, '_> {
             ) => {
                 let mut out: Vec<Member<'a>> = Vec::new();
                 for (k, v) in obj.iter() {
-                    let pe = PathElement::Field(k.to_owned());
-                    let member = set.has_member(&pe);
-                    let sub = set.with_prefix(&pe);
+                    let member = set.has_field(k);
+                    let sub = set.field_child(k);
                     if !member && sub.is_none() {
                         continue;
                     }
@@ -635,9 +634,8 @@ impl<'a> Filter<'a, '_> {
                 }
                 let mut out: Vec<Member<'a>> = Vec::new();
                 for (k, v) in obj.iter() {
-                    let pe = PathElement::Field(k.to_owned());
-                    let member = set.has_member(&pe);
-                    let sub = set.with_prefix(&pe);
+                    let member = set.has_field(k);
+                    let sub = set.field_child(k);
                     if !member && sub.is_none() {
                         continue;
                     }

@@ -385,25 +385,46 @@ pub fn path_string(path: &[PathElement]) -> String {
     s
 }
 
-/// A JSON string with plain (`html == false`) or HTML-safe escaping.
+/// A JSON string with plain (`html == false`) or HTML-safe escaping. Runs
+/// of bytes that need no escape are copied at once.
 pub(crate) fn write_string(out: &mut String, s: &str, html: bool) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            '<' if html => out.push_str("\\u003c"),
-            '>' if html => out.push_str("\\u003e"),
-            '&' if html => out.push_str("\\u0026"),
-            '\u{2028}' if html => out.push_str("\\u2028"),
-            '\u{2029}' if html => out.push_str("\\u2029"),
-            c => out.push(c),
+    let b = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let (esc, len): (Option<&str>, usize) = match b[i] {
+            b'"' => (Some("\\\""), 1),
+            b'\\' => (Some("\\\\"), 1),
+            b'\n' => (Some("\\n"), 1),
+            b'\r' => (Some("\\r"), 1),
+            b'\t' => (Some("\\t"), 1),
+            c @ 0..=0x1f => {
+                out.push_str(&s[start..i]);
+                out.push_str(&format!("\\u{c:04x}"));
+                i += 1;
+                start = i;
+                continue;
+            }
+            b'<' if html => (Some("\\u003c"), 1),
+            b'>' if html => (Some("\\u003e"), 1),
+            b'&' if html => (Some("\\u0026"), 1),
+            0xE2 if html && b.get(i + 1) == Some(&0x80) && b.get(i + 2) == Some(&0xA8) => {
+                (Some("\\u2028"), 3)
+            }
+            0xE2 if html && b.get(i + 1) == Some(&0x80) && b.get(i + 2) == Some(&0xA9) => {
+                (Some("\\u2029"), 3)
+            }
+            _ => (None, 1),
+        };
+        if let Some(e) = esc {
+            out.push_str(&s[start..i]);
+            out.push_str(e);
+            start = i + len;
         }
+        i += len;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 

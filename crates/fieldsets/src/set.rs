@@ -139,6 +139,42 @@ impl FieldSet {
         node.has_member(last)
     }
 
+    /// [`FieldSet::has_member`] of `f:name`, without building the element.
+    pub fn has_field(&self, name: &str) -> bool {
+        self.members
+            .binary_search_by(|p| field_cmp(p, name))
+            .is_ok()
+    }
+
+    /// [`FieldSet::with_prefix`] of `f:name`, without building the element.
+    pub fn field_child(&self, name: &str) -> Option<&FieldSet> {
+        self.children
+            .binary_search_by(|(p, _)| field_cmp(p, name))
+            .ok()
+            .and_then(|i| self.children.get(i))
+            .map(|(_, c)| c)
+    }
+
+    /// Removes the path `[pe]` (not the paths below `pe`).
+    pub(crate) fn remove_member(&mut self, pe: &PathElement) {
+        if let Ok(i) = self.members.binary_search(pe) {
+            self.members.remove(i);
+        }
+    }
+
+    /// Applies `f` to the child set below `pe` (if any) and drops it when
+    /// it became empty.
+    pub(crate) fn edit_child(&mut self, pe: &PathElement, f: impl FnOnce(&mut FieldSet)) {
+        if let Ok(i) = self.children.binary_search_by(|(p, _)| p.cmp(pe)) {
+            if let Some((_, c)) = self.children.get_mut(i) {
+                f(c);
+                if c.is_empty() {
+                    self.children.remove(i);
+                }
+            }
+        }
+    }
+
     /// Every path in `self` or `other`.
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let members = merge_sorted(&self.members, &other.members, Keep::Either);
@@ -280,6 +316,14 @@ impl FieldSet {
             }
             prefix.pop();
         }
+    }
+}
+
+/// `p` compared with `f:name` (fields sort before every other kind).
+fn field_cmp(p: &PathElement, name: &str) -> Ordering {
+    match p {
+        PathElement::Field(n) => n.as_bytes().cmp(name.as_bytes()),
+        _ => Ordering::Greater,
     }
 }
 

@@ -344,17 +344,7 @@ pub fn server_fields() -> FieldSet {
     s.insert(&[f("apiVersion")]);
     s.insert(&[f("kind")]);
     s.insert(&[f("metadata")]);
-    for m in [
-        "name",
-        "namespace",
-        "creationTimestamp",
-        "selfLink",
-        "uid",
-        "clusterName",
-        "generation",
-        "managedFields",
-        "resourceVersion",
-    ] {
+    for m in SERVER_METADATA {
         s.insert(&[f("metadata"), f(m)]);
     }
     s
@@ -389,13 +379,33 @@ pub fn fields_of(
         opts,
         max_depth: opts.max_depth.min(MAX_SET_DEPTH),
     };
-    let (set, _) = w.walk(object, At::root(schema), None, 1)?;
-    Ok(if opts.strip_server_fields {
-        set.difference(&server_fields())
-    } else {
-        set
-    })
+    let (mut set, _) = w.walk(object, At::root(schema), None, 1)?;
+    if opts.strip_server_fields {
+        // In place: `set.difference(&server_fields())` without a copy.
+        let f = |s: &str| PathElement::Field(s.to_owned());
+        for top in ["apiVersion", "kind", "metadata"] {
+            set.remove_member(&f(top));
+        }
+        set.edit_child(&f("metadata"), |meta| {
+            for m in SERVER_METADATA {
+                meta.remove_member(&f(m));
+            }
+        });
+    }
+    Ok(set)
 }
+
+const SERVER_METADATA: [&str; 9] = [
+    "name",
+    "namespace",
+    "creationTimestamp",
+    "selfLink",
+    "uid",
+    "clusterName",
+    "generation",
+    "managedFields",
+    "resourceVersion",
+];
 
 struct Walker<'o> {
     opts: &'o FieldsOptions,
