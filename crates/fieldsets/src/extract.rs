@@ -45,8 +45,7 @@ impl ManagedFieldsEntry<'_> {
                 ),
             ));
         };
-        let text = smpatch_value::to_json_string(&v);
-        FieldSet::from_json(text.as_bytes()).map_err(|e| {
+        FieldSet::from_value(&v).map_err(|e| {
             let inner = if e.path().is_empty() {
                 e.message().to_owned()
             } else {

@@ -211,3 +211,85 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         Ok((set, member))
     }
 }
+
+impl FieldSet {
+    /// [`FieldSet::from_json`] of a value already parsed into the arena (a
+    /// `fieldsV1` member of a live object), without writing it back to text.
+    /// Same rules and errors; nesting beyond [`crate::MAX_SET_DEPTH`] is an
+    /// error.
+    pub fn from_value(value: &smpatch_value::Value<'_>) -> Result<FieldSet, Error> {
+        use smpatch_value::Value;
+        match value {
+            Value::Null => Ok(FieldSet::new()),
+            Value::Object(_) => read_value_node(value, None, 1).map(|(s, _)| s),
+            other => Err(Error::new(
+                ErrorKind::InvalidFieldsV1,
+                "",
+                format!(
+                    "invalid type: {}, expected a FieldsV1 object or null",
+                    other.kind().name()
+                ),
+            )),
+        }
+    }
+}
+
+fn read_value_node(
+    value: &smpatch_value::Value<'_>,
+    loc: Option<&Loc<'_>>,
+    depth: usize,
+) -> Result<(FieldSet, bool), Error> {
+    use smpatch_value::Value;
+    let obj = match value {
+        Value::Null => return Ok((FieldSet::new(), true)),
+        Value::Object(o) => o,
+        other => {
+            return Err(Error::new(
+                ErrorKind::InvalidFieldsV1,
+                render(loc, None),
+                format!(
+                    "invalid type: {}, expected a FieldsV1 object or null",
+                    other.kind().name()
+                ),
+            ))
+        }
+    };
+    if depth > crate::MAX_SET_DEPTH {
+        return Err(Error::new(
+            ErrorKind::InvalidFieldsV1,
+            render(loc, None),
+            format!("nesting deeper than {} levels", crate::MAX_SET_DEPTH),
+        ));
+    }
+    let mut members = Vec::new();
+    let mut children = Vec::new();
+    let mut member = false;
+    for (key, v) in obj.iter() {
+        if key == "." {
+            member = true;
+            continue;
+        }
+        let pe = match PathElement::parse(key) {
+            Ok(Some(pe)) => pe,
+            Ok(None) => continue,
+            Err(msg) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidFieldsV1,
+                    render(loc, Some(key)),
+                    msg,
+                ))
+            }
+        };
+        let here = Loc { key, parent: loc };
+        let (child, child_member) = read_value_node(&v, Some(&here), depth + 1)?;
+        if child_member {
+            members.push(pe.clone());
+        }
+        if !child.is_empty() {
+            children.push((pe, child));
+        }
+    }
+    let set = FieldSet::from_parts(members, children);
+    let member = member || set.is_empty();
+    Ok((set, member))
+}

@@ -38,6 +38,10 @@ fn options(name: Option<&str>) -> ExtractOptions {
             api_version_check: ApiCheck::Strict,
             ..ExtractOptions::default()
         },
+        "keys" => ExtractOptions {
+            include_key_fields: true,
+            ..ExtractOptions::default()
+        },
         other => panic!("unknown options {other}"),
     }
 }

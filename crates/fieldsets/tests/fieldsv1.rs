@@ -121,3 +121,34 @@ fn escaping_survives_every_ascii_byte() {
     assert_eq!(back.paths().len(), 2);
     assert_eq!(path_string(&back.paths()[0])[..2], *"f:");
 }
+
+#[test]
+fn reading_a_parsed_value_agrees_with_reading_text() {
+    use smpatch_value::{parse_json, Arena, ParseOptions};
+    let inputs = [
+        r#"null"#,
+        r#"{}"#,
+        r#"{".":{},"f:a":{".":{},"f:b":{}},"k:{\"port\":80}":null}"#,
+        r#"{"v:1.0":{},"v:1E2":{},"i:007":{"f:x":{}},"r:drop":{"f:y":{}}}"#,
+        r#"{"f:a":{"x:y":{}}}"#,
+        r#"{"f:spec":{"f":{}}}"#,
+        r#"{"f:a":{"i: 1":{}}}"#,
+        r#"{"f:a":1}"#,
+        r#"{"f:a":{"f:b":[]}}"#,
+        r#"[]"#,
+    ];
+    let arena = Arena::new();
+    for input in inputs {
+        let v = parse_json(&arena, input.as_bytes(), &ParseOptions::default()).expect("json");
+        let a = FieldSet::from_json(input.as_bytes());
+        let b = FieldSet::from_value(&v);
+        match (a, b) {
+            (Ok(a), Ok(b)) => assert_eq!(a.to_json(), b.to_json(), "{input}"),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.kind(), b.kind(), "{input}");
+                assert_eq!(a.path(), b.path(), "{input}");
+            }
+            (a, b) => panic!("{input}: {a:?} vs {b:?}"),
+        }
+    }
+}
