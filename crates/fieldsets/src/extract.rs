@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind};
 use crate::pe::Path;
 use crate::set::{FieldSet, MAX_SET_DEPTH};
 use crate::walk::{
-    fields_of, item_pe, member_at, pointer, resolve, At, Atom, FieldsOptions, ListRel, Loc, Seg,
+    item_pe, member_at, pointer, resolve, validate, At, Atom, FieldsOptions, ListRel, Loc, Seg,
 };
 
 /// One entry of `metadata.managedFields`, as read by [`managed_fields`].
@@ -330,7 +330,7 @@ pub fn extract<'a>(
             max_depth: opts.max_depth,
             ..FieldsOptions::default()
         };
-        fields_of(object, schema, &vo)
+        validate(object, schema, &vo)
             .map_err(|e| e.prefixed("the object does not fit its schema: "))?;
     }
     let entry = entries.iter().find(|e| {

@@ -378,6 +378,7 @@ pub fn fields_of(
     let mut w = Walker {
         opts,
         max_depth: opts.max_depth.min(MAX_SET_DEPTH),
+        collect: true,
     };
     let (mut set, _) = w.walk(object, At::root(schema), None, 1)?;
     if opts.strip_server_fields {
@@ -407,9 +408,27 @@ const SERVER_METADATA: [&str; 9] = [
     "resourceVersion",
 ];
 
+/// Checks `object` against its schema as [`fields_of`] does (types,
+/// undeclared fields, list items, duplicates, depth) without building the
+/// set.
+pub(crate) fn validate(
+    object: &Value<'_>,
+    schema: Cursor<'_>,
+    opts: &FieldsOptions,
+) -> Result<(), Error> {
+    let mut w = Walker {
+        opts,
+        max_depth: opts.max_depth.min(MAX_SET_DEPTH),
+        collect: false,
+    };
+    w.walk(object, At::root(schema), None, 1).map(|_| ())
+}
+
 struct Walker<'o> {
     opts: &'o FieldsOptions,
     max_depth: usize,
+    /// False: only check (no set is built).
+    collect: bool,
 }
 
 impl Walker<'_> {
@@ -452,12 +471,17 @@ impl Walker<'_> {
                     let (below, leaf) = self.walk(&v, child_at, Some(&here), depth + 1)?;
                     let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
                     let member = update || leaf || v.is_null() || empty_obj || !declared;
-                    let pe = PathElement::Field(k.to_owned());
-                    if member {
-                        members.push(pe.clone());
+                    if !self.collect {
+                        continue;
                     }
+                    let pe = PathElement::Field(k.to_owned());
                     if !below.is_empty() {
+                        if member {
+                            members.push(pe.clone());
+                        }
                         children.push((pe, below));
+                    } else if member {
+                        members.push(pe);
                     }
                 }
                 Ok((FieldSet::from_parts(members, children), false))
@@ -509,9 +533,11 @@ impl Walker<'_> {
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
                         let (below, _) =
                             self.walk(&item, At::root(elem), Some(&here), depth + 1)?;
-                        members.push(pe.clone());
-                        if !below.is_empty() {
-                            children.push((pe.clone(), below));
+                        if self.collect {
+                            members.push(pe.clone());
+                            if !below.is_empty() {
+                                children.push((pe.clone(), below));
+                            }
                         }
                     }
                     j = end;
