@@ -75,5 +75,44 @@ fn fieldsets(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, fieldsets);
+/// Linearity: the Apply set of Deployments of 5, 50 and 500 containers
+/// (27 env vars each, unique container names), per byte.
+fn scaling(c: &mut Criterion) {
+    let cursor = smpatch_schema::embedded()
+        .cursor("apps/v1/Deployment")
+        .unwrap();
+    let popts = ParseOptions::default();
+    let fopts = FieldsOptions::default();
+    let mut arena = Arena::new();
+    let mut g = c.benchmark_group("fieldsets/scaling");
+    for n in [5usize, 50, 500] {
+        let mut d: serde_json::Value =
+            serde_json::from_str(&smpatch_benches::deployment(n, 27)).unwrap();
+        let cs = d["spec"]["template"]["spec"]["containers"]
+            .as_array_mut()
+            .unwrap();
+        for (i, c) in cs.iter_mut().enumerate() {
+            c["name"] = format!("c{i}").into();
+        }
+        let text = serde_json::to_string(&d).unwrap();
+        let bytes = text.as_bytes();
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(BenchmarkId::new("parse", n), |b| {
+            b.iter(|| {
+                arena.reset();
+                black_box(parse_json(&arena, bytes, &popts).unwrap());
+            })
+        });
+        g.bench_function(BenchmarkId::new("parse+fields_of", n), |b| {
+            b.iter(|| {
+                arena.reset();
+                let v = parse_json(&arena, bytes, &popts).unwrap();
+                fields_of(&v, cursor, &fopts).unwrap().to_json()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, fieldsets, scaling);
 criterion_main!(benches);
