@@ -614,6 +614,30 @@ mod tests {
     }
 
     #[test]
+    fn node_map_type_and_field_defaults() {
+        let s = crate::embedded();
+        let deploy = s.cursor("apps/v1/Deployment").unwrap();
+        let spec = deploy.lookup_object("spec").unwrap().cursor;
+        let selector = spec.lookup_object("selector").unwrap();
+        assert_eq!(selector.meta.map_type, None);
+        assert_eq!(selector.cursor.flags().map_type, Some(MapType::Atomic));
+        let strategy = spec.lookup_object("strategy").unwrap().cursor;
+        assert_eq!(strategy.flags().map_type, None);
+        let doc = Schema::from_bytes(
+            br#"{"swagger":"2.0","definitions":{"com.example.P":{"type":"object","x-kubernetes-map-type":"granular","properties":{"port":{"type":"integer"},"protocol":{"type":"string","default":"TCP"},"opts":{"type":"object","default":{"b":[1,2.5],"a":null}}}}}}"#,
+            "t",
+        )
+        .unwrap();
+        let p = doc.cursor("com.example.P").unwrap();
+        assert_eq!(p.flags().map_type, Some(MapType::Granular));
+        assert_eq!(p.field_default("protocol"), Some("\"TCP\""));
+        assert_eq!(p.field_default("opts"), Some(r#"{"b":[1,2.5],"a":null}"#));
+        assert_eq!(p.field_default("port"), None);
+        assert_eq!(p.field_default("missing"), None);
+        assert_eq!(Cursor::UNKNOWN.field_default("x"), None);
+    }
+
+    #[test]
     fn native_marks_builtin_fields_only() {
         let s = crate::embedded();
         let pod = s.cursor("v1/Pod").unwrap();
