@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value as J};
 use smpatch_fieldsets::{
-    fields_of, prune, ExtractOptions, FieldSet, FieldsOptions, PathElement, PeValue,
+    extract, fields_of, prune, ExtractOptions, FieldSet, FieldsOptions, PathElement, PeValue,
 };
 use smpatch_schema::Schema;
 use smpatch_value::{from_serde, Arena};
@@ -116,7 +116,9 @@ proptest! {
 
 const SCHEMA: &str = r#"{"swagger":"2.0","definitions":{"org.example.v1.Box":{
  "type":"object","x-kubernetes-group-version-kind":[{"group":"example.org","version":"v1","kind":"Box"}],
- "properties":{"spec":{"type":"object","properties":{
+ "properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},
+  "metadata":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+  "spec":{"type":"object","properties":{
   "count":{"type":"integer"},"title":{"type":"string"},
   "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
   "items":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["id"],
@@ -303,6 +305,24 @@ proptest! {
             let fs = fields_of(&e, cursor, &FieldsOptions::default()).expect("fields of extract");
             prop_assert!(fs.is_subset(&owned), "{} not within {}", fs.to_json(), owned.to_json());
         }
+
+        // The same through `extract`, with the set recorded as the manager's
+        // Apply entry of the live object (identity fields added, stripped
+        // again by `fields_of`).
+        let mut with_entry = live.clone();
+        if let J::Object(m) = &mut with_entry {
+            m.insert("apiVersion".into(), json!("example.org/v1"));
+            m.insert("kind".into(), json!("Box"));
+            let fields: J = serde_json::from_str(&owned.to_json()).expect("set json");
+            m.insert("metadata".into(), json!({"name": "b", "managedFields": [
+                {"manager": "other", "operation": "Update", "apiVersion": "example.org/v1", "fieldsV1": {}},
+                {"manager": "me", "operation": "Apply", "apiVersion": "example.org/v1", "fieldsType": "FieldsV1", "fieldsV1": fields}]}));
+        }
+        let o = from_serde(&arena, &with_entry, 64).expect("live with entry");
+        let cfg = extract(&arena, &o, cursor, "me", &opts).expect("extract");
+        let fs = fields_of(&cfg, cursor, &FieldsOptions::default()).expect("fields of extract");
+        prop_assert!(fs.is_subset(&owned), "{} not within {}", fs.to_json(), owned.to_json());
+        prop_assert_eq!(cfg.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.as_str()), Some("b"));
     }
 }
 
