@@ -288,21 +288,33 @@ impl PathElement {
         let rest = &s[2..];
         match b[0] {
             b'f' => Ok(Some(PathElement::Field(rest.to_owned()))),
-            b'v' => {
-                let v: serde_json::Value = serde_json::from_str(rest)
+            b'v' | b'k' => {
+                // The value crate's reader keeps number literals, so floats
+                // are rounded correctly (and written back identically).
+                let arena = smpatch_value::Arena::new();
+                let opts = smpatch_value::ParseOptions {
+                    duplicate_keys: smpatch_value::DuplicateKeys::LastWins,
+                    ..smpatch_value::ParseOptions::default()
+                };
+                let v = smpatch_value::parse_json(&arena, rest.as_bytes(), &opts)
                     .map_err(|e| format!("parsing key as path element: {s:?}: {e}"))?;
-                Ok(Some(PathElement::Value(PeValue::from_serde(&v))))
-            }
-            b'k' => {
-                let v: serde_json::Value = serde_json::from_str(rest)
-                    .map_err(|e| format!("parsing key as path element: {s:?}: {e}"))?;
+                let conv = |v: &smpatch_value::Value<'_>| {
+                    PeValue::from_value(v, opts.max_depth).ok_or_else(|| {
+                        format!("parsing key as path element: {s:?}: nested too deeply")
+                    })
+                };
+                if b[0] == b'v' {
+                    return Ok(Some(PathElement::Value(conv(&v)?)));
+                }
                 match v {
-                    serde_json::Value::Null => Ok(Some(PathElement::Key(Vec::new()))),
-                    serde_json::Value::Object(o) => Ok(Some(PathElement::key(
-                        o.iter()
-                            .map(|(k, v)| (k.clone(), PeValue::from_serde(v)))
-                            .collect(),
-                    ))),
+                    smpatch_value::Value::Null => Ok(Some(PathElement::Key(Vec::new()))),
+                    smpatch_value::Value::Object(o) => {
+                        let mut fields = Vec::with_capacity(o.len());
+                        for (k, v) in o.iter() {
+                            fields.push((k.to_owned(), conv(&v)?));
+                        }
+                        Ok(Some(PathElement::key(fields)))
+                    }
                     _ => Err(format!(
                         "parsing key as path element: {s:?}: a key must be a JSON object"
                     )),
@@ -527,6 +539,19 @@ mod tests {
                 "i:10"
             ]
         );
+    }
+
+    #[test]
+    fn big_numbers_are_rounded_once() {
+        // A fuzz finding: an integer literal beyond 64 bits read through a
+        // float parser that is not correctly rounded came back different
+        // after writing. Literals now go through `str::parse::<f64>`.
+        let p = pe("k:{\"n\":9188888888888888888888777777777653}");
+        let text = p.to_string();
+        assert_eq!(text, "k:{\"n\":9.188888888888889e+33}");
+        assert_eq!(pe(&text), p);
+        assert_eq!(pe(&text).to_string(), text);
+        assert_eq!(pe("v:9007199254740993").to_string(), "v:9007199254740993");
     }
 
     #[test]
