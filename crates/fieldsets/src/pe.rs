@@ -72,19 +72,31 @@ impl PeValue {
     }
 
     /// Converts an arena value. `depth_left` bounds the nesting (list keys
-    /// and set elements are shallow in practice); `None` when exceeded.
-    pub fn from_value(v: &smpatch_value::Value<'_>, depth_left: usize) -> Option<PeValue> {
+    /// and set elements are shallow in practice). Fails with the reason when
+    /// the nesting is deeper or a number does not fit an `f64` (`1e999`).
+    pub fn from_value(
+        v: &smpatch_value::Value<'_>,
+        depth_left: usize,
+    ) -> Result<PeValue, &'static str> {
         use smpatch_value::Value;
-        Some(match v {
+        Ok(match v {
             Value::Null => PeValue::Null,
             Value::Bool(b) => PeValue::Bool(*b),
             Value::Number(n) => match n.as_i64() {
-                Some(i) if n.is_int() => PeValue::Int(i),
-                _ => PeValue::Float(n.as_f64()),
+                // `-0` stays the float -0 (written `-0`), as the reference
+                // reads every number as a float.
+                Some(i) if n.is_int() && n.literal() != "-0" => PeValue::Int(i),
+                _ => {
+                    let f = n.as_f64();
+                    if !f.is_finite() {
+                        return Err("a number beyond the range of a 64-bit float");
+                    }
+                    PeValue::Float(f)
+                }
             },
             Value::String(s) => PeValue::String((*s).to_owned()),
             Value::Array(items) => {
-                let d = depth_left.checked_sub(1)?;
+                let d = depth_left.checked_sub(1).ok_or(TOO_DEEP)?;
                 let mut out = Vec::with_capacity(items.len());
                 for i in items.iter() {
                     out.push(Self::from_value(i, d)?);
@@ -92,7 +104,7 @@ impl PeValue {
                 PeValue::Array(out)
             }
             Value::Object(o) => {
-                let d = depth_left.checked_sub(1)?;
+                let d = depth_left.checked_sub(1).ok_or(TOO_DEEP)?;
                 let mut m = Vec::with_capacity(o.len());
                 for (k, v) in o.iter() {
                     m.push((k.to_owned(), Self::from_value(&v, d)?));
@@ -154,6 +166,8 @@ impl PeValue {
         }
     }
 }
+
+const TOO_DEEP: &str = "a value nested too deeply";
 
 impl Ord for PeValue {
     fn cmp(&self, other: &Self) -> Ordering {
@@ -299,9 +313,8 @@ impl PathElement {
                 let v = smpatch_value::parse_json(&arena, rest.as_bytes(), &opts)
                     .map_err(|e| format!("parsing key as path element: {s:?}: {e}"))?;
                 let conv = |v: &smpatch_value::Value<'_>| {
-                    PeValue::from_value(v, opts.max_depth).ok_or_else(|| {
-                        format!("parsing key as path element: {s:?}: nested too deeply")
-                    })
+                    PeValue::from_value(v, opts.max_depth)
+                        .map_err(|why| format!("parsing key as path element: {s:?}: {why}"))
                 };
                 if b[0] == b'v' {
                     return Ok(Some(PathElement::Value(conv(&v)?)));
@@ -552,6 +565,12 @@ mod tests {
         assert_eq!(pe(&text), p);
         assert_eq!(pe(&text).to_string(), text);
         assert_eq!(pe("v:9007199254740993").to_string(), "v:9007199254740993");
+        assert_eq!(pe("v:-0.0").to_string(), "v:-0");
+        assert_eq!(pe("v:-0").to_string(), "v:-0");
+        assert_eq!(pe("v:-0"), pe("v:0"));
+        // Second finding: an exponent beyond f64 was written as `null`.
+        let e = PathElement::parse("v:7797881e99988877770000000000000000000000000").unwrap_err();
+        assert!(e.contains("beyond the range"), "{e}");
     }
 
     #[test]

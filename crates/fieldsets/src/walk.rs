@@ -222,12 +222,13 @@ pub(crate) fn item_pe(
 ) -> Result<PathElement, Error> {
     let bad = |m: &str| Error::new(ErrorKind::InvalidListItem, pointer(loc), m.to_owned());
     let conv = |v: &Value<'_>| {
-        PeValue::from_value(v, max_depth).ok_or_else(|| {
-            Error::new(
-                ErrorKind::TooDeep,
-                pointer(loc),
-                "list item value nested too deeply",
-            )
+        PeValue::from_value(v, max_depth).map_err(|why| {
+            let kind = if why == "a value nested too deeply" {
+                ErrorKind::TooDeep
+            } else {
+                ErrorKind::InvalidListItem
+            };
+            Error::new(kind, pointer(loc), format!("list item key: {why}"))
         })
     };
     match rel {
