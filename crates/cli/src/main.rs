@@ -24,6 +24,7 @@ use smpatch_value::{
     ParseError, ParseOptions, Value,
 };
 
+mod fields;
 mod rfc;
 mod validate;
 use std::io::{Read, Write};
@@ -86,6 +87,12 @@ enum Command {
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
     Validate(validate::ValidateArgs),
+    /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    Fields(fields::FieldsArgs),
+    /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    Extract(fields::ExtractArgs),
+    /// Print which field managers own each path of a live object.
+    Owners(fields::OwnersArgs),
 }
 
 #[derive(Args)]
@@ -317,6 +324,9 @@ fn run() -> i32 {
         Command::Diff(a) => diff(&a, &limits),
         Command::Apply(a) => apply(&a, &limits),
         Command::Validate(a) => validate::validate(&a, &limits),
+        Command::Fields(a) => fields::fields(&a, &limits),
+        Command::Extract(a) => fields::extract_cmd(&a, &limits),
+        Command::Owners(a) => fields::owners_cmd(&a, &limits),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();

@@ -360,6 +360,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             embedded_resource: self.flag(s, "x-kubernetes-embedded-resource", path)?,
             nullable: self.flag(s, "nullable", path)?,
             preserve_unknown_fields: self.flag(s, "x-kubernetes-preserve-unknown-fields", path)?,
+            map_type: self.node_map_type(s, path)?,
         };
         // `type` is a string (OpenAPI) or a list of strings (JSON Schema).
         let mut multi = false;
@@ -413,6 +414,16 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             n.flags = flags;
         }
         Ok(())
+    }
+
+    /// `x-kubernetes-map-type` on a node's own schema (field sets only; the
+    /// patch algorithms read the property's [`PatchMeta::map_type`]).
+    fn node_map_type(&mut self, s: D, path: u32) -> Result<Option<MapType>, SchemaError> {
+        Ok(match self.ext_str(s, "x-kubernetes-map-type", path)? {
+            Some("atomic") => Some(MapType::Atomic),
+            Some("granular") => Some(MapType::Granular),
+            _ => None,
+        })
     }
 
     fn scalar(&mut self, s: D) -> NodeKind {
@@ -508,7 +519,17 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     ));
                 }
             }
-            fields.insert(name.into(), FieldDef { node, meta });
+            let default = prop
+                .get("default")
+                .map(|d| d.to_json_text().into_boxed_str());
+            fields.insert(
+                name.into(),
+                FieldDef {
+                    node,
+                    meta,
+                    default,
+                },
+            );
         }
         // No field may belong to two unions (spec §2.7).
         let mut seen: HashSet<&str> = HashSet::new();
@@ -967,6 +988,7 @@ pub(crate) fn open_crd_metadata(schema: &mut Builder, root: NodeId) {
             FieldDef {
                 node: unknown,
                 meta: PatchMeta::EMPTY,
+                default: None,
             },
         );
     }

@@ -138,6 +138,9 @@ pub struct FieldDef {
     pub node: NodeId,
     /// Patch metadata from the property schema.
     pub meta: PatchMeta,
+    /// The property's `default`, as compact JSON text (server-side apply
+    /// fills missing list-map key fields from it, KEP-2155 field sets).
+    pub default: Option<Box<str>>,
 }
 
 /// What a node describes.
@@ -182,6 +185,10 @@ pub struct NodeFlags {
     /// `x-kubernetes-preserve-unknown-fields: true`. On a struct, lookups of
     /// fields it does not declare answer the unknown cursor instead of failing.
     pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-map-type` declared on the node's own schema (for a
+    /// definition such as `LabelSelector`, which is atomic wherever it is
+    /// used). A property's own [`PatchMeta::map_type`] takes precedence.
+    pub map_type: Option<MapType>,
 }
 
 /// One node of a compiled schema.
@@ -399,6 +406,15 @@ impl<'s> Cursor<'s> {
         };
         out.sort_unstable_by(|a, b| a.0.cmp(b.0));
         out.into_iter()
+    }
+
+    /// The `default` of the struct field `name` as compact JSON text, when
+    /// the schema declares one (`None` for anything else).
+    pub fn field_default(&self, name: &str) -> Option<&'s str> {
+        match self.kind() {
+            Some(NodeKind::Struct { fields, .. }) => fields.get(name)?.default.as_deref(),
+            _ => None,
+        }
     }
 
     /// True for the schema-less / untyped cursor.
@@ -704,6 +720,30 @@ mod tests {
         assert_eq!(f.meta, &PatchMeta::EMPTY);
         let f = f.cursor.lookup_list("b").unwrap();
         assert!(f.cursor.is_unknown());
+    }
+
+    #[test]
+    fn node_map_type_and_field_defaults() {
+        let s = crate::embedded();
+        let deploy = s.cursor("apps/v1/Deployment").unwrap();
+        let spec = deploy.lookup_object("spec").unwrap().cursor;
+        let selector = spec.lookup_object("selector").unwrap();
+        assert_eq!(selector.meta.map_type, None);
+        assert_eq!(selector.cursor.flags().map_type, Some(MapType::Atomic));
+        let strategy = spec.lookup_object("strategy").unwrap().cursor;
+        assert_eq!(strategy.flags().map_type, None);
+        let doc = Schema::from_bytes(
+            br#"{"swagger":"2.0","definitions":{"com.example.P":{"type":"object","x-kubernetes-map-type":"granular","properties":{"port":{"type":"integer"},"protocol":{"type":"string","default":"TCP"},"opts":{"type":"object","default":{"b":[1,2.5],"a":null}}}}}}"#,
+            "t",
+        )
+        .unwrap();
+        let p = doc.cursor("com.example.P").unwrap();
+        assert_eq!(p.flags().map_type, Some(MapType::Granular));
+        assert_eq!(p.field_default("protocol"), Some("\"TCP\""));
+        assert_eq!(p.field_default("opts"), Some(r#"{"b":[1,2.5],"a":null}"#));
+        assert_eq!(p.field_default("port"), None);
+        assert_eq!(p.field_default("missing"), None);
+        assert_eq!(Cursor::UNKNOWN.field_default("x"), None);
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! never stopping at a bad request:
 //!
 //! ```text
-//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize",
+//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize"
+//!        | "fields" | "extract",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
-//!  "left": JSON, "right": JSON,
+//!  "left": JSON, "right": JSON, "object": JSON, "object_text": "…",
+//!  "manager": "NAME", "subresource": "S",
 //!  "original_text": "…", "patch_text": "…", "modified_text": "…", "current_text": "…",
 //!  "overwrite": true, "options": {"fix_quirks": false, "compound_keys": false, …}}
 //! → {"id": ANY, "ok": JSON}
@@ -501,9 +503,11 @@ enum OpName {
     Create3,
     Conflicts,
     Normalize,
+    Fields,
+    Extract,
 }
 
-const OP_NAMES: &str = "apply, create2, create3, conflicts or normalize";
+const OP_NAMES: &str = "apply, create2, create3, conflicts, normalize, fields or extract";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -513,6 +517,8 @@ impl OpName {
             "create3" => OpName::Create3,
             "conflicts" => OpName::Conflicts,
             "normalize" => OpName::Normalize,
+            "fields" => OpName::Fields,
+            "extract" => OpName::Extract,
             _ => return None,
         })
     }
@@ -556,6 +562,8 @@ impl OpName {
                     create: !has_document(request, "old"),
                 }
             }
+            OpName::Fields => crate::fields::batch_fields(request)?,
+            OpName::Extract => crate::fields::batch_extract(request)?,
         })
     }
 
@@ -564,6 +572,7 @@ impl OpName {
     fn extra_members(self) -> &'static [&'static str] {
         match self {
             OpName::Create3 => &["overwrite"],
+            OpName::Extract => &["manager", "subresource"],
             _ => &[],
         }
     }
@@ -614,7 +623,12 @@ fn run<'a>(
     };
     let cursor =
         ops::resolve_type(&op, &schemas, &ty, &docs).map_err(|e| e.with_prefix("/schema"))?;
-    ops::execute(arena, &op, &docs, cursor)
+    let out = ops::execute(arena, &op, &docs, cursor);
+    if matches!(name, OpName::Fields | OpName::Extract) {
+        // Errors of the field-set ops point into the request's `object`.
+        return out.map_err(|e| e.with_prefix("/object"));
+    }
+    out
 }
 
 /// Refuses request members the op does not read: a misspelled name

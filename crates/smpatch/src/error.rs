@@ -7,6 +7,7 @@
 //! `#[non_exhaustive]`, so adding a variant breaks no caller. Every name is
 //! listed in `docs/ERRORS.md` and never changes once published.
 
+use smpatch_fieldsets::{Error as FieldsError, ErrorKind as FieldsErrorKind};
 use smpatch_patch_apply::ErrorKind as PatchErrorKind;
 use smpatch_schema::{SchemaError, SchemaErrorKind};
 use smpatch_union_normalize::{Error as UnionError, ErrorKind as UnionErrorKind, Violation};
@@ -29,6 +30,9 @@ pub enum ErrorKind {
     Facade(FacadeKind),
     /// Union normalization or validation could not run (smpatch-union-normalize).
     Union(UnionErrorKind),
+    /// Field sets, extract or owners refused the object or its managed
+    /// fields (smpatch-fieldsets).
+    Fields(FieldsErrorKind),
 }
 
 impl ErrorKind {
@@ -53,6 +57,7 @@ impl ErrorKind {
             ErrorKind::Patch(k) => k.name(),
             ErrorKind::Facade(k) => k.name(),
             ErrorKind::Union(k) => k.name(),
+            ErrorKind::Fields(k) => k.name(),
         }
     }
 }
@@ -263,5 +268,12 @@ impl From<UnionError> for Error {
     /// Kind (`too_deep`), path and message unchanged.
     fn from(e: UnionError) -> Self {
         Error::new(ErrorKind::Union(e.kind), e.path.clone(), e.message.clone()).with_source(e)
+    }
+}
+
+impl From<FieldsError> for Error {
+    /// Kind, path and message unchanged.
+    fn from(e: FieldsError) -> Self {
+        Error::new(ErrorKind::Fields(e.kind()), e.path(), e.message()).with_source(e)
     }
 }

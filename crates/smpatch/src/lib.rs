@@ -27,12 +27,17 @@
 
 pub mod batch;
 mod error;
+mod fields;
 mod input;
 pub mod ops;
 mod unions;
 
 pub use error::{Error, ErrorKind, FacadeKind};
+pub use fields::{extract_bytes, extract_json, fields_bytes, fields_json, owners_json};
 pub use input::{check_object, looks_like_json, parse_document};
+/// Field sets and apply configurations (KEP-2155): the `smpatch-fieldsets` crate.
+pub use smpatch_fieldsets as fieldsets;
+pub use smpatch_fieldsets::ErrorKind as FieldsErrorKind;
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
 pub use smpatch_patch_create::CreateOptions;
 pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};

@@ -27,6 +27,7 @@
 use crate::error::FacadeKind;
 use crate::input::{resolve_cursor, Empty};
 use crate::{Error, TypeRef};
+use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_patch_apply::ApplyOptions;
 use smpatch_patch_create::CreateOptions;
 use smpatch_schema::{Cursor, Schema};
@@ -72,6 +73,17 @@ pub enum Op {
         /// no stored object, which is not the same as a stored `{}`).
         create: bool,
     },
+    /// The field set of `object` as server-side apply records it
+    /// (KEP-2155); answers [`Outcome::FieldSet`].
+    Fields(FieldsOptions),
+    /// The apply configuration `manager` owns in the live `object`
+    /// (KEP-2155, client-go's extract).
+    Extract {
+        /// The field manager whose `Apply` entry is extracted.
+        manager: String,
+        /// Options (subresource, apiVersion check, reference mode, …).
+        options: ExtractOptions,
+    },
 }
 
 impl Op {
@@ -85,6 +97,7 @@ impl Op {
             Op::Compose(_) => &["first", "second"],
             Op::ServerApply { .. } => &["original", "patch"],
             Op::Normalize { .. } => &["new", "old"],
+            Op::Fields(_) | Op::Extract { .. } => &["object"],
         }
     }
 
@@ -97,6 +110,7 @@ impl Op {
             | Op::Compose(_)
             | Op::ServerApply { .. }
             | Op::Normalize { .. } => &[0, 1],
+            Op::Fields(_) | Op::Extract { .. } => &[0],
             Op::Create2(_) => &[1, 0],
             Op::Create3 { .. } => &[1, 0, 2],
         }
@@ -107,7 +121,9 @@ impl Op {
     pub fn max_depth(&self) -> usize {
         match self {
             Op::Apply(o) => o.max_depth,
-            Op::ServerApply { apply, unions } => apply.max_depth.max(unions.max_depth),
+            Op::ServerApply { apply, .. } => apply.max_depth,
+            Op::Fields(o) => o.max_depth,
+            Op::Extract { options, .. } => options.max_depth,
             Op::Normalize { options, .. } => options.max_depth,
             Op::Create2(o) | Op::Create3 { options: o, .. } | Op::Conflicts(o) | Op::Compose(o) => {
                 o.max_depth
@@ -118,7 +134,9 @@ impl Op {
     /// How an empty document counts: an error for apply, `{}` otherwise.
     pub(crate) fn empty(&self) -> Empty {
         match self {
-            Op::Apply(_) | Op::ServerApply { .. } => Empty::IsError,
+            Op::Apply(_) | Op::ServerApply { .. } | Op::Fields(_) | Op::Extract { .. } => {
+                Empty::IsError
+            }
             _ => Empty::IsObject,
         }
     }
@@ -141,13 +159,23 @@ pub enum Outcome<'a> {
         /// Pointers of the cleared members.
         cleared: Vec<String>,
     },
+    /// The answer of [`Op::Fields`]: the set, and its canonical FieldsV1
+    /// JSON as a value.
+    FieldSet {
+        /// The FieldsV1 object (members in canonical order).
+        value: Value<'a>,
+        /// The set.
+        set: FieldSet,
+    },
 }
 
 impl<'a> Outcome<'a> {
     /// The outcome as a value (`Conflicts` as a JSON boolean).
     pub fn into_value(self) -> Value<'a> {
         match self {
-            Outcome::Document(v) | Outcome::Normalized { value: v, .. } => v,
+            Outcome::Document(v)
+            | Outcome::Normalized { value: v, .. }
+            | Outcome::FieldSet { value: v, .. } => v,
             Outcome::Conflicts(b) => Value::Bool(b),
         }
     }
@@ -230,6 +258,16 @@ pub fn execute<'a>(
         (Op::Normalize { options, create }, &[new, old]) => {
             let old = (!create).then_some(old);
             crate::unions::normalize_validated(arena, old, new, cursor, options)
+        }
+        (Op::Fields(o), &[object]) => {
+            let set = smpatch_fieldsets::fields_of(&object, cursor, o)?;
+            let value = crate::fields::set_value(arena, &set)?;
+            Ok(Outcome::FieldSet { value, set })
+        }
+        (Op::Extract { manager, options }, &[object]) => {
+            smpatch_fieldsets::extract(arena, &object, cursor, manager, options)
+                .map(Outcome::Document)
+                .map_err(Error::from)
         }
         _ => Err(Error::facade(
             FacadeKind::InvalidRequest,
