@@ -3,11 +3,22 @@
 //! [`crate::ops::Op::Fields`] and [`crate::ops::Op::Extract`]), and the
 //! batch options of the `fields` and `extract` ops.
 
+use crate::input::{parse_options, read_document};
 use crate::ops::{Op, Outcome};
 use crate::{document, pipeline, Error, Input, Output, TypeRef};
 use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_schema::Schema;
 use smpatch_value::{Arena, Value};
+
+/// A `_bytes` input of the field-set functions: JSON or YAML (one document).
+struct JsonOrYaml<'b>(&'b [u8]);
+
+impl Input for JsonOrYaml<'_> {
+    fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
+        let opts = parse_options(op.max_depth());
+        read_document(arena, self.0, op.empty(), true, what, &opts)
+    }
+}
 
 /// The canonical FieldsV1 JSON of `set` as a value in `arena` (members in
 /// canonical order).
@@ -96,7 +107,7 @@ pub fn fields_bytes(
 ) -> Result<Vec<u8>, Error> {
     pipeline(
         Op::Fields(opts.clone()),
-        &[object],
+        &[&JsonOrYaml(object)],
         schema,
         ty,
         |out| match out {
@@ -146,7 +157,12 @@ pub fn extract_bytes(
     manager: &str,
     opts: &ExtractOptions,
 ) -> Result<Vec<u8>, Error> {
-    document(extract_op(manager, opts), &[object], schema, ty)
+    document(
+        extract_op(manager, opts),
+        &[&JsonOrYaml(object)],
+        schema,
+        ty,
+    )
 }
 
 fn extract_op(manager: &str, opts: &ExtractOptions) -> Op {

@@ -2,8 +2,11 @@
 //!
 //! Owns: the public facade (serde_json and bytes in, serde_json and bytes
 //! out) over the arena crates, the pipeline every entry point shares
-//! ([`ops`]), the typed [`Error`], and batch mode (the machine interface,
-//! [`batch`]). The `smpatch` command-line tool lives in `crates/cli`.
+//! ([`ops`]), the typed [`Error`], batch mode (the machine interface,
+//! [`batch`]), union normalization and validation (KEP-1027/KEP-2887,
+//! [`server_apply_json`], [`normalize_json`], [`validate_json`]) and field
+//! sets (KEP-2155, [`fields_json`], [`extract_json`], [`owners_json`]).
+//! The `smpatch` command-line tool lives in `crates/cli`.
 //!
 //! Must not: hold merge or diff logic of its own, or depend on CLI crates
 //! (clap) or JSON-patch crates.

@@ -4,7 +4,10 @@
 //! CLI) reads its documents its own way, then calls [`run`]: it finds the
 //! schema type ([`TypeRef`]) from the documents in the operation's order and
 //! calls the engine crate. This is the only module that calls
-//! smpatch-patch-apply and smpatch-patch-create.
+//! smpatch-patch-apply and smpatch-patch-create; union normalization and
+//! field sets run from here too (through `unions.rs`, and
+//! smpatch-fieldsets directly), except `validate_json`/`validate_unions`
+//! (no merge, no op) and `owners` (no schema).
 //!
 //! Adding an operation: a variant of [`Op`] (holding its options), its
 //! document names in [`Op::roles`], the order its type is detected from in
