@@ -1,11 +1,13 @@
 //! The `smpatch` command-line tool.
 //!
 //! Owns: the commands `explain`, `patch` (like `kubectl patch --local`),
-//! `diff`, `apply` (the `kubectl apply` flow, offline) and `batch` (the
-//! machine interface of `smpatch::batch`), their flags, reading files with a
-//! size cap and streaming results to stdout. Errors print
+//! `diff`, `apply` (the `kubectl apply` flow, offline), `validate` (union
+//! and enum rules, [`validate`]) and `batch` (the machine interface of
+//! `smpatch::batch`), their flags, reading files with a size cap and
+//! streaming results to stdout. Errors print
 //! `error: <location>: <message> [kind]` on stderr and exit with status 1
-//! (2 for `diff --exit-code`); a closed stdout ends the tool quietly with 0.
+//! (2 for `diff --exit-code` and `validate`); a closed stdout ends the tool
+//! quietly with 0.
 //!
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
@@ -13,13 +15,18 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
-use smpatch::{check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
+use smpatch::{
+    check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef,
+    UnionOptions,
+};
 use smpatch_value::{
     parse_json, parse_yaml, to_go_json, write_json_pretty_to, write_yaml_to, Arena, Member, Object,
     ParseError, ParseOptions, Value,
 };
 
+mod fields;
 mod rfc;
+mod validate;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -75,6 +82,15 @@ enum Command {
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     Batch,
+    /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
+    /// (exit 0 clean, 1 violations, 2 other errors).
+    Validate(validate::ValidateArgs),
+    /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    Fields(fields::FieldsArgs),
+    /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    Extract(fields::ExtractArgs),
+    /// Print which field managers own each path of a live object.
+    Owners(fields::OwnersArgs),
 }
 
 #[derive(Args)]
@@ -149,6 +165,9 @@ struct PatchArgs {
     /// Merge list-type map lists by all their list-map keys.
     #[arg(long)]
     compound_keys: bool,
+    /// Run the server pipeline: normalize unions against the input object, then validate unions and enums.
+    #[arg(long)]
+    normalize_unions: bool,
 }
 
 #[derive(Args)]
@@ -255,12 +274,26 @@ impl Failure {
 }
 
 impl From<Error> for Failure {
+    /// `<path>: <message> [kind]`; a `validation` error lists its
+    /// violations one per line.
     fn from(e: Error) -> Self {
         let location = if e.path().is_empty() {
             "/".to_owned()
         } else {
             e.path().to_owned()
         };
+        let v = e.violations();
+        if !v.is_empty() {
+            let mut m = format!(
+                "the patched object breaks {} union/enum rule{}:",
+                v.len(),
+                if v.len() == 1 { "" } else { "s" }
+            );
+            for x in v {
+                m.push_str(&format!("\n  {x}"));
+            }
+            return Failure::at(location, format!("{m}\n[{}]", e.name()));
+        }
         Failure::at(location, format!("{} [{}]", e.message(), e.name()))
     }
 }
@@ -278,13 +311,20 @@ fn run() -> i32 {
             return if e.use_stderr() { 1 } else { 0 };
         }
     };
-    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code);
+    // `diff --exit-code` and `validate` use 1 for "differences" /
+    // "violations", so their errors exit 2.
+    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code)
+        || matches!(&cli.command, Command::Validate(_));
     let limits = cli.limits;
     let result = match cli.command {
         Command::Explain(a) => explain(&a, &limits),
         Command::Patch(a) => patch(&a, &limits),
         Command::Diff(a) => diff(&a, &limits),
         Command::Apply(a) => apply(&a, &limits),
+        Command::Validate(a) => validate::validate(&a, &limits),
+        Command::Fields(a) => fields::fields(&a, &limits),
+        Command::Extract(a) => fields::extract_cmd(&a, &limits),
+        Command::Owners(a) => fields::owners_cmd(&a, &limits),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();
@@ -508,6 +548,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
+    if a.normalize_unions && a.patch_type != PatchType::Strategic {
+        return Err(Failure::at(
+            "--normalize-unions",
+            "works with --type strategic only",
+        ));
+    }
     let user = load_schemas(&a.schema.schemas, limits)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
@@ -518,12 +564,21 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
-            let op = Op::Apply(
-                ApplyOptions::default()
-                    .with_fix_quirks(a.fix_quirks)
-                    .with_compound_keys(a.compound_keys)
-                    .with_max_depth(limits.max_depth),
-            );
+            let apply = ApplyOptions::default()
+                .with_fix_quirks(a.fix_quirks)
+                .with_compound_keys(a.compound_keys)
+                .with_max_depth(limits.max_depth);
+            let op = if a.normalize_unions {
+                Op::ServerApply {
+                    apply,
+                    unions: UnionOptions {
+                        max_depth: limits.max_depth,
+                        ..UnionOptions::default()
+                    },
+                }
+            } else {
+                Op::Apply(apply)
+            };
             for (i, doc) in docs.iter().enumerate() {
                 let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
                     .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;

@@ -2,8 +2,11 @@
 //!
 //! Owns: the public facade (serde_json and bytes in, serde_json and bytes
 //! out) over the arena crates, the pipeline every entry point shares
-//! ([`ops`]), the typed [`Error`], and batch mode (the machine interface,
-//! [`batch`]). The `smpatch` command-line tool lives in `crates/cli`.
+//! ([`ops`]), the typed [`Error`], batch mode (the machine interface,
+//! [`batch`]), union normalization and validation (KEP-1027/KEP-2887,
+//! [`server_apply_json`], [`normalize_json`], [`validate_json`]) and field
+//! sets (KEP-2155, [`fields_json`], [`extract_json`], [`owners_json`]).
+//! The `smpatch` command-line tool lives in `crates/cli`.
 //!
 //! Must not: hold merge or diff logic of its own, or depend on CLI crates
 //! (clap) or JSON-patch crates.
@@ -37,17 +40,28 @@
 
 pub mod batch;
 mod error;
+mod fields;
 mod input;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s;
 pub mod ops;
+mod unions;
 
 pub use error::{Error, ErrorKind, FacadeKind};
+pub use fields::{extract_bytes, extract_json, fields_bytes, fields_json, owners_json};
 pub use input::{check_object, looks_like_json, parse_document};
+/// Field sets and apply configurations (KEP-2155): the `smpatch-fieldsets` crate.
+pub use smpatch_fieldsets as fieldsets;
+pub use smpatch_fieldsets::ErrorKind as FieldsErrorKind;
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
 pub use smpatch_patch_create::CreateOptions;
 pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};
+pub use smpatch_union_normalize::ErrorKind as UnionErrorKind;
 pub use smpatch_value::{Arena, ParseErrorKind, Value};
+pub use unions::{
+    normalize_and_validate, normalize_json, server_apply, server_apply_json, validate_json,
+    validate_unions, Normalized, NormalizedJson, PipelineError, Rule, UnionOptions, Violation,
+};
 
 use input::{parse_options, read_document};
 use ops::{Op, Outcome};
