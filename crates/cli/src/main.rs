@@ -11,12 +11,13 @@
 //! reached through `smpatch::ops`).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use smpatch::apply_flow::{self, ClientApplyOptions};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
 use smpatch::{check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
 use smpatch_value::{
-    parse_json, parse_yaml, to_go_json, write_json_pretty_to, write_yaml_to, Arena, Member, Object,
-    ParseError, ParseOptions, Value,
+    parse_json, parse_yaml, write_json_pretty_to, write_yaml_to, Arena, ParseError, ParseOptions,
+    Value,
 };
 
 mod rfc;
@@ -24,7 +25,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The annotation `kubectl apply` keeps the last applied configuration in.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
 #[derive(Parser)]
 #[command(
@@ -626,52 +627,6 @@ fn object_key(doc: &Value<'_>) -> ObjectKey {
     )
 }
 
-/// `obj` with member `key` set to `value` (appended when absent) or removed
-/// (`None`).
-fn with_member<'a>(
-    arena: &'a Arena,
-    obj: Object<'a>,
-    key: &'a str,
-    value: Option<Value<'a>>,
-) -> Value<'a> {
-    let mut members: Vec<Member<'a>> = Vec::with_capacity(obj.len() + 1);
-    let mut found = false;
-    for m in obj.members() {
-        if m.key == key {
-            found = true;
-            if let Some(v) = value {
-                members.push(Member { key, value: v });
-            }
-        } else {
-            members.push(*m);
-        }
-    }
-    if let (false, Some(v)) = (found, value) {
-        members.push(Member { key, value: v });
-    }
-    Value::object_from_members(arena, &members)
-}
-
-/// `doc` with `metadata.annotations[LAST_APPLIED]` set to `value` or removed.
-/// Like kubectl (`GetModifiedConfiguration` through `Unstructured`'s
-/// `GetAnnotations`), annotations that are absent, not an object, or hold a
-/// value that is not a string become `{}` before that.
-fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a>>) -> Value<'a> {
-    let root = doc.as_object().unwrap_or_default();
-    let meta = root
-        .get("metadata")
-        .and_then(|m| m.as_object())
-        .unwrap_or_default();
-    let annotations = meta
-        .get("annotations")
-        .and_then(|a| a.as_object())
-        .filter(|a| a.members().iter().all(|m| m.value.as_str().is_some()))
-        .unwrap_or_default();
-    let annotations = with_member(arena, annotations, LAST_APPLIED, value);
-    let meta = with_member(arena, meta, "annotations", Some(annotations));
-    with_member(arena, root, "metadata", Some(meta))
-}
-
 /// The live object `manifest` is applied to. A manifest without a namespace
 /// takes the one kubectl would use: the matching live object's (`default`
 /// preferred when several namespaces hold it).
@@ -695,28 +650,6 @@ fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> 
         .copied()
 }
 
-/// `manifest` with `metadata.namespace` set to the live object's when it has
-/// none (kubectl sets the namespace it applies to before computing the
-/// last-applied configuration).
-fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a>) -> Value<'a> {
-    let meta = manifest.get("metadata").and_then(|m| m.as_object());
-    let has_ns = meta
-        .and_then(|m| m.get("namespace"))
-        .and_then(|n| n.as_str())
-        .is_some_and(|n| !n.is_empty());
-    let live_ns = live
-        .get("metadata")
-        .and_then(|m| m.get("namespace"))
-        .filter(|n| n.as_str().is_some_and(|n| !n.is_empty()));
-    match (meta, has_ns, live_ns, manifest.as_object()) {
-        (Some(meta), false, Some(ns), Some(root)) => {
-            let meta = with_member(arena, meta, "namespace", Some(ns));
-            with_member(arena, root, "metadata", Some(meta))
-        }
-        _ => manifest,
-    }
-}
-
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let (mb, lb) = (
         read_input(&a.manifest, limits)?,
@@ -724,60 +657,29 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     );
     let arena = Arena::new();
     let manifest_name = a.manifest.display().to_string();
+    let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
-    let lives = parse_stream(&arena, &lb, &a.live.display().to_string(), limits)?;
+    let lives = parse_stream(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema);
-    let create = Op::Create3 {
-        options: CreateOptions {
-            max_depth: limits.max_depth,
-            ..CreateOptions::default()
-        },
-        overwrite: a.overwrite,
-    };
-    let merge = Op::Apply(ApplyOptions {
-        max_depth: limits.max_depth,
-        ..ApplyOptions::default()
-    });
+    let opts = ClientApplyOptions::default()
+        .overwrite(a.overwrite)
+        .max_depth(limits.max_depth);
     let mut results = Vec::with_capacity(manifests.len());
     for (i, manifest) in manifests.iter().enumerate() {
-        let in_doc = |e: Error| Failure::in_document(e, &manifest_name, i, manifests.len());
-        let live = find_live(&lives, *manifest).unwrap_or_else(Value::empty_object);
-        let manifest = &with_live_namespace(&arena, *manifest, live);
-        let original = match live
-            .get("metadata")
-            .and_then(|m| m.get("annotations"))
-            .and_then(|an| an.get(LAST_APPLIED))
-        {
-            Some(Value::String(text)) if !text.trim().is_empty() => {
-                let v =
-                    parse_json(&arena, text.as_bytes(), &limits.parse_options()).map_err(|e| {
-                        Failure::at(
-                            format!("{}: {LAST_APPLIED}", a.live.display()),
-                            e.to_string(),
-                        )
-                    })?;
-                check_object(v, LAST_APPLIED)?
+        let live = find_live(&lives, *manifest);
+        let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
+            if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {
+                Failure::at(format!("{live_name}: {LAST_APPLIED}"), e.message())
+            } else {
+                Failure::in_document(e, &manifest_name, i, manifests.len())
             }
-            _ => Value::empty_object(),
-        };
-        let base = set_last_applied(&arena, *manifest, None);
-        let mut encoded = to_go_json(&base);
-        encoded.push('\n');
-        let modified =
-            set_last_applied(&arena, base, Some(Value::String(arena.alloc_str(&encoded))));
-        let docs = [original, modified, live];
-        let cursor = ops::resolve_type(&create, &refs, &ty, &docs).map_err(in_doc)?;
-        let patch = ops::execute(&arena, &create, &docs, cursor)
-            .map_err(in_doc)?
-            .into_value();
+        })?;
         results.push(if a.show_patch {
-            patch
+            applied.patch
         } else {
-            ops::execute(&arena, &merge, &[live, patch], cursor)
-                .map_err(in_doc)?
-                .into_value()
+            applied.merged
         });
     }
     write_results(&results, a.output)?;

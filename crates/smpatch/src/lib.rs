@@ -25,6 +25,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod apply_flow;
 pub mod batch;
 mod error;
 mod input;
