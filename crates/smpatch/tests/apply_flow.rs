@@ -137,7 +137,12 @@ fn bytes_keep_numbers_and_refuse_an_empty_manifest() {
         .unwrap()
         .contains("123456789012345678901234"));
     // The annotation holds what kubectl writes: Go's float64 rendering.
-    assert!(out.last_applied.contains(r#""replicas":1.2345678901234569e+23"#), "{}", out.last_applied);
+    assert!(
+        out.last_applied
+            .contains(r#""replicas":1.2345678901234569e+23"#),
+        "{}",
+        out.last_applied
+    );
     let e =
         client_apply_bytes(b"", None, schema, &TypeRef::Detect, &Default::default()).unwrap_err();
     assert_eq!(e.name(), "invalid_document");
