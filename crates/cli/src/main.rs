@@ -416,16 +416,19 @@ fn parse_one<'a>(
     }
 }
 
-/// Loads each `--schema`, every file read no further than `--max-input-bytes`.
+/// The `--schema` files layered over the embedded schema
+/// ([`smpatch::schema_set_with`]), every file read no further than
+/// `--max-input-bytes`; none without `--schema` (the embedded schema is
+/// then used as it is).
 fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failure> {
-    let opts = smpatch_schema::LoadOptions {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let opts = smpatch::LoadOptions {
         max_input_bytes: limits.max_input_bytes,
-        ..smpatch_schema::LoadOptions::default()
+        ..smpatch::LoadOptions::default()
     };
-    paths
-        .iter()
-        .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
-        .collect()
+    Ok(vec![smpatch::schema_set_with(paths, &opts)?])
 }
 
 /// User schemas first, then the embedded one.

@@ -35,7 +35,7 @@ pub use error::{Error, ErrorKind, FacadeKind};
 pub use input::{check_object, looks_like_json, parse_document};
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
 pub use smpatch_patch_create::{CreateOptions, OnConflict};
-pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};
+pub use smpatch_schema::{Cursor, LoadOptions, Schema, SchemaErrorKind};
 pub use smpatch_value::{Arena, ParseErrorKind, Value};
 
 use input::{parse_options, read_document};
@@ -70,6 +70,38 @@ pub fn embedded_schema() -> Result<&'static Schema, Error> {
 /// Loads a schema from a file or directory: OpenAPI v2/v3 JSON or CRD YAML.
 pub fn load_schema(path: impl AsRef<std::path::Path>) -> Result<Schema, Error> {
     Schema::load_path(path.as_ref()).map_err(Error::from)
+}
+
+/// A schema set: the embedded Kubernetes schema with each file or directory
+/// of `paths` (OpenAPI v2/v3 JSON, CRD YAML) layered over it, in order. A
+/// type defined again wins over the embedded one and over earlier files
+/// (same name or same group/version/kind); types already compiled keep
+/// their own references. This is what the CLI's `--schema` flags build.
+///
+/// ```
+/// use serde_json::json;
+/// use smpatch::{apply_json, ApplyOptions, TypeRef};
+/// let set = smpatch::schema_set(&["../../testdata/schemas/widget.v2.json"]).unwrap();
+/// // The file's types and the built-in ones, in one schema.
+/// let ty = TypeRef::Definition("Widget".into());
+/// let live = json!({"items": [{"id": "a", "v": 1}, {"id": "b"}]});
+/// let patch = json!({"items": [{"id": "a", "w": 2}]});
+/// let out = apply_json(&live, &patch, &set, &ty, &ApplyOptions::default()).unwrap();
+/// assert_eq!(out, json!({"items": [{"id": "a", "v": 1, "w": 2}, {"id": "b"}]}));
+/// assert!(set.cursor("apps/v1/Deployment").is_some());
+/// ```
+pub fn schema_set<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Schema, Error> {
+    schema_set_with(paths, &LoadOptions::default())
+}
+
+/// [`schema_set`] with explicit reading limits for the files (each file is
+/// held to them on its own).
+pub fn schema_set_with<P: AsRef<std::path::Path>>(
+    paths: &[P],
+    opts: &LoadOptions,
+) -> Result<Schema, Error> {
+    let files = Schema::load_paths_with(paths, opts)?;
+    Ok(embedded_schema()?.clone().merge(files))
 }
 
 /// An input document of the facade: a `serde_json::Value` or JSON bytes.
