@@ -670,6 +670,7 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
         .overwrite(a.overwrite)
         .max_depth(limits.max_depth);
     let mut results = Vec::with_capacity(manifests.len());
+    let mut labels = Vec::new();
     for (i, manifest) in manifests.iter().enumerate() {
         let live = find_live(&lives, *manifest);
         let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
@@ -679,11 +680,51 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
                 Failure::in_document(e, &manifest_name, i, manifests.len())
             }
         })?;
-        results.push(if a.show_patch {
-            applied.patch
+        // kubectl's warning and summary line, on stderr so that stdout stays
+        // the objects (or patches) alone.
+        let mut note = String::new();
+        if let Some(w) = &applied.warning {
+            note.push_str(&format!("{w}\n"));
+        }
+        note.push_str(&format!("{} {}", applied.resource, applied.action));
+        if a.show_patch {
+            note.push_str(&format!(
+                " (three-way patch: stdout document {} of {})",
+                i + 1,
+                manifests.len()
+            ));
+        }
+        let _ = writeln!(std::io::stderr().lock(), "{note}");
+        if a.show_patch {
+            labels.push(format!(
+                "# three-way patch for {} ({manifest_name} document {} of {})\n",
+                applied.resource,
+                i + 1,
+                manifests.len()
+            ));
+            results.push(applied.patch);
         } else {
-            applied.merged
-        });
+            results.push(applied.merged);
+        }
+    }
+    if a.show_patch && a.output == Output::Yaml {
+        // YAML can say which patch is which in a comment; JSON stays bare
+        // patches (the stderr lines name them in order).
+        let mut out = std::io::stdout().lock();
+        return results
+            .iter()
+            .zip(&labels)
+            .enumerate()
+            .try_for_each(|(i, (d, label))| {
+                if i > 0 {
+                    out.write_all(b"---\n")?;
+                }
+                out.write_all(label.as_bytes())?;
+                render(&mut out, d, Output::Yaml, 0)
+            })
+            .and_then(|()| out.flush())
+            .map(|()| 0)
+            .map_err(|e| Failure::output(&e));
     }
     write_results(&results, a.output)?;
     Ok(0)

@@ -40,7 +40,7 @@
 
 use crate::input::{check_object, parse_options};
 use crate::ops::{self, Op};
-use crate::{Error, Output, TypeRef};
+use crate::{Error, ErrorKind, Output, PatchErrorKind, TypeRef};
 use smpatch_patch_apply::ApplyOptions;
 use smpatch_patch_create::CreateOptions;
 use smpatch_schema::Schema;
@@ -243,7 +243,9 @@ pub fn run<'a>(
     };
     let docs = [original, modified, live];
     let cursor = ops::resolve_type(&create, schemas, ty, &docs)?;
-    let patch = ops::execute(arena, &create, &docs, cursor)?.into_value();
+    let patch = ops::execute(arena, &create, &docs, cursor)
+        .map_err(|e| short_conflict(e, &resource_name(manifest)))?
+        .into_value();
     let merge = Op::Apply(opts.apply.clone());
     let merged = ops::execute(arena, &merge, &[live, patch], cursor)?.into_value();
     let action = match patch {
@@ -325,6 +327,37 @@ fn finish<T: Output>(r: ClientApply<'_>) -> Result<ClientApplied<T>, Error> {
         resource: r.resource,
         warning: r.warning,
     })
+}
+
+/// A `conflict` of the three-way patch, said in a line: the object, the
+/// conflicting paths and the fix. The engine's full message (with both
+/// change sets) stays reachable as the error's source.
+fn short_conflict(e: Error, resource: &str) -> Error {
+    if e.kind() != ErrorKind::Patch(PatchErrorKind::Conflict) {
+        return e;
+    }
+    let paths = conflict_paths(e.message()).unwrap_or_else(|| {
+        if e.path().is_empty() {
+            "/".to_owned()
+        } else {
+            e.path().to_owned()
+        }
+    });
+    let message = format!(
+        "{resource}: the manifest changes fields that changed on the live object since the \
+         last apply: {paths}; apply with overwrite (kubectl's --overwrite, the default) to \
+         take the manifest's values, or copy the live values into the manifest"
+    );
+    let path = e.path().to_owned();
+    Error::new(e.kind(), path, message).with_source(e)
+}
+
+/// The list of locations in the engine's conflict message
+/// (`... current at /a, /b (use overwrite ...`).
+fn conflict_paths(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once(" to current at ")?;
+    let (list, _) = rest.split_once(" (use overwrite")?;
+    Some(list.to_owned())
 }
 
 /// The object as kubectl's messages name it: `kind.group/name`, lower-case

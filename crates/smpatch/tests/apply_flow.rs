@@ -93,6 +93,15 @@ fn server_changes_conflict_without_overwrite() {
     let opts = ClientApplyOptions::default().overwrite(false);
     let e = client_apply_json(&manifest, Some(&live), schema, &TypeRef::Detect, &opts).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Patch(PatchErrorKind::Conflict));
+    assert!(e.message().starts_with("configmap/cfg: "), "{e}");
+    assert!(e.message().contains("/data/a"), "{e}");
+    assert!(e.message().contains("overwrite"), "{e}");
+    assert!(!e.message().contains("patch: {"), "short: {e}");
+    let full = std::error::Error::source(&e).unwrap().to_string();
+    assert!(
+        full.contains("conflicts with changes made from original to current"),
+        "{full}"
+    );
     let out = run(&manifest, Some(&live), &ClientApplyOptions::default());
     assert_eq!(out.merged["data"]["a"], "2");
 }
