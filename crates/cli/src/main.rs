@@ -3,7 +3,8 @@
 //! Owns: the commands `explain`, `patch` (like `kubectl patch --local`),
 //! `diff`, `apply` (the `kubectl apply` flow, offline) and `batch` (the
 //! machine interface of `smpatch::batch`), their flags, reading files with a
-//! size cap and streaming results to stdout. Errors print
+//! size cap and streaming results to stdout (`apply` adds kubectl's warning
+//! and summary lines on stderr; the flow itself is `smpatch::apply_flow`). Errors print
 //! `error: <location>: <message> [kind]` on stderr and exit with status 1
 //! (2 for `diff --exit-code`); a closed stdout ends the tool quietly with 0.
 //!
@@ -189,7 +190,8 @@ struct ApplyArgs {
     /// Overwrite changes made on the server since the last apply (`--overwrite=false` makes them conflicts).
     #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     overwrite: bool,
-    /// Print the three-way patch instead of the new live object.
+    /// Print the three-way patch instead of the new live object (with
+    /// `-o yaml`, a comment names each patch's object).
     #[arg(long)]
     show_patch: bool,
     /// Output format.
@@ -675,7 +677,10 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
         let live = find_live(&lives, *manifest);
         let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
             if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {
-                Failure::at(format!("{live_name}: {LAST_APPLIED}"), e.message())
+                Failure::at(
+                    format!("{live_name}: {LAST_APPLIED}"),
+                    format!("{} [{}]", e.message(), e.name()),
+                )
             } else {
                 Failure::in_document(e, &manifest_name, i, manifests.len())
             }

@@ -325,6 +325,24 @@ fn apply_show_patch_says_which_patch_is_which() {
     );
 }
 
+/// A live object whose last-applied annotation is not JSON: the error names
+/// the live file and the annotation; the objects before it were reported.
+#[test]
+fn apply_bad_annotation_names_the_live_file() {
+    check_both(
+        &[
+            "apply",
+            "-f",
+            MULTI,
+            "--live",
+            "crates/cli/testdata/apply-bad-annotation-live.yaml",
+        ],
+        1,
+        "empty.txt",
+        "apply-bad-annotation.stderr",
+    );
+}
+
 /// A conflict is one short line: the object, the paths and the fix (it was
 /// 4 KB of both change sets).
 #[test]

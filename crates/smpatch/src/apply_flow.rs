@@ -406,7 +406,9 @@ fn last_applied_of<'a>(
         Some(Value::String(text)) if !text.trim().is_empty() => {
             let popts = parse_options(opts.create.max_depth);
             let v = parse_json(arena, text.as_bytes(), &popts).map_err(|e| {
-                Error::parse(e, LAST_APPLIED_ANNOTATION).relocated(LAST_APPLIED_POINTER)
+                let message =
+                    format!("the live object's {LAST_APPLIED_ANNOTATION} annotation: {e}");
+                Error::new(ErrorKind::Parse(e.kind), LAST_APPLIED_POINTER, message).with_source(e)
             })?;
             check_object(v, LAST_APPLIED_ANNOTATION).map_err(|e| e.relocated(LAST_APPLIED_POINTER))
         }
