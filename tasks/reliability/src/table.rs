@@ -1304,7 +1304,13 @@ pub fn run_shape(op: &str, s: &Shape) -> Result<String, smpatch::Error> {
             let p = if op == "create2" {
                 smpatch::create_two_way_bytes(o, &m, &schema, &ty, &opts)?
             } else {
-                smpatch::create_three_way_bytes(o, &m, o, &schema, &ty, false, &opts)?
+                smpatch::create_three_way_bytes(
+                    smpatch::ThreeWayDocs::new(o, &m, o),
+                    &schema,
+                    &ty,
+                    smpatch::OnConflict::Fail,
+                    &opts,
+                )?
             };
             // The patch recreates `modified`.
             let back = apply(o, &p)?;
