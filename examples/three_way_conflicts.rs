@@ -5,7 +5,9 @@
 //! `cargo run -p smpatch-examples --example three_way_conflicts`
 
 use serde_json::json;
-use smpatch::{conflicts_json, create_three_way_json, CreateOptions, TypeRef};
+use smpatch::{
+    conflicts_json, create_three_way_json, CreateOptions, OnConflict, ThreeWayDocs, TypeRef,
+};
 
 fn main() -> Result<(), smpatch::Error> {
     let schema = smpatch::embedded_schema()?;
@@ -16,13 +18,14 @@ fn main() -> Result<(), smpatch::Error> {
     // Someone scaled the live object to 5 since the last apply.
     let live = json!({"spec": {"replicas": 5, "paused": false}});
 
-    // overwrite = true: kubectl apply's behaviour, the manifest wins.
-    let patch = create_three_way_json(&last_applied, &manifest, &live, schema, &ty, true, &opts)?;
+    let docs = ThreeWayDocs::new(&last_applied, &manifest, &live);
+    // Overwrite: kubectl apply's behaviour, the manifest wins.
+    let patch = create_three_way_json(docs, schema, &ty, OnConflict::Overwrite, &opts)?;
     println!("patch: {patch}");
     assert_eq!(patch, json!({"spec": {"replicas": 3}}));
 
-    // overwrite = false: the patch would undo the server's change.
-    let err = create_three_way_json(&last_applied, &manifest, &live, schema, &ty, false, &opts)
+    // Fail (`--overwrite=false`): the patch would undo the server's change.
+    let err = create_three_way_json(docs, schema, &ty, OnConflict::Fail, &opts)
         .expect_err("replicas changed on both sides");
     println!("conflict: {err}");
     assert!(err.to_string().contains("replicas"), "{err}");

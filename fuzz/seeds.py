@@ -15,7 +15,8 @@ import sys
 out, repo, shared = sys.argv[1], sys.argv[2], sys.argv[3]
 seeds = {t: [] for t in ["json_roundtrip", "yaml_parse", "schema_load", "apply_raw",
                          "apply_structured", "create2_roundtrip", "create3", "compose",
-                         "batch_line"]}
+                         "batch_line", "normalize",
+                         "fieldsv1_read"]}
 
 
 def compact(v):
@@ -90,8 +91,25 @@ for path in schema_files:
     with open(path, "rb") as f:
         seeds["schema_load"].append(f.read())
 
+# FieldsV1 sets: the expected sets of testdata/fieldsets and the managed
+# fields of its live objects, plus the shared real set.
+for path in sorted(glob.glob(os.path.join(repo, "testdata", "fieldsets", "*.json"))):
+    doc = load(path) or {}
+    for key in ("apply_set", "update_set"):
+        if isinstance(doc.get(key), str):
+            seeds["fieldsv1_read"].append(doc[key].encode())
+    for obj in [doc.get("object")] + [x.get("object") for x in doc.get("extract", [])]:
+        meta = obj.get("metadata", {}) if isinstance(obj, dict) else {}
+        for e in meta.get("managedFields", []) if isinstance(meta, dict) else []:
+            if isinstance(e, dict) and "fieldsV1" in e:
+                seeds["fieldsv1_read"].append(compact(e["fieldsV1"]))
+podset = os.path.join(shared, "fieldsets", "podset.json")
+if os.path.exists(podset):
+    with open(podset, "rb") as f:
+        seeds["fieldsv1_read"].append(f.read())
+
 # Byte-driven targets: a few fixed byte strings to start from.
-for t in ("apply_structured", "create2_roundtrip", "create3", "compose"):
+for t in ("apply_structured", "create2_roundtrip", "create3", "compose", "normalize"):
     seeds[t] += [bytes(range(i, i + 64)) for i in range(0, 192, 16)]
 
 for target, items in seeds.items():

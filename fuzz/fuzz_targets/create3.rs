@@ -4,7 +4,7 @@
 //! (`fix_quirks`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smpatch::{ApplyOptions, CreateOptions};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, ThreeWayDocs};
 use smpatch_testkit::{merge_item_doc, Unstructured};
 
 fuzz_target!(|data: &[u8]| {
@@ -28,8 +28,14 @@ fuzz_target!(|data: &[u8]| {
     let fix = unchanged || flags & 2 != 0;
     let copts = CreateOptions::default().with_fix_quirks(fix);
     let aopts = ApplyOptions::default().with_fix_quirks(fix);
-    let p = smpatch::create_three_way_json(&o, &m, &c, t.schema, &t.ty, true, &copts)
-        .unwrap_or_else(|e| panic!("create3 failed: {e}\no {o}\nm {m}\nc {c}"));
+    let p = smpatch::create_three_way_json(
+        ThreeWayDocs::new(&o, &m, &c),
+        t.schema,
+        &t.ty,
+        OnConflict::Overwrite,
+        &copts,
+    )
+    .unwrap_or_else(|e| panic!("create3 failed: {e}\no {o}\nm {m}\nc {c}"));
     let r = smpatch::apply_json(&c, &p, t.schema, &t.ty, &aopts).unwrap_or_else(|e| {
         panic!("apply of a three-way patch failed: {e}\no {o}\nm {m}\nc {c}\npatch {p}")
     });
@@ -39,7 +45,13 @@ fuzz_target!(|data: &[u8]| {
             "current == original but apply(c, create3) != m\no {o}\nm {m}\npatch {p}"
         );
     }
-    match smpatch::create_three_way_json(&o, &m, &c, t.schema, &t.ty, false, &copts) {
+    match smpatch::create_three_way_json(
+        ThreeWayDocs::new(&o, &m, &c),
+        t.schema,
+        &t.ty,
+        OnConflict::Fail,
+        &copts,
+    ) {
         Ok(p2) => assert_eq!(p2, p, "overwrite changed a conflict-free patch"),
         // Without fix_quirks the conflict check keeps quirk Q18 (directive
         // keys on both sides are looked up as fields; two empty lists fail).

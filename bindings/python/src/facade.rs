@@ -8,14 +8,17 @@
 //! parser's kind as `ErrorKind::Parse`).
 //!
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
-//! `create_three_way_bytes`, `conflicts_bytes`, `compose_bytes`,
+//! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
+//! `conflicts_bytes`, `compose_bytes`,
 //! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,
 //! `message`, `Error::new`, `From<SchemaError>`), `ErrorKind`, `FacadeKind`,
 //! `TypeRef`, `ApplyOptions` and `CreateOptions` (their `with_*` setters),
 //! `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
 //! `Schema::cursor`, `SchemaError`.
 
-use smpatch::{ApplyOptions, CreateOptions, ErrorKind, FacadeKind, Schema, TypeRef};
+use smpatch::{
+    ApplyOptions, CreateOptions, ErrorKind, FacadeKind, OnConflict, Schema, ThreeWayDocs, TypeRef,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -167,16 +170,21 @@ pub(crate) fn run(
         Op::CreateTwoWay(a) => {
             smpatch::create_two_way_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
         }
-        Op::CreateThreeWay { overwrite, args } => smpatch::create_three_way_bytes(
-            doc(0),
-            doc(1),
-            doc(2),
-            s,
-            &ty,
-            overwrite,
-            &args.options(),
-        )
-        .map(Answer::Json),
+        Op::CreateThreeWay { overwrite, args } => {
+            let on_conflict = if overwrite {
+                OnConflict::Overwrite
+            } else {
+                OnConflict::Fail
+            };
+            smpatch::create_three_way_bytes(
+                ThreeWayDocs::new(doc(0), doc(1), doc(2)),
+                s,
+                &ty,
+                on_conflict,
+                &args.options(),
+            )
+            .map(Answer::Json)
+        }
         Op::Conflicts(a) => {
             smpatch::conflicts_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Bool)
         }

@@ -1,30 +1,39 @@
 //! The `smpatch` command-line tool.
 //!
 //! Owns: the commands `explain`, `patch` (like `kubectl patch --local`),
-//! `diff`, `apply` (the `kubectl apply` flow, offline) and `batch` (the
-//! machine interface of `smpatch::batch`), their flags, reading files with a
-//! size cap and streaming results to stdout. Errors print
+//! `diff`, `apply` (the `kubectl apply` flow, offline; kubectl's warning and
+//! summary lines on stderr, the flow itself is `smpatch::apply_flow`),
+//! `validate` (union and enum rules, [`validate`]) and `batch` (the machine
+//! interface of `smpatch::batch`), their flags, reading files with a size cap
+//! and streaming results to stdout. Errors print
 //! `error: <location>: <message> [kind]` on stderr and exit with status 1
-//! (2 for `diff --exit-code`); a closed stdout ends the tool quietly with 0.
+//! (2 for `diff --exit-code` and `validate`); a closed stdout ends the tool
+//! quietly with 0.
 //!
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use smpatch::apply_flow::{self, ClientApplyOptions};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
-use smpatch::{check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
+use smpatch::{
+    check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef,
+    UnionOptions,
+};
 use smpatch_value::{
-    parse_json, parse_yaml, to_go_json, write_json_pretty_to, write_yaml_to, Arena, Member, Object,
-    ParseError, ParseOptions, Value,
+    parse_json, parse_yaml, write_json_pretty_to, write_yaml_to, Arena, ParseError, ParseOptions,
+    Value,
 };
 
+mod fields;
 mod rfc;
+mod validate;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The annotation `kubectl apply` keeps the last applied configuration in.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
 #[derive(Parser)]
 #[command(
@@ -75,6 +84,15 @@ enum Command {
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     Batch,
+    /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
+    /// (exit 0 clean, 1 violations, 2 other errors).
+    Validate(validate::ValidateArgs),
+    /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    Fields(fields::FieldsArgs),
+    /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    Extract(fields::ExtractArgs),
+    /// Print which field managers own each path of a live object.
+    Owners(fields::OwnersArgs),
 }
 
 #[derive(Args)]
@@ -149,6 +167,9 @@ struct PatchArgs {
     /// Merge list-type map lists by all their list-map keys.
     #[arg(long)]
     compound_keys: bool,
+    /// Run the server pipeline: normalize unions against the input object, then validate unions and enums.
+    #[arg(long)]
+    normalize_unions: bool,
 }
 
 #[derive(Args)]
@@ -186,7 +207,8 @@ struct ApplyArgs {
     /// Overwrite changes made on the server since the last apply (`--overwrite=false` makes them conflicts).
     #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     overwrite: bool,
-    /// Print the three-way patch instead of the new live object.
+    /// Print the three-way patch instead of the new live object (with
+    /// `-o yaml`, a comment names each patch's object).
     #[arg(long)]
     show_patch: bool,
     /// Output format.
@@ -255,12 +277,26 @@ impl Failure {
 }
 
 impl From<Error> for Failure {
+    /// `<path>: <message> [kind]`; a `validation` error lists its
+    /// violations one per line.
     fn from(e: Error) -> Self {
         let location = if e.path().is_empty() {
             "/".to_owned()
         } else {
             e.path().to_owned()
         };
+        let v = e.violations();
+        if !v.is_empty() {
+            let mut m = format!(
+                "the patched object breaks {} union/enum rule{}:",
+                v.len(),
+                if v.len() == 1 { "" } else { "s" }
+            );
+            for x in v {
+                m.push_str(&format!("\n  {x}"));
+            }
+            return Failure::at(location, format!("{m}\n[{}]", e.name()));
+        }
         Failure::at(location, format!("{} [{}]", e.message(), e.name()))
     }
 }
@@ -278,13 +314,20 @@ fn run() -> i32 {
             return if e.use_stderr() { 1 } else { 0 };
         }
     };
-    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code);
+    // `diff --exit-code` and `validate` use 1 for "differences" /
+    // "violations", so their errors exit 2.
+    let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code)
+        || matches!(&cli.command, Command::Validate(_));
     let limits = cli.limits;
     let result = match cli.command {
         Command::Explain(a) => explain(&a, &limits),
         Command::Patch(a) => patch(&a, &limits),
         Command::Diff(a) => diff(&a, &limits),
         Command::Apply(a) => apply(&a, &limits),
+        Command::Validate(a) => validate::validate(&a, &limits),
+        Command::Fields(a) => fields::fields(&a, &limits),
+        Command::Extract(a) => fields::extract_cmd(&a, &limits),
+        Command::Owners(a) => fields::owners_cmd(&a, &limits),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();
@@ -413,13 +456,16 @@ fn parse_one<'a>(
     }
 }
 
-/// Loads each `--schema`, every file read no further than `--max-input-bytes`.
+/// The `--schema` files layered over the embedded schema
+/// ([`smpatch::schema_set_with`]), every file read no further than
+/// `--max-input-bytes`; none without `--schema` (the embedded schema is
+/// then used as it is).
 fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failure> {
-    let opts = smpatch_schema::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
-    paths
-        .iter()
-        .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
-        .collect()
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let opts = smpatch::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
+    Ok(vec![smpatch::schema_set_with(paths, &opts)?])
 }
 
 /// User schemas first, then the embedded one.
@@ -508,6 +554,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
+    if a.normalize_unions && a.patch_type != PatchType::Strategic {
+        return Err(Failure::at(
+            "--normalize-unions",
+            "works with --type strategic only",
+        ));
+    }
     let user = load_schemas(&a.schema.schemas, limits)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
@@ -518,12 +570,21 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
-            let op = Op::Apply(
-                ApplyOptions::default()
-                    .with_fix_quirks(a.fix_quirks)
-                    .with_compound_keys(a.compound_keys)
-                    .with_max_depth(limits.max_depth),
-            );
+            let apply = ApplyOptions::default()
+                .with_fix_quirks(a.fix_quirks)
+                .with_compound_keys(a.compound_keys)
+                .with_max_depth(limits.max_depth);
+            let op = if a.normalize_unions {
+                Op::ServerApply {
+                    apply,
+                    unions: UnionOptions {
+                        max_depth: limits.max_depth,
+                        ..UnionOptions::default()
+                    },
+                }
+            } else {
+                Op::Apply(apply)
+            };
             for (i, doc) in docs.iter().enumerate() {
                 let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
                     .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
@@ -621,52 +682,6 @@ fn object_key(doc: &Value<'_>) -> ObjectKey {
     )
 }
 
-/// `obj` with member `key` set to `value` (appended when absent) or removed
-/// (`None`).
-fn with_member<'a>(
-    arena: &'a Arena,
-    obj: Object<'a>,
-    key: &'a str,
-    value: Option<Value<'a>>,
-) -> Value<'a> {
-    let mut members: Vec<Member<'a>> = Vec::with_capacity(obj.len() + 1);
-    let mut found = false;
-    for m in obj.members() {
-        if m.key == key {
-            found = true;
-            if let Some(v) = value {
-                members.push(Member { key, value: v });
-            }
-        } else {
-            members.push(*m);
-        }
-    }
-    if let (false, Some(v)) = (found, value) {
-        members.push(Member { key, value: v });
-    }
-    Value::object_from_members(arena, &members)
-}
-
-/// `doc` with `metadata.annotations[LAST_APPLIED]` set to `value` or removed.
-/// Like kubectl (`GetModifiedConfiguration` through `Unstructured`'s
-/// `GetAnnotations`), annotations that are absent, not an object, or hold a
-/// value that is not a string become `{}` before that.
-fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a>>) -> Value<'a> {
-    let root = doc.as_object().unwrap_or_default();
-    let meta = root
-        .get("metadata")
-        .and_then(|m| m.as_object())
-        .unwrap_or_default();
-    let annotations = meta
-        .get("annotations")
-        .and_then(|a| a.as_object())
-        .filter(|a| a.members().iter().all(|m| m.value.as_str().is_some()))
-        .unwrap_or_default();
-    let annotations = with_member(arena, annotations, LAST_APPLIED, value);
-    let meta = with_member(arena, meta, "annotations", Some(annotations));
-    with_member(arena, root, "metadata", Some(meta))
-}
-
 /// The live object `manifest` is applied to. A manifest without a namespace
 /// takes the one kubectl would use: the matching live object's (`default`
 /// preferred when several namespaces hold it).
@@ -690,28 +705,6 @@ fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> 
         .copied()
 }
 
-/// `manifest` with `metadata.namespace` set to the live object's when it has
-/// none (kubectl sets the namespace it applies to before computing the
-/// last-applied configuration).
-fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a>) -> Value<'a> {
-    let meta = manifest.get("metadata").and_then(|m| m.as_object());
-    let has_ns = meta
-        .and_then(|m| m.get("namespace"))
-        .and_then(|n| n.as_str())
-        .is_some_and(|n| !n.is_empty());
-    let live_ns = live
-        .get("metadata")
-        .and_then(|m| m.get("namespace"))
-        .filter(|n| n.as_str().is_some_and(|n| !n.is_empty()));
-    match (meta, has_ns, live_ns, manifest.as_object()) {
-        (Some(meta), false, Some(ns), Some(root)) => {
-            let meta = with_member(arena, meta, "namespace", Some(ns));
-            with_member(arena, root, "metadata", Some(meta))
-        }
-        _ => manifest,
-    }
-}
-
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let (mb, lb) = (
         read_input(&a.manifest, limits)?,
@@ -719,55 +712,74 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     );
     let arena = Arena::new();
     let manifest_name = a.manifest.display().to_string();
+    let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
-    let lives = parse_stream(&arena, &lb, &a.live.display().to_string(), limits)?;
+    let lives = parse_stream(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema);
-    let create = Op::Create3 {
-        options: CreateOptions::default().with_max_depth(limits.max_depth),
-        overwrite: a.overwrite,
-    };
-    let merge = Op::Apply(ApplyOptions::default().with_max_depth(limits.max_depth));
+    let opts = ClientApplyOptions::default()
+        .overwrite(a.overwrite)
+        .max_depth(limits.max_depth);
     let mut results = Vec::with_capacity(manifests.len());
+    let mut labels = Vec::new();
     for (i, manifest) in manifests.iter().enumerate() {
-        let in_doc = |e: Error| Failure::in_document(e, &manifest_name, i, manifests.len());
-        let live = find_live(&lives, *manifest).unwrap_or_else(Value::empty_object);
-        let manifest = &with_live_namespace(&arena, *manifest, live);
-        let original = match live
-            .get("metadata")
-            .and_then(|m| m.get("annotations"))
-            .and_then(|an| an.get(LAST_APPLIED))
-        {
-            Some(Value::String(text)) if !text.trim().is_empty() => {
-                let v =
-                    parse_json(&arena, text.as_bytes(), &limits.parse_options()).map_err(|e| {
-                        Failure::at(
-                            format!("{}: {LAST_APPLIED}", a.live.display()),
-                            e.to_string(),
-                        )
-                    })?;
-                check_object(v, LAST_APPLIED)?
+        let live = find_live(&lives, *manifest);
+        let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
+            if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {
+                Failure::at(
+                    format!("{live_name}: {LAST_APPLIED}"),
+                    format!("{} [{}]", e.message(), e.name()),
+                )
+            } else {
+                Failure::in_document(e, &manifest_name, i, manifests.len())
             }
-            _ => Value::empty_object(),
-        };
-        let base = set_last_applied(&arena, *manifest, None);
-        let mut encoded = to_go_json(&base);
-        encoded.push('\n');
-        let modified =
-            set_last_applied(&arena, base, Some(Value::String(arena.alloc_str(&encoded))));
-        let docs = [original, modified, live];
-        let cursor = ops::resolve_type(&create, &refs, &ty, &docs).map_err(in_doc)?;
-        let patch = ops::execute(&arena, &create, &docs, cursor)
-            .map_err(in_doc)?
-            .into_value();
-        results.push(if a.show_patch {
-            patch
+        })?;
+        // kubectl's warning and summary line, on stderr so that stdout stays
+        // the objects (or patches) alone.
+        let mut note = String::new();
+        if let Some(w) = &applied.warning {
+            note.push_str(&format!("{w}\n"));
+        }
+        note.push_str(&format!("{} {}", applied.resource, applied.action));
+        if a.show_patch {
+            note.push_str(&format!(
+                " (three-way patch: stdout document {} of {})",
+                i + 1,
+                manifests.len()
+            ));
+        }
+        let _ = writeln!(std::io::stderr().lock(), "{note}");
+        if a.show_patch {
+            labels.push(format!(
+                "# three-way patch for {} ({manifest_name} document {} of {})\n",
+                applied.resource,
+                i + 1,
+                manifests.len()
+            ));
+            results.push(applied.patch);
         } else {
-            ops::execute(&arena, &merge, &[live, patch], cursor)
-                .map_err(in_doc)?
-                .into_value()
-        });
+            results.push(applied.merged);
+        }
+    }
+    if a.show_patch && a.output == Output::Yaml {
+        // YAML can say which patch is which in a comment; JSON stays bare
+        // patches (the stderr lines name them in order).
+        let mut out = std::io::stdout().lock();
+        return results
+            .iter()
+            .zip(&labels)
+            .enumerate()
+            .try_for_each(|(i, (d, label))| {
+                if i > 0 {
+                    out.write_all(b"---\n")?;
+                }
+                out.write_all(label.as_bytes())?;
+                render(&mut out, d, Output::Yaml, 0)
+            })
+            .and_then(|()| out.flush())
+            .map(|()| 0)
+            .map_err(|e| Failure::output(&e));
     }
     write_results(&results, a.output)?;
     Ok(0)

@@ -263,6 +263,102 @@ fn apply_sets_last_applied_as_kubectl_does() {
     );
 }
 
+/// Runs `args` and checks status, stdout and stderr against
+/// `crates/cli/testdata/<stdout_file>` and `<stderr_file>`.
+fn check_both(args: &[&str], status: i32, stdout_file: &str, stderr_file: &str) {
+    let out = smpatch().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(status), "smpatch {args:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected(stdout_file),
+        "smpatch {args:?}: stdout"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        expected(stderr_file),
+        "smpatch {args:?}: stderr"
+    );
+}
+
+const MULTI: &str = "crates/cli/testdata/apply-multi-manifest.yaml";
+const MULTI_LIVE: &str = "crates/cli/testdata/apply-multi-live.yaml";
+
+/// kubectl's missing-annotation warning and one summary line per object
+/// (`configured`, `unchanged`, `created`) go to stderr; stdout holds the
+/// objects alone.
+#[test]
+fn apply_reports_each_object_on_stderr() {
+    check_both(
+        &["apply", "-f", MULTI, "--live", MULTI_LIVE, "-o", "yaml"],
+        0,
+        "apply-multi.yaml",
+        "apply-multi.stderr",
+    );
+    let out = smpatch()
+        .args(["apply", "-f", DEPLOY2, "--live", LIVE])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "deployment.apps/web configured\n"
+    );
+}
+
+/// `--show-patch` names the object of each patch: a YAML comment per
+/// document, and the stderr lines in stdout's order.
+#[test]
+fn apply_show_patch_says_which_patch_is_which() {
+    check_both(
+        &[
+            "apply",
+            "-f",
+            MULTI,
+            "--live",
+            MULTI_LIVE,
+            "-o",
+            "yaml",
+            "--show-patch",
+        ],
+        0,
+        "apply-multi-show-patch.yaml",
+        "apply-multi-show-patch.stderr",
+    );
+}
+
+/// A live object whose last-applied annotation is not JSON: the error names
+/// the live file and the annotation; the objects before it were reported.
+#[test]
+fn apply_bad_annotation_names_the_live_file() {
+    check_both(
+        &[
+            "apply",
+            "-f",
+            MULTI,
+            "--live",
+            "crates/cli/testdata/apply-bad-annotation-live.yaml",
+        ],
+        1,
+        "empty.txt",
+        "apply-bad-annotation.stderr",
+    );
+}
+
+/// A conflict is one short line: the object, the paths and the fix (it was
+/// 4 KB of both change sets).
+#[test]
+fn apply_conflict_is_short() {
+    check_both(
+        &["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"],
+        1,
+        "empty.txt",
+        "apply-conflict.stderr",
+    );
+    let err = expected("apply-conflict.stderr");
+    assert!(err.len() < 500, "{err}");
+    assert!(err.contains("/spec/replicas"), "{err}");
+    assert!(err.contains("overwrite"), "{err}");
+}
+
 #[test]
 fn explain_field() {
     check(

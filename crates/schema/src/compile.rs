@@ -43,11 +43,15 @@ enum Typed {
 
 impl Builder {
     pub(crate) fn finish(self) -> Schema {
-        Schema {
+        let mut schema = Schema {
             nodes: self.nodes,
             by_name: self.by_name,
             by_gvk: self.by_gvk,
-        }
+            reaches_checks: Vec::new(),
+            checked_fields: Vec::new(),
+        };
+        schema.index_checks();
+        schema
     }
 
     fn alloc(&mut self, name: Option<Box<str>>) -> NodeId {
@@ -364,6 +368,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             embedded_resource: self.flag(s, "x-kubernetes-embedded-resource", path)?,
             nullable: self.flag(s, "nullable", path)?,
             preserve_unknown_fields: self.flag(s, "x-kubernetes-preserve-unknown-fields", path)?,
+            map_type: self.node_map_type(s, path)?,
         };
         // `type` is a string (OpenAPI) or a list of strings (JSON Schema).
         let mut multi = false;
@@ -417,6 +422,16 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             n.flags = flags;
         }
         Ok(())
+    }
+
+    /// `x-kubernetes-map-type` on a node's own schema (field sets only; the
+    /// patch algorithms read the property's [`PatchMeta::map_type`]).
+    fn node_map_type(&mut self, s: D, path: u32) -> Result<Option<MapType>, SchemaError> {
+        Ok(match self.ext_str(s, "x-kubernetes-map-type", path)? {
+            Some("atomic") => Some(MapType::Atomic),
+            Some("granular") => Some(MapType::Granular),
+            _ => None,
+        })
     }
 
     fn scalar(&mut self, s: D) -> NodeKind {
@@ -499,7 +514,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             if let Some(u) = prop.get("x-kubernetes-unions") {
                 if u.is_object() {
                     let at = self.push(p, Seg::Lit("x-kubernetes-unions"));
-                    unions.push(self.union_b(name, u, at)?);
+                    unions.push(self.union_b(name, prop, u, at)?);
                     union_paths.push(at);
                 } else if u.elements().is_none() {
                     let at = self.push(p, Seg::Lit("x-kubernetes-unions"));
@@ -513,7 +528,17 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     ));
                 }
             }
-            fields.insert(name.into(), FieldDef { node, meta });
+            let default = prop
+                .get("default")
+                .map(|d| d.to_json_text().into_boxed_str());
+            fields.insert(
+                name.into(),
+                FieldDef {
+                    node,
+                    meta,
+                    default,
+                },
+            );
         }
         // No field may belong to two unions (spec §2.7).
         let mut seen: HashSet<&str> = HashSet::new();
@@ -531,6 +556,21 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                         format!("field \"{f}\" belongs to more than one union"),
                     ));
                 }
+            }
+        }
+        if !unions.is_empty() {
+            let required: Vec<&str> = s
+                .get("required")
+                .and_then(|r| r.elements())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|r| r.as_str())
+                .collect();
+            for u in &mut unions {
+                u.discriminator_required = u
+                    .discriminator
+                    .as_deref()
+                    .is_some_and(|d| required.contains(&d));
             }
         }
         Ok(NodeKind::Struct { fields, unions })
@@ -609,24 +649,70 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             members,
             empty_values: Vec::new(),
             deduce_discriminator: true,
+            discriminator_required: false,
+            discriminator_default: None,
         })
     }
 
     /// Format B: on the discriminator property,
     /// `{fieldMembers: {value: {name, optional?} | null}}`.
-    fn union_b(&mut self, discriminator: &str, u: D, at: u32) -> Result<Union, SchemaError> {
+    ///
+    /// KEP-1027 rules checked here: the discriminator is a string property;
+    /// each discriminator value appears once; when the property declares an
+    /// `enum`, every value is one of it. Messages name the property; the
+    /// error pointer names the definition.
+    fn union_b(
+        &mut self,
+        discriminator: &str,
+        prop: D,
+        u: D,
+        at: u32,
+    ) -> Result<Union, SchemaError> {
         let bad = |c: &Self, m: String| c.err(SchemaErrorKind::InvalidUnion, at, m);
         let Some(fm) = u.get("fieldMembers").and_then(|f| f.members()) else {
             return Err(bad(
                 self,
-                "x-kubernetes-unions on a property must be an object with a fieldMembers object"
-                    .into(),
+                format!("x-kubernetes-unions on property \"{discriminator}\" must be an object with a fieldMembers object"),
             ));
         };
+        let (prop_schema, _) = self.strip_all_of(prop, at);
+        if let Some(t) = prop_schema.get("type") {
+            if t.as_str() != Some("string") {
+                return Err(bad(
+                    self,
+                    format!(
+                        "the union discriminator \"{discriminator}\" must be a string property (KEP-1027), but its type is {}",
+                        t.as_str().map_or_else(|| t.go_type().to_owned(), |s| format!("\"{s}\""))
+                    ),
+                ));
+            }
+        }
+        let enum_values: Option<Vec<String>> = prop_schema
+            .get("enum")
+            .and_then(|e| e.elements())
+            .map(|e| e.into_iter().map(|v| v.scalar_text()).collect());
         let mut members = Vec::new();
         let mut empty_values = Vec::new();
         let mut fields: HashSet<&str> = HashSet::new();
+        let mut values: HashSet<&str> = HashSet::new();
         for (value, m) in fm {
+            if !values.insert(value) {
+                return Err(bad(
+                    self,
+                    format!("the discriminator value \"{value}\" of \"{discriminator}\" appears more than once in fieldMembers"),
+                ));
+            }
+            if let Some(allowed) = &enum_values {
+                if !allowed.iter().any(|a| a == value) {
+                    return Err(bad(
+                        self,
+                        format!(
+                            "the discriminator value \"{value}\" of \"{discriminator}\" is not in its enum [{}] (KEP-1027: member values must be enum values)",
+                            allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ")
+                        ),
+                    ));
+                }
+            }
             if m.members().is_none() {
                 if m.go_type() == "<nil>" {
                     empty_values.push(value.into());
@@ -675,6 +761,11 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             members,
             empty_values,
             deduce_discriminator: false,
+            discriminator_required: false,
+            discriminator_default: prop_schema
+                .get("default")
+                .and_then(|d| d.as_str())
+                .map(Into::into),
         })
     }
 
@@ -906,6 +997,7 @@ pub(crate) fn open_crd_metadata(schema: &mut Builder, root: NodeId) {
             FieldDef {
                 node: unknown,
                 meta: PatchMeta::EMPTY,
+                default: None,
             },
         );
     }

@@ -20,6 +20,8 @@ pub(crate) trait Doc<'d>: Copy + 'd {
     fn go_type(self) -> &'static str;
     /// The compact JSON text of a scalar (for non-string enum values).
     fn scalar_text(self) -> String;
+    /// Compact JSON text of any value (for `default`).
+    fn to_json_text(self) -> String;
 }
 
 impl<'d> Doc<'d> for &'d serde_json::Value {
@@ -64,6 +66,9 @@ impl<'d> Doc<'d> for &'d serde_json::Value {
             other => other.to_string(),
         }
     }
+    fn to_json_text(self) -> String {
+        self.to_string()
+    }
 }
 
 impl<'d> Doc<'d> for smpatch_value::Value<'d> {
@@ -105,5 +110,8 @@ impl<'d> Doc<'d> for smpatch_value::Value<'d> {
             return String::new();
         }
         smpatch_value::render(&self).into_owned()
+    }
+    fn to_json_text(self) -> String {
+        smpatch_value::to_json_string(&self)
     }
 }

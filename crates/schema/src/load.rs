@@ -104,6 +104,7 @@ impl Schema {
         for (gvk, id) in other.by_gvk {
             self.by_gvk.insert(gvk, crate::model::NodeId(id.0 + offset));
         }
+        self.index_checks();
         self
     }
 }

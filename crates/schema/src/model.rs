@@ -110,6 +110,25 @@ pub struct Union {
     pub empty_values: Vec<Box<str>>,
     /// True when read from the struct-level list (format A, historical).
     pub deduce_discriminator: bool,
+    /// The discriminator is listed in the struct's `required` (KEP-1027:
+    /// an unset required discriminator is a validation error).
+    pub discriminator_required: bool,
+    /// The discriminator property's string `default`, if declared: an unset
+    /// discriminator reads as this value (KEP-1027).
+    pub discriminator_default: Option<Box<str>>,
+}
+
+impl Union {
+    /// True for the struct-level declaration (`discriminator` +
+    /// `fields-to-discriminateBy`), false for KEP-1027 `fieldMembers`.
+    pub fn is_struct_level(&self) -> bool {
+        self.deduce_discriminator
+    }
+
+    /// The member a discriminator value selects, if any.
+    pub fn member_for(&self, value: &str) -> Option<&UnionMember> {
+        self.members.iter().find(|m| &*m.value == value)
+    }
 }
 
 /// A field of a struct: the node of its value and its patch metadata.
@@ -119,6 +138,9 @@ pub struct FieldDef {
     pub node: NodeId,
     /// Patch metadata from the property schema.
     pub meta: PatchMeta,
+    /// The property's `default`, as compact JSON text (server-side apply
+    /// fills missing list-map key fields from it, KEP-2155 field sets).
+    pub default: Option<Box<str>>,
 }
 
 /// What a node describes.
@@ -163,6 +185,10 @@ pub struct NodeFlags {
     /// `x-kubernetes-preserve-unknown-fields: true`. On a struct, lookups of
     /// fields it does not declare answer the unknown cursor instead of failing.
     pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-map-type` declared on the node's own schema (for a
+    /// definition such as `LabelSelector`, which is atomic wherever it is
+    /// used). A property's own [`PatchMeta::map_type`] takes precedence.
+    pub map_type: Option<MapType>,
 }
 
 /// One node of a compiled schema.
@@ -223,6 +249,12 @@ pub struct Schema {
     pub(crate) nodes: Vec<Node>,
     pub(crate) by_name: HashMap<Box<str>, NodeId>,
     pub(crate) by_gvk: HashMap<Gvk, NodeId>,
+    /// Per node: the node declares a union or an `enum`, or some node below
+    /// it does (computed once when the schema is finished or merged).
+    pub(crate) reaches_checks: Vec<bool>,
+    /// Per struct node: the names of its fields whose schema reaches a union
+    /// or an enum, sorted (empty for other nodes).
+    pub(crate) checked_fields: Vec<Box<[Box<str>]>>,
 }
 
 /// Why a field lookup failed (spec §2.5).
@@ -376,6 +408,15 @@ impl<'s> Cursor<'s> {
         out.into_iter()
     }
 
+    /// The `default` of the struct field `name` as compact JSON text, when
+    /// the schema declares one (`None` for anything else).
+    pub fn field_default(&self, name: &str) -> Option<&'s str> {
+        match self.kind() {
+            Some(NodeKind::Struct { fields, .. }) => fields.get(name)?.default.as_deref(),
+            _ => None,
+        }
+    }
+
     /// True for the schema-less / untyped cursor.
     pub fn is_unknown(&self) -> bool {
         matches!(self.node().map(|n| &n.kind), None | Some(NodeKind::Unknown))
@@ -389,6 +430,26 @@ impl<'s> Cursor<'s> {
     /// The definition name of the node, when it is a named definition.
     pub fn type_name(&self) -> Option<&'s str> {
         self.node().and_then(|n| n.name.as_deref())
+    }
+
+    /// True when the node at the cursor declares a union or an `enum`, or a
+    /// node below it does: union normalization and validation skip every
+    /// subtree for which this is false. False for the schema-less cursor.
+    pub fn reaches_checks(&self) -> bool {
+        match (self.schema, self.node) {
+            (Some(s), Some(id)) => s.reaches_checks.get(id.index()).copied().unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// For a struct cursor: the names of the fields whose schema reaches a
+    /// union or an `enum` ([`Cursor::reaches_checks`]), sorted. Union
+    /// normalization looks only these up. Empty for anything else.
+    pub fn checked_fields(&self) -> &'s [Box<str>] {
+        match (self.schema, self.node) {
+            (Some(s), Some(id)) => s.checked_fields.get(id.index()).map_or(&[], |f| &**f),
+            _ => &[],
+        }
     }
 
     /// Unions declared on the struct at the cursor.
@@ -522,6 +583,70 @@ impl<'s> Cursor<'s> {
 }
 
 impl Schema {
+    /// Recomputes [`Cursor::reaches_checks`] for every node: a node is marked
+    /// when it declares a union or an `enum`, then marks spread backwards
+    /// along field, map-value and list-item edges (a worklist, no recursion,
+    /// so `$ref` cycles cost nothing).
+    pub(crate) fn index_checks(&mut self) {
+        let n = self.nodes.len();
+        let mut parents: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut marked = vec![false; n];
+        let mut work = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let mut edge = |child: NodeId| {
+                if let Some(p) = parents.get_mut(child.index()) {
+                    p.push(i as u32);
+                }
+            };
+            let direct = match &node.kind {
+                NodeKind::Struct { fields, unions } => {
+                    fields.values().for_each(|f| edge(f.node));
+                    !unions.is_empty()
+                }
+                NodeKind::Map { value } => {
+                    edge(*value);
+                    false
+                }
+                NodeKind::List { items } => {
+                    edge(*items);
+                    false
+                }
+                NodeKind::Scalar { enum_values } => enum_values.is_some(),
+                NodeKind::Unknown => false,
+            };
+            if direct {
+                marked[i] = true;
+                work.push(i);
+            }
+        }
+        while let Some(i) = work.pop() {
+            for &p in &parents[i] {
+                let p = p as usize;
+                if !marked[p] {
+                    marked[p] = true;
+                    work.push(p);
+                }
+            }
+        }
+        self.checked_fields = self
+            .nodes
+            .iter()
+            .map(|node| match &node.kind {
+                NodeKind::Struct { fields, .. } => {
+                    let mut names: Vec<Box<str>> = fields
+                        .iter()
+                        .filter(|(_, f)| marked.get(f.node.index()).copied().unwrap_or(false))
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    names.sort_unstable();
+                    names.into_boxed_slice()
+                }
+                _ => Box::default(),
+            })
+            .collect();
+        self.reaches_checks = marked;
+    }
+
     /// The cursor of a definition, by definition name
     /// (`io.k8s.api.apps.v1.Deployment`) or by GVK text (`apps/v1/Deployment`,
     /// `v1/Pod`).
@@ -595,6 +720,30 @@ mod tests {
         assert_eq!(f.meta, &PatchMeta::EMPTY);
         let f = f.cursor.lookup_list("b").unwrap();
         assert!(f.cursor.is_unknown());
+    }
+
+    #[test]
+    fn node_map_type_and_field_defaults() {
+        let s = crate::embedded();
+        let deploy = s.cursor("apps/v1/Deployment").unwrap();
+        let spec = deploy.lookup_object("spec").unwrap().cursor;
+        let selector = spec.lookup_object("selector").unwrap();
+        assert_eq!(selector.meta.map_type, None);
+        assert_eq!(selector.cursor.flags().map_type, Some(MapType::Atomic));
+        let strategy = spec.lookup_object("strategy").unwrap().cursor;
+        assert_eq!(strategy.flags().map_type, None);
+        let doc = Schema::from_bytes(
+            br#"{"swagger":"2.0","definitions":{"com.example.P":{"type":"object","x-kubernetes-map-type":"granular","properties":{"port":{"type":"integer"},"protocol":{"type":"string","default":"TCP"},"opts":{"type":"object","default":{"b":[1,2.5],"a":null}}}}}}"#,
+            "t",
+        )
+        .unwrap();
+        let p = doc.cursor("com.example.P").unwrap();
+        assert_eq!(p.flags().map_type, Some(MapType::Granular));
+        assert_eq!(p.field_default("protocol"), Some("\"TCP\""));
+        assert_eq!(p.field_default("opts"), Some(r#"{"b":[1,2.5],"a":null}"#));
+        assert_eq!(p.field_default("port"), None);
+        assert_eq!(p.field_default("missing"), None);
+        assert_eq!(Cursor::UNKNOWN.field_default("x"), None);
     }
 
     #[test]

@@ -4,16 +4,27 @@
 //! never stopping at a bad request:
 //!
 //! ```text
-//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize",
+//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize"
+//!        | "fields" | "extract",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
-//!  "left": JSON, "right": JSON,
+//!  "left": JSON, "right": JSON, "object": JSON, "object_text": "…",
+//!  "manager": "NAME", "subresource": "S",
 //!  "original_text": "…", "patch_text": "…", "modified_text": "…", "current_text": "…",
 //!  "overwrite": true, "options": {"fix_quirks": false, "compound_keys": false, …}}
 //! → {"id": ANY, "ok": JSON}
 //! → {"id": ANY, "error": {"kind": "snake_case_kind", "path": "/json/pointer", "message": "…"}}
 //! ```
+//!
+//! Union normalization (KEP-1027): op `normalize` takes `new` and optional
+//! `old` (absent = create), options `ratcheting`, `check_enums`,
+//! `non_discriminated_update`, `max_depth`; op `apply` with
+//! `"options": {"normalize_unions": true}` merges, normalizes against
+//! `original` and validates. Both answer
+//! `{"id", "ok": OBJECT, "cleared": [POINTER, …]}` or
+//! `{"id", "error": {"kind": "validation", "path": "", "message": "…",
+//! "violations": [{"path", "rule", "message"}, …]}}`.
 //!
 //! Requests are read with the value crate's exact parser, so numbers keep
 //! their literal text from request to response. Lines are read as bytes: a
@@ -38,8 +49,9 @@
 
 use crate::error::FacadeKind;
 use crate::input::{check_object, parse_options, read_document, Empty};
-use crate::ops::{self, Op};
-use crate::{ApplyOptions, CreateOptions, Error, TypeRef};
+use crate::ops::{self, Op, Outcome};
+use crate::unions::has_document;
+use crate::{ApplyOptions, CreateOptions, Error, TypeRef, UnionOptions};
 use smpatch_schema::Schema;
 use smpatch_value::{
     parse_json, to_json_string, Arena, ParseError, ParseErrorKind, ParseOptions, Value,
@@ -151,8 +163,18 @@ pub fn handle_line_bytes(state: &mut BatchState, line: &[u8]) -> String {
     };
     let id = request.get("id").unwrap_or(Value::Null);
     match run(arena, schemas, request) {
+        Ok(Outcome::Normalized { value, cleared }) => {
+            let cleared: Vec<Value<'_>> = cleared
+                .iter()
+                .map(|p| Value::String(arena.alloc_str(p)))
+                .collect();
+            let cleared = Value::array_from(arena, &cleared);
+            let response =
+                Value::object_from(arena, &[("id", id), ("ok", value), ("cleared", cleared)]);
+            to_json_string(&response)
+        }
         Ok(ok) => {
-            let response = Value::object_from(arena, &[("id", id), ("ok", ok)]);
+            let response = Value::object_from(arena, &[("id", id), ("ok", ok.into_value())]);
             to_json_string(&response)
         }
         Err(e) => respond_error(arena, id, &e),
@@ -434,14 +456,29 @@ fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
 }
 
 fn respond_error(arena: &Arena, id: Value<'_>, e: &Error) -> String {
-    let error = Value::object_from(
-        arena,
-        &[
-            ("kind", Value::String(e.name())),
-            ("path", Value::String(arena.alloc_str(e.path()))),
-            ("message", Value::String(arena.alloc_str(e.message()))),
-        ],
-    );
+    let mut members = vec![
+        ("kind", Value::String(e.name())),
+        ("path", Value::String(arena.alloc_str(e.path()))),
+        ("message", Value::String(arena.alloc_str(e.message()))),
+    ];
+    if e.kind() == crate::ErrorKind::Facade(FacadeKind::Validation) {
+        let items: Vec<Value<'_>> = e
+            .violations()
+            .iter()
+            .map(|v| {
+                Value::object_from(
+                    arena,
+                    &[
+                        ("path", Value::String(arena.alloc_str(&v.path))),
+                        ("rule", Value::String(v.rule.name())),
+                        ("message", Value::String(arena.alloc_str(&v.message))),
+                    ],
+                )
+            })
+            .collect();
+        members.push(("violations", Value::array_from(arena, &items)));
+    }
+    let error = Value::object_from(arena, &members);
     let response = Value::object_from(arena, &[("id", id), ("error", error)]);
     to_json_string(&response)
 }
@@ -464,9 +501,11 @@ enum OpName {
     Create3,
     Conflicts,
     Normalize,
+    Fields,
+    Extract,
 }
 
-const OP_NAMES: &str = "apply, create2, create3, conflicts or normalize";
+const OP_NAMES: &str = "apply, create2, create3, conflicts, normalize, fields or extract";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -476,6 +515,8 @@ impl OpName {
             "create3" => OpName::Create3,
             "conflicts" => OpName::Conflicts,
             "normalize" => OpName::Normalize,
+            "fields" => OpName::Fields,
+            "extract" => OpName::Extract,
             _ => return None,
         })
     }
@@ -484,7 +525,18 @@ impl OpName {
     fn op(self, request: Value<'_>) -> Result<Op, Error> {
         let options = request.get("options");
         Ok(match self {
-            OpName::Apply => Op::Apply(apply_options(options)?),
+            OpName::Apply => {
+                let (apply, normalize_unions) = apply_options(options)?;
+                if normalize_unions {
+                    let unions = UnionOptions {
+                        max_depth: apply.max_depth,
+                        ..UnionOptions::default()
+                    };
+                    Op::ServerApply { apply, unions }
+                } else {
+                    Op::Apply(apply)
+                }
+            }
             OpName::Create2 => Op::Create2(create_options(options)?),
             OpName::Create3 => Op::Create3 {
                 options: create_options(options)?,
@@ -497,7 +549,19 @@ impl OpName {
                 },
             },
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
-            OpName::Normalize => return Err(Error::unsupported("normalize")),
+            OpName::Normalize => {
+                if !has_document(request, "new") {
+                    return Err(invalid(
+                        "the normalize op needs \"new\" (and optionally \"old\")",
+                    ));
+                }
+                Op::Normalize {
+                    options: union_options(options)?,
+                    create: !has_document(request, "old"),
+                }
+            }
+            OpName::Fields => crate::fields::batch_fields(request)?,
+            OpName::Extract => crate::fields::batch_extract(request)?,
         })
     }
 
@@ -506,6 +570,7 @@ impl OpName {
     fn extra_members(self) -> &'static [&'static str] {
         match self {
             OpName::Create3 => &["overwrite"],
+            OpName::Extract => &["manager", "subresource"],
             _ => &[],
         }
     }
@@ -523,7 +588,7 @@ fn run<'a>(
     arena: &'a Arena,
     cache: &mut SchemaCache,
     request: Value<'a>,
-) -> Result<Value<'a>, Error> {
+) -> Result<Outcome<'a>, Error> {
     let name = match request.get("op") {
         Some(Value::String(name)) => OpName::parse(name).ok_or_else(|| {
             invalid_at("/op", format!("unknown op {name:?}; expected {OP_NAMES}"))
@@ -556,7 +621,12 @@ fn run<'a>(
     };
     let cursor =
         ops::resolve_type(&op, &schemas, &ty, &docs).map_err(|e| e.with_prefix("/schema"))?;
-    Ok(ops::execute(arena, &op, &docs, cursor)?.into_value())
+    let out = ops::execute(arena, &op, &docs, cursor);
+    if matches!(name, OpName::Fields | OpName::Extract) {
+        // Errors of the field-set ops point into the request's `object`.
+        return out.map_err(|e| e.with_prefix("/object"));
+    }
+    out
 }
 
 /// Refuses request members the op does not read: a misspelled name
@@ -704,10 +774,26 @@ fn schema_choice(
     }
 }
 
-fn apply_options(options: Option<Value<'_>>) -> Result<ApplyOptions, Error> {
+/// The apply options, and whether `normalize_unions` asks for the server
+/// pipeline.
+fn apply_options(options: Option<Value<'_>>) -> Result<(ApplyOptions, bool), Error> {
     let mut o = ApplyOptions::default();
-    set_options(options, APPLY_OPTIONS, |key, v| {
-        set_apply_option(&mut o, key, v)
+    let mut normalize_unions = false;
+    set_options(options, APPLY_OPTIONS, |key, v| match key {
+        "normalize_unions" => bool_option(&mut normalize_unions, v),
+        _ => set_apply_option(&mut o, key, v),
+    })?;
+    Ok((o, normalize_unions))
+}
+
+fn union_options(options: Option<Value<'_>>) -> Result<UnionOptions, Error> {
+    let mut o = UnionOptions::default();
+    set_options(options, NORMALIZE_OPTIONS, |key, v| match key {
+        "ratcheting" => bool_option(&mut o.ratcheting, v),
+        "check_enums" => bool_option(&mut o.check_enums, v),
+        "non_discriminated_update" => bool_option(&mut o.non_discriminated_update, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
+        _ => None,
     })?;
     Ok(o)
 }
@@ -782,9 +868,16 @@ fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
 }
 
 const APPLY_OPTIONS: &[&str] = &[
+    "normalize_unions",
     "fix_quirks",
     "compound_keys",
     "reject_duplicate_keys",
+    "max_depth",
+];
+const NORMALIZE_OPTIONS: &[&str] = &[
+    "ratcheting",
+    "check_enums",
+    "non_discriminated_update",
     "max_depth",
 ];
 const CREATE_OPTIONS: &[&str] = &[

@@ -7,8 +7,10 @@
 //! `#[non_exhaustive]`, so adding a variant breaks no caller. Every name is
 //! listed in `docs/ERRORS.md` and never changes once published.
 
+use smpatch_fieldsets::{Error as FieldsError, ErrorKind as FieldsErrorKind};
 use smpatch_patch_apply::ErrorKind as PatchErrorKind;
 use smpatch_schema::{SchemaError, SchemaErrorKind};
+use smpatch_union_normalize::{Error as UnionError, ErrorKind as UnionErrorKind, Violation};
 use smpatch_value::{ParseError, ParseErrorKind};
 use std::fmt;
 use std::sync::Arc;
@@ -26,6 +28,11 @@ pub enum ErrorKind {
     Patch(PatchErrorKind),
     /// The facade, batch mode or the CLI refused the call itself.
     Facade(FacadeKind),
+    /// Union normalization or validation could not run (smpatch-union-normalize).
+    Union(UnionErrorKind),
+    /// Field sets, extract or owners refused the object or its managed
+    /// fields (smpatch-fieldsets).
+    Fields(FieldsErrorKind),
 }
 
 impl ErrorKind {
@@ -49,6 +56,8 @@ impl ErrorKind {
             ErrorKind::Schema(k) => k.name(),
             ErrorKind::Patch(k) => k.name(),
             ErrorKind::Facade(k) => k.name(),
+            ErrorKind::Union(k) => k.name(),
+            ErrorKind::Fields(k) => k.name(),
         }
     }
 }
@@ -72,6 +81,9 @@ pub enum FacadeKind {
     InvalidRequest,
     /// An operation this build does not provide.
     Unsupported,
+    /// The result breaks union (KEP-1027) or enum (KEP-2887) rules; every
+    /// violation is in [`Error::violations`].
+    Validation,
 }
 
 impl FacadeKind {
@@ -85,6 +97,7 @@ impl FacadeKind {
             FacadeKind::UnknownType => "unknown_type",
             FacadeKind::InvalidRequest => "invalid_request",
             FacadeKind::Unsupported => "unsupported",
+            FacadeKind::Validation => "validation",
         }
     }
 }
@@ -150,15 +163,6 @@ impl Error {
         self
     }
 
-    /// An `unsupported` error: the operation's crate has not landed yet.
-    pub(crate) fn unsupported(what: &str) -> Self {
-        Error::facade(
-            FacadeKind::Unsupported,
-            "",
-            format!("{what} is not supported by this build yet"),
-        )
-    }
-
     /// A parse error of the document named `what`: `too_deep` and
     /// `too_large` for the parser's limits, `invalid_document` otherwise
     /// (its message then says `invalid JSON document (<what>)`).
@@ -192,6 +196,15 @@ impl Error {
     /// What was wrong and what to fix.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The union and enum violations of a `validation` error (every one
+    /// found, in document order); empty for every other error.
+    pub fn violations(&self) -> &[Violation] {
+        self.source
+            .as_deref()
+            .and_then(|s| s.downcast_ref::<crate::unions::Violations>())
+            .map_or(&[], |v| v.0.as_slice())
     }
 
     /// Prefixes the path (used when an error happened inside a sub-document).
@@ -248,5 +261,19 @@ impl From<SchemaError> for Error {
             e.message.clone(),
         )
         .with_source(e)
+    }
+}
+
+impl From<UnionError> for Error {
+    /// Kind (`too_deep`), path and message unchanged.
+    fn from(e: UnionError) -> Self {
+        Error::new(ErrorKind::Union(e.kind), e.path.clone(), e.message.clone()).with_source(e)
+    }
+}
+
+impl From<FieldsError> for Error {
+    /// Kind, path and message unchanged.
+    fn from(e: FieldsError) -> Self {
+        Error::new(ErrorKind::Fields(e.kind()), e.path(), e.message()).with_source(e)
     }
 }

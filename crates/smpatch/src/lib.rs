@@ -2,8 +2,11 @@
 //!
 //! Owns: the public facade (serde_json and bytes in, serde_json and bytes
 //! out) over the arena crates, the pipeline every entry point shares
-//! ([`ops`]), the typed [`Error`], and batch mode (the machine interface,
-//! [`batch`]). The `smpatch` command-line tool lives in `crates/cli`.
+//! ([`ops`]), the typed [`Error`], batch mode (the machine interface,
+//! [`batch`]), union normalization and validation (KEP-1027/KEP-2887,
+//! [`server_apply_json`], [`normalize_json`], [`validate_json`]) and field
+//! sets (KEP-2155, [`fields_json`], [`extract_json`], [`owners_json`]).
+//! The `smpatch` command-line tool lives in `crates/cli`.
 //!
 //! Must not: hold merge or diff logic of its own, or depend on CLI crates
 //! (clap) or JSON-patch crates.
@@ -35,19 +38,31 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod apply_flow;
 pub mod batch;
 mod error;
+mod fields;
 mod input;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s;
 pub mod ops;
+mod unions;
 
 pub use error::{Error, ErrorKind, FacadeKind};
+pub use fields::{extract_bytes, extract_json, fields_bytes, fields_json, owners_json};
 pub use input::{check_object, looks_like_json, parse_document};
+/// Field sets and apply configurations (KEP-2155): the `smpatch-fieldsets` crate.
+pub use smpatch_fieldsets as fieldsets;
+pub use smpatch_fieldsets::ErrorKind as FieldsErrorKind;
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
-pub use smpatch_patch_create::CreateOptions;
-pub use smpatch_schema::{Cursor, Schema, SchemaErrorKind};
+pub use smpatch_patch_create::{CreateOptions, OnConflict};
+pub use smpatch_schema::{Cursor, LoadOptions, Schema, SchemaErrorKind};
+pub use smpatch_union_normalize::ErrorKind as UnionErrorKind;
 pub use smpatch_value::{Arena, ParseErrorKind, Value};
+pub use unions::{
+    normalize_and_validate, normalize_json, server_apply, server_apply_json, validate_json,
+    validate_unions, Normalized, NormalizedJson, PipelineError, Rule, UnionOptions, Violation,
+};
 
 use input::{parse_options, read_document};
 use ops::{Op, Outcome};
@@ -81,6 +96,38 @@ pub fn embedded_schema() -> Result<&'static Schema, Error> {
 /// Loads a schema from a file or directory: OpenAPI v2/v3 JSON or CRD YAML.
 pub fn load_schema(path: impl AsRef<std::path::Path>) -> Result<Schema, Error> {
     Schema::load_path(path.as_ref()).map_err(Error::from)
+}
+
+/// A schema set: the embedded Kubernetes schema with each file or directory
+/// of `paths` (OpenAPI v2/v3 JSON, CRD YAML) layered over it, in order. A
+/// type defined again wins over the embedded one and over earlier files
+/// (same name or same group/version/kind); types already compiled keep
+/// their own references. This is what the CLI's `--schema` flags build.
+///
+/// ```
+/// use serde_json::json;
+/// use smpatch::{apply_json, ApplyOptions, TypeRef};
+/// let set = smpatch::schema_set(&["../../testdata/schemas/widget.v2.json"]).unwrap();
+/// // The file's types and the built-in ones, in one schema.
+/// let ty = TypeRef::Definition("Widget".into());
+/// let live = json!({"items": [{"id": "a", "v": 1}, {"id": "b"}]});
+/// let patch = json!({"items": [{"id": "a", "w": 2}]});
+/// let out = apply_json(&live, &patch, &set, &ty, &ApplyOptions::default()).unwrap();
+/// assert_eq!(out, json!({"items": [{"id": "a", "v": 1, "w": 2}, {"id": "b"}]}));
+/// assert!(set.cursor("apps/v1/Deployment").is_some());
+/// ```
+pub fn schema_set<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Schema, Error> {
+    schema_set_with(paths, &LoadOptions::default())
+}
+
+/// [`schema_set`] with explicit reading limits for the files (each file is
+/// held to them on its own).
+pub fn schema_set_with<P: AsRef<std::path::Path>>(
+    paths: &[P],
+    opts: &LoadOptions,
+) -> Result<Schema, Error> {
+    let files = Schema::load_paths_with(paths, opts)?;
+    Ok(embedded_schema()?.clone().merge(files))
 }
 
 /// An input document of the facade: a `serde_json::Value` or JSON bytes.
@@ -260,55 +307,105 @@ pub fn create_two_way_bytes(
     document(Op::Create2(opts.clone()), &[original, modified], schema, ty)
 }
 
+/// The three documents of a three-way patch ([`create_three_way_json`],
+/// [`create_three_way_bytes`]); `T` is `serde_json::Value` or `[u8]`.
+#[derive(Debug)]
+pub struct ThreeWayDocs<'d, T: ?Sized> {
+    /// The last applied configuration.
+    pub original: &'d T,
+    /// The new configuration.
+    pub modified: &'d T,
+    /// The live object.
+    pub current: &'d T,
+}
+
+impl<'d, T: ?Sized> ThreeWayDocs<'d, T> {
+    /// The documents in kubectl's order: last applied, new, live.
+    pub fn new(original: &'d T, modified: &'d T, current: &'d T) -> Self {
+        ThreeWayDocs {
+            original,
+            modified,
+            current,
+        }
+    }
+}
+
+impl<T: ?Sized> Clone for ThreeWayDocs<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for ThreeWayDocs<'_, T> {}
+
 /// The three-way patch of `kubectl apply` (serde_json values): `original` is
 /// the last applied configuration, `modified` the new one, `current` the
-/// live object. With `overwrite == false`, changes made on the server that
-/// the patch would undo are a `conflict` error.
+/// live object. With [`OnConflict::Fail`], changes made on the server that
+/// the patch would undo are a `conflict` error; [`OnConflict::Overwrite`]
+/// (`kubectl apply --overwrite`) returns the patch anyway. The whole kubectl
+/// flow (annotation, namespace, merge) is [`apply_flow`].
 ///
 /// ```
 /// use serde_json::json;
-/// use smpatch::{create_three_way_json, CreateOptions, TypeRef};
+/// use smpatch::{create_three_way_json, CreateOptions, OnConflict, ThreeWayDocs, TypeRef};
 /// let schema = smpatch::embedded_schema().unwrap();
 /// let ty = TypeRef::Gvk("v1/ConfigMap".into());
 /// let o = json!({"data": {"a": "1", "b": "2"}});
 /// let m = json!({"data": {"a": "1"}});
 /// let c = json!({"data": {"a": "1", "b": "2", "c": "3"}});
-/// let patch = create_three_way_json(&o, &m, &c, schema, &ty, true, &CreateOptions::default()).unwrap();
+/// let docs = ThreeWayDocs::new(&o, &m, &c);
+/// let patch = create_three_way_json(docs, schema, &ty, OnConflict::Overwrite, &CreateOptions::default()).unwrap();
 /// assert_eq!(patch, json!({"data": {"b": null}}));
 /// ```
-#[allow(clippy::too_many_arguments)]
 pub fn create_three_way_json(
-    original: &serde_json::Value,
-    modified: &serde_json::Value,
-    current: &serde_json::Value,
+    docs: ThreeWayDocs<'_, serde_json::Value>,
     schema: &Schema,
     ty: &TypeRef,
-    overwrite: bool,
+    on_conflict: OnConflict,
     opts: &CreateOptions,
 ) -> Result<serde_json::Value, Error> {
     let op = Op::Create3 {
         options: opts.clone(),
-        overwrite,
+        overwrite: on_conflict == OnConflict::Overwrite,
     };
-    document(op, &[original, modified, current], schema, ty)
+    document(
+        op,
+        &[docs.original, docs.modified, docs.current],
+        schema,
+        ty,
+    )
 }
 
-/// [`create_three_way_json`] on JSON bytes (empty input counts as `{}`).
-#[allow(clippy::too_many_arguments)]
+/// [`create_three_way_json`] on JSON bytes (empty input counts as `{}`);
+/// answers compact JSON bytes with numbers written exactly as read.
+///
+/// ```
+/// use smpatch::{create_three_way_bytes, CreateOptions, OnConflict, ThreeWayDocs, TypeRef};
+/// let schema = smpatch::embedded_schema().unwrap();
+/// let docs = ThreeWayDocs::new(&br#"{"spec":{"replicas":1}}"#[..], br#"{"spec":{"replicas":2}}"#, br#"{"spec":{"replicas":3}}"#);
+/// let ty = TypeRef::Gvk("apps/v1/Deployment".into());
+/// let e = create_three_way_bytes(docs, schema, &ty, OnConflict::Fail, &CreateOptions::default()).unwrap_err();
+/// assert_eq!(e.name(), "conflict");
+/// let p = create_three_way_bytes(docs, schema, &ty, OnConflict::Overwrite, &CreateOptions::default()).unwrap();
+/// assert_eq!(p, br#"{"spec":{"replicas":2}}"#);
+/// ```
 pub fn create_three_way_bytes(
-    original: &[u8],
-    modified: &[u8],
-    current: &[u8],
+    docs: ThreeWayDocs<'_, [u8]>,
     schema: &Schema,
     ty: &TypeRef,
-    overwrite: bool,
+    on_conflict: OnConflict,
     opts: &CreateOptions,
 ) -> Result<Vec<u8>, Error> {
     let op = Op::Create3 {
         options: opts.clone(),
-        overwrite,
+        overwrite: on_conflict == OnConflict::Overwrite,
     };
-    document(op, &[original, modified, current], schema, ty)
+    document(
+        op,
+        &[docs.original, docs.modified, docs.current],
+        schema,
+        ty,
+    )
 }
 
 /// Whether two patches touch the same path differently (spec §4.7).

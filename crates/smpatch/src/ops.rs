@@ -4,7 +4,10 @@
 //! CLI) reads its documents its own way, then calls [`run`]: it finds the
 //! schema type ([`TypeRef`]) from the documents in the operation's order and
 //! calls the engine crate. This is the only module that calls
-//! smpatch-patch-apply and smpatch-patch-create.
+//! smpatch-patch-apply and smpatch-patch-create; union normalization and
+//! field sets run from here too (through `unions.rs`, and
+//! smpatch-fieldsets directly), except `validate_json`/`validate_unions`
+//! (no merge, no op) and `owners` (no schema).
 //!
 //! Adding an operation: a variant of [`Op`] (holding its options), its
 //! document names in [`Op::roles`], the order its type is detected from in
@@ -27,9 +30,11 @@
 use crate::error::FacadeKind;
 use crate::input::{resolve_cursor, Empty};
 use crate::{Error, TypeRef};
+use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_patch_apply::ApplyOptions;
 use smpatch_patch_create::CreateOptions;
 use smpatch_schema::{Cursor, Schema};
+use smpatch_union_normalize::Options as UnionOptions;
 use smpatch_value::{Arena, Value};
 
 /// One operation with its options.
@@ -53,6 +58,35 @@ pub enum Op {
     Conflicts(CreateOptions),
     /// One patch equivalent to `first` then `second`.
     Compose(CreateOptions),
+    /// The server pipeline (KEP-1027): merge `patch` into `original`,
+    /// normalize the result's unions against `original`, validate unions
+    /// and enums; answers [`Outcome::Normalized`] or a `validation` error.
+    ServerApply {
+        /// Options of the merge.
+        apply: ApplyOptions,
+        /// Options of normalization and validation.
+        unions: UnionOptions,
+    },
+    /// Normalize the unions of `new` against `old` and validate the result
+    /// (KEP-1027); answers [`Outcome::Normalized`] or a `validation` error.
+    Normalize {
+        /// Options of normalization and validation.
+        options: UnionOptions,
+        /// `new` is being created: the `old` document is ignored (there is
+        /// no stored object, which is not the same as a stored `{}`).
+        create: bool,
+    },
+    /// The field set of `object` as server-side apply records it
+    /// (KEP-2155); answers [`Outcome::FieldSet`].
+    Fields(FieldsOptions),
+    /// The apply configuration `manager` owns in the live `object`
+    /// (KEP-2155, client-go's extract).
+    Extract {
+        /// The field manager whose `Apply` entry is extracted.
+        manager: String,
+        /// Options (subresource, apiVersion check, reference mode, …).
+        options: ExtractOptions,
+    },
 }
 
 impl Op {
@@ -64,6 +98,9 @@ impl Op {
             Op::Create3 { .. } => &["original", "modified", "current"],
             Op::Conflicts(_) => &["left", "right"],
             Op::Compose(_) => &["first", "second"],
+            Op::ServerApply { .. } => &["original", "patch"],
+            Op::Normalize { .. } => &["new", "old"],
+            Op::Fields(_) | Op::Extract { .. } => &["object"],
         }
     }
 
@@ -71,7 +108,12 @@ impl Op {
     /// [`TypeRef::Detect`] looks at, first match wins.
     fn detect_order(&self) -> &'static [usize] {
         match self {
-            Op::Apply(_) | Op::Conflicts(_) | Op::Compose(_) => &[0, 1],
+            Op::Apply(_)
+            | Op::Conflicts(_)
+            | Op::Compose(_)
+            | Op::ServerApply { .. }
+            | Op::Normalize { .. } => &[0, 1],
+            Op::Fields(_) | Op::Extract { .. } => &[0],
             Op::Create2(_) => &[1, 0],
             Op::Create3 { .. } => &[1, 0, 2],
         }
@@ -82,6 +124,10 @@ impl Op {
     pub fn max_depth(&self) -> usize {
         match self {
             Op::Apply(o) => o.max_depth,
+            Op::ServerApply { apply, .. } => apply.max_depth,
+            Op::Fields(o) => o.max_depth,
+            Op::Extract { options, .. } => options.max_depth,
+            Op::Normalize { options, .. } => options.max_depth,
             Op::Create2(o) | Op::Create3 { options: o, .. } | Op::Conflicts(o) | Op::Compose(o) => {
                 o.max_depth
             }
@@ -91,26 +137,48 @@ impl Op {
     /// How an empty document counts: an error for apply, `{}` otherwise.
     pub(crate) fn empty(&self) -> Empty {
         match self {
-            Op::Apply(_) => Empty::IsError,
+            Op::Apply(_) | Op::ServerApply { .. } | Op::Fields(_) | Op::Extract { .. } => {
+                Empty::IsError
+            }
             _ => Empty::IsObject,
         }
     }
 }
 
 /// What an operation answers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Outcome<'a> {
     /// A merged document or a patch.
     Document(Value<'a>),
     /// The answer of [`Op::Conflicts`].
     Conflicts(bool),
+    /// The answer of [`Op::Normalize`] and [`Op::ServerApply`]: the
+    /// normalized object and the JSON pointers of the members normalization
+    /// cleared, in document order.
+    Normalized {
+        /// The normalized (and valid) object.
+        value: Value<'a>,
+        /// Pointers of the cleared members.
+        cleared: Vec<String>,
+    },
+    /// The answer of [`Op::Fields`]: the set, and its canonical FieldsV1
+    /// JSON as a value.
+    FieldSet {
+        /// The FieldsV1 object (members in canonical order).
+        value: Value<'a>,
+        /// The set.
+        set: FieldSet,
+    },
 }
 
 impl<'a> Outcome<'a> {
     /// The outcome as a value (`Conflicts` as a JSON boolean).
     pub fn into_value(self) -> Value<'a> {
         match self {
-            Outcome::Document(v) => v,
+            Outcome::Document(v)
+            | Outcome::Normalized { value: v, .. }
+            | Outcome::FieldSet { value: v, .. } => v,
             Outcome::Conflicts(b) => Value::Bool(b),
         }
     }
@@ -190,6 +258,24 @@ pub fn execute<'a>(
         (Op::Compose(o), &[first, second]) => document(smpatch_patch_create::compose(
             arena, first, second, cursor, o,
         )),
+        (Op::ServerApply { apply, unions }, &[original, patch]) => {
+            let merged = smpatch_patch_apply::apply(arena, original, patch, cursor, apply)?;
+            crate::unions::normalize_validated(arena, Some(original), merged, cursor, unions)
+        }
+        (Op::Normalize { options, create }, &[new, old]) => {
+            let old = (!create).then_some(old);
+            crate::unions::normalize_validated(arena, old, new, cursor, options)
+        }
+        (Op::Fields(o), &[object]) => {
+            let set = smpatch_fieldsets::fields_of(&object, cursor, o)?;
+            let value = crate::fields::set_value(arena, &set)?;
+            Ok(Outcome::FieldSet { value, set })
+        }
+        (Op::Extract { manager, options }, &[object]) => {
+            smpatch_fieldsets::extract(arena, &object, cursor, manager, options)
+                .map(Outcome::Document)
+                .map_err(Error::from)
+        }
         _ => Err(Error::facade(
             FacadeKind::InvalidRequest,
             "",

@@ -12,7 +12,7 @@ mod common;
 
 use proptest::prelude::*;
 use serde_json::{json, Value as J};
-use smpatch::{ApplyOptions, CreateOptions, Schema, TypeRef};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, Schema, ThreeWayDocs, TypeRef};
 use smpatch_value::{from_serde, to_json_string, Arena};
 
 /// The serialized form, key order included.
@@ -39,11 +39,26 @@ fn check_all(schema: &Schema, ty: &TypeRef, a: &J, b: &J, c: &J) -> usize {
         count(smpatch::apply_bytes(&ab, &bb, schema, ty, &aopts).is_ok());
         count(smpatch::create_two_way_json(a, b, schema, ty, &copts).is_ok());
         count(smpatch::create_two_way_bytes(&ab, &bb, schema, ty, &copts).is_ok());
-        for overwrite in [false, true] {
-            count(smpatch::create_three_way_json(a, b, c, schema, ty, overwrite, &copts).is_ok());
+        for overwrite in [OnConflict::Fail, OnConflict::Overwrite] {
             count(
-                smpatch::create_three_way_bytes(&ab, &bb, &cb, schema, ty, overwrite, &copts)
-                    .is_ok(),
+                smpatch::create_three_way_json(
+                    ThreeWayDocs::new(a, b, c),
+                    schema,
+                    ty,
+                    overwrite,
+                    &copts,
+                )
+                .is_ok(),
+            );
+            count(
+                smpatch::create_three_way_bytes(
+                    ThreeWayDocs::new(&ab, &bb, &cb),
+                    schema,
+                    ty,
+                    overwrite,
+                    &copts,
+                )
+                .is_ok(),
             );
         }
         count(smpatch::conflicts_json(a, b, schema, ty, &copts).is_ok());

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
 
 use serde_json::{json, Value as J};
-use smpatch::{ApplyOptions, CreateOptions, TypeRef, DEFAULT_MAX_DEPTH};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, ThreeWayDocs, TypeRef, DEFAULT_MAX_DEPTH};
 
 const DEPTH: usize = 500;
 
@@ -39,9 +39,14 @@ fn json_entry_points() {
     assert_eq!(out, two);
     let e = smpatch::create_two_way_json(&one, &two, schema, &ty, &create_opts(DEFAULT_MAX_DEPTH));
     assert_eq!(e.unwrap_err().name(), "too_deep");
-    let out =
-        smpatch::create_three_way_json(&empty, &two, &one, schema, &ty, true, &create_opts(1000))
-            .unwrap();
+    let out = smpatch::create_three_way_json(
+        ThreeWayDocs::new(&empty, &two, &one),
+        schema,
+        &ty,
+        OnConflict::Overwrite,
+        &create_opts(1000),
+    )
+    .unwrap();
     assert_eq!(out, two);
     assert!(smpatch::conflicts_json(&one, &two, schema, &ty, &create_opts(1000)).unwrap());
     let out = smpatch::compose_json(&one, &two, schema, &ty, &create_opts(1000)).unwrap();
@@ -60,9 +65,14 @@ fn bytes_entry_points() {
     assert_eq!(e.unwrap_err().name(), "too_deep");
     let out = smpatch::create_two_way_bytes(one, two, schema, &ty, &create_opts(1000)).unwrap();
     assert_eq!(out, two);
-    let out =
-        smpatch::create_three_way_bytes(b"{}", two, one, schema, &ty, true, &create_opts(1000))
-            .unwrap();
+    let out = smpatch::create_three_way_bytes(
+        ThreeWayDocs::new(b"{}", two, one),
+        schema,
+        &ty,
+        OnConflict::Overwrite,
+        &create_opts(1000),
+    )
+    .unwrap();
     assert_eq!(out, two);
     assert!(smpatch::conflicts_bytes(one, two, schema, &ty, &create_opts(1000)).unwrap());
     let e = smpatch::conflicts_bytes(one, two, schema, &ty, &create_opts(DEFAULT_MAX_DEPTH));

@@ -11,7 +11,7 @@ mod common;
 
 use proptest::prelude::*;
 use serde_json::json;
-use smpatch::{ApplyOptions, CreateOptions};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, ThreeWayDocs};
 use smpatch_value::{
     from_serde, parse_json, parse_yaml, to_json_pretty, to_json_string, to_serde, to_yaml_string,
     Arena, ParseOptions, Value,
@@ -117,7 +117,7 @@ proptest! {
         let Some(schema) = common::merge_item() else { return Ok(()) };
         let (aopts, copts) = fixed();
         let ty = common::ty();
-        let p3 = smpatch::create_three_way_json(&o, &m, &o, schema, &ty, false, &copts)
+        let p3 = smpatch::create_three_way_json(ThreeWayDocs::new(&o, &m, &o), schema, &ty, OnConflict::Fail, &copts)
             .map_err(|e| TestCaseError::fail(format!("{e}")))?;
         let p2 = smpatch::create_two_way_json(&o, &m, schema, &ty, &copts).unwrap();
         let r3 = smpatch::apply_json(&o, &p3, schema, &ty, &aopts).unwrap();

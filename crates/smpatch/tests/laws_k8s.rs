@@ -18,7 +18,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value as J};
-use smpatch::{ApplyOptions, CreateOptions, Schema, TypeRef};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, Schema, ThreeWayDocs, TypeRef};
 
 const CASES: u32 = 128;
 
@@ -519,7 +519,7 @@ proptest! {
         let (o, m, c) = (&d[0], &d[1], &d[2]);
         let (aopts, copts) = opts(false);
         let t = TypeRef::Gvk(ty.into());
-        let p = smpatch::create_three_way_json(o, m, c, schema(), &t, true, &copts)
+        let p = smpatch::create_three_way_json(ThreeWayDocs::new(o, m, c), schema(), &t, OnConflict::Overwrite, &copts)
             .map_err(|e| TestCaseError::fail(format!("create: {e}")))?;
         let r = smpatch::apply_json(c, &p, schema(), &t, &aopts)
             .map_err(|e| TestCaseError::fail(format!("apply: {e}; patch {p}")))?;
@@ -538,7 +538,7 @@ proptest! {
         let (o, m) = (&d[0], &d[1]);
         let (aopts, copts) = opts(false);
         let t = TypeRef::Gvk(ty.into());
-        let p3 = smpatch::create_three_way_json(o, m, o, schema(), &t, false, &copts)
+        let p3 = smpatch::create_three_way_json(ThreeWayDocs::new(o, m, o), schema(), &t, OnConflict::Fail, &copts)
             .map_err(|e| TestCaseError::fail(format!("{e}")))?;
         let r3 = smpatch::apply_json(o, &p3, schema(), &t, &aopts).unwrap();
         let (r2, p2) = round_trip(ty, o, m, false).map_err(TestCaseError::fail)?;

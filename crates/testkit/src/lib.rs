@@ -21,8 +21,11 @@
 //! ```
 #![deny(missing_docs)]
 
+mod unions;
+
 pub use arbitrary::{Arbitrary, Result, Unstructured};
 use serde_json::{Map, Value as J};
+pub use unions::{union_host, union_nondisc, union_src, union_strict};
 
 /// Runs a generator on `bytes`; when the bytes run out, choices default to
 /// their first option, so every byte string gives a value.

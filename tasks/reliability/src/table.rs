@@ -995,7 +995,136 @@ fn base_cases() -> Vec<Case> {
             expect: Error(&["parse"]),
             run: batch_schema_garbage,
         },
+        Case {
+            name: "union in each of 1,000,000 keyed-list elements, 1,000 discriminators changed (batch apply + normalize_unions)",
+            expect: Ok("1000000 elements, 1000 cleared"),
+            run: million_unions_in_a_list,
+        },
+        Case {
+            name: "10 MB union discriminator (batch normalize)",
+            expect: Error(&["validation"]),
+            run: huge_discriminator,
+        },
+        Case {
+            name: "10,000 unions in one schema, all switched in one object (batch normalize)",
+            expect: Ok("10000 unions, 10000 cleared"),
+            run: ten_thousand_unions,
+        },
     ]
+}
+
+/// A schema with the KEP-1027 union `Src` (discriminator `type`, members
+/// `git`, `http`) in the keyed list `Host.sources`.
+fn union_schema_file() -> PathBuf {
+    let doc = json!({"swagger": "2.0", "definitions": {
+        "Host": {"type": "object", "properties": {"sources": {"type": "array",
+            "items": {"$ref": "#/definitions/Src"},
+            "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}}},
+        "Src": {"type": "object", "properties": {
+            "name": {"type": "string"},
+            "type": {"type": "string", "enum": ["Git", "Http", ""],
+                "x-kubernetes-unions": {"fieldMembers": {"Git": {"name": "git"}, "Http": {"name": "http"}, "": null}}},
+            "git": {"type": "object"}, "http": {"type": "object"}}}}});
+    temp_file("unions.json", doc.to_string().as_bytes())
+}
+
+/// Counts `"/sources/` pointers in the `cleared` list of a batch answer.
+fn cleared_count(response: &str) -> Option<usize> {
+    let at = response.rfind(r#""cleared":["#)?;
+    Some(count(&response.as_bytes()[at..], b"\"/"))
+}
+
+/// 1,000,000 list elements, each a union; a patch switches 1,000 of them.
+fn million_unions_in_a_list() -> Outcome {
+    let mut original = String::from(r#"{"sources":["#);
+    for i in 0..MILLION {
+        if i > 0 {
+            original.push(',');
+        }
+        let _ = write!(original, r#"{{"name":"s{i}","type":"Git","git":{{}}}}"#);
+    }
+    original.push_str("]}");
+    let mut patch = String::from(r#"{"sources":["#);
+    for i in 0..1000 {
+        if i > 0 {
+            patch.push(',');
+        }
+        let _ = write!(
+            patch,
+            r#"{{"name":"s{}","type":"Http","http":{{}}}}"#,
+            i * 997
+        );
+    }
+    patch.push_str("]}");
+    let file = union_schema_file();
+    let line = format!(
+        r#"{{"id":1,"op":"apply","schema":{{"file":{},"definition":"Host"}},"options":{{"normalize_unions":true}},"original":{original},"patch":{patch}}}"#,
+        json!(file)
+    );
+    let response = handle_line(&mut BatchState::new(), &line);
+    if !response.starts_with(r#"{"id":1,"ok":"#) {
+        return batch_outcome(&response);
+    }
+    let elements = count(response.as_bytes(), br#""name":"#);
+    match cleared_count(&response) {
+        Some(n) => Outcome::Ok(format!("{elements} elements, {n} cleared")),
+        None => Outcome::Err("bad_response".into(), "no cleared list".into()),
+    }
+}
+
+/// A discriminator value of 10 MB: V1, with the value cut in the message.
+fn huge_discriminator() -> Outcome {
+    let file = union_schema_file();
+    let big = "G".repeat(10 * 1024 * 1024);
+    let line = json!({"id": 1, "op": "normalize", "schema": {"file": file, "definition": "Src"},
+        "old": {"type": "Git", "git": {}}, "new": {"type": big, "git": {}}})
+    .to_string();
+    let response = handle_line(&mut BatchState::new(), &line);
+    if response.len() > 10_000 {
+        return Outcome::Err(
+            "bad_response".into(),
+            format!("{} bytes of response", response.len()),
+        );
+    }
+    batch_outcome(&response)
+}
+
+/// One struct declaring 10,000 unions (`d{i}` selects `a{i}` or `b{i}`); an
+/// object switching every one of them with both members set.
+fn ten_thousand_unions() -> Outcome {
+    let n = 10_000;
+    let mut props = serde_json::Map::new();
+    let mut new = serde_json::Map::new();
+    let mut old = serde_json::Map::new();
+    for i in 0..n {
+        props.insert(
+            format!("d{i}"),
+            json!({"type": "string", "x-kubernetes-unions": {"fieldMembers": {
+            "A": {"name": format!("a{i}")}, "B": {"name": format!("b{i}")}}}}),
+        );
+        props.insert(format!("a{i}"), json!({"type": "integer"}));
+        props.insert(format!("b{i}"), json!({"type": "integer"}));
+        old.insert(format!("d{i}"), json!("A"));
+        old.insert(format!("a{i}"), json!(1));
+        new.insert(format!("d{i}"), json!("B"));
+        new.insert(format!("a{i}"), json!(1));
+        new.insert(format!("b{i}"), json!(2));
+    }
+    let doc =
+        json!({"swagger": "2.0", "definitions": {"Many": {"type": "object", "properties": props}}});
+    let file = temp_file("many-unions.json", doc.to_string().as_bytes());
+    let line = json!({"id": 1, "op": "normalize", "schema": {"file": file, "definition": "Many"},
+        "old": old, "new": new})
+    .to_string();
+    let response = handle_line(&mut BatchState::new(), &line);
+    match serde_json::from_str::<serde_json::Value>(&response) {
+        Ok(v) if v.get("ok").is_some() => {
+            let left = v["ok"].as_object().map_or(0, |o| o.len());
+            let cleared = v["cleared"].as_array().map_or(0, Vec::len);
+            Outcome::Ok(format!("{} unions, {cleared} cleared", left / 2))
+        }
+        _ => batch_outcome(&response),
+    }
 }
 
 // ---- Issue 8: every merge-key kind and list directive at 100,000 elements.
@@ -1175,7 +1304,13 @@ pub fn run_shape(op: &str, s: &Shape) -> Result<String, smpatch::Error> {
             let p = if op == "create2" {
                 smpatch::create_two_way_bytes(o, &m, &schema, &ty, &opts)?
             } else {
-                smpatch::create_three_way_bytes(o, &m, o, &schema, &ty, false, &opts)?
+                smpatch::create_three_way_bytes(
+                    smpatch::ThreeWayDocs::new(o, &m, o),
+                    &schema,
+                    &ty,
+                    smpatch::OnConflict::Fail,
+                    &opts,
+                )?
             };
             // The patch recreates `modified`.
             let back = apply(o, &p)?;

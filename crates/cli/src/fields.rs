@@ -1,0 +1,209 @@
+//! CLI commands for field sets and apply configurations (KEP-2155):
+//! `smpatch fields`, `smpatch extract`, `smpatch owners`. A child module of
+//! the CLI (it uses the CLI's input, schema and output helpers); the work
+//! goes through `smpatch::ops` (`Op::Fields`, `Op::Extract`).
+
+use super::{
+    load_schemas, parse_stream, read_input, schema_refs, type_ref, write_results, write_text,
+    Failure, Limits, Output, SchemaArgs,
+};
+use clap::{Args, ValueEnum};
+use smpatch::fieldsets::{
+    path_string, ApiCheck, ExtractOptions, FieldsOptions, MissingEntry, Owner,
+};
+use smpatch::ops::{self, Op, Outcome};
+use smpatch_value::Arena;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(super) enum FieldsOutput {
+    /// Canonical FieldsV1 JSON, one line per document (as the API server stores it).
+    Json,
+    /// One path per line (`f:spec.f:ports.k:{"port":80,"protocol":"TCP"}.f:name`).
+    Paths,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// What the server records for an applier that sent the document.
+    Apply,
+    /// What an Update that created the document records (every node a member).
+    Update,
+}
+
+#[derive(Args)]
+pub(super) struct FieldsArgs {
+    /// The documents (JSON or YAML, several YAML documents allowed; `-` = stdin).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
+    file: PathBuf,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
+    output: FieldsOutput,
+    /// Which entry shape to compute.
+    #[arg(long, value_enum, default_value = "apply")]
+    shape: Shape,
+    #[command(flatten)]
+    schema: SchemaArgs,
+}
+
+#[derive(Args)]
+pub(super) struct ExtractArgs {
+    /// The live object(s) with metadata.managedFields (`kubectl get -o yaml`; `-` = stdin).
+    #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
+    file: PathBuf,
+    /// The field manager whose Apply entry is extracted.
+    #[arg(long, value_name = "NAME")]
+    manager: String,
+    /// The subresource of the entry (status, scale, …); the main resource when absent.
+    #[arg(long, value_name = "S", default_value = "")]
+    subresource: String,
+    /// Output format (YAML, ready for `kubectl apply --server-side -f -`).
+    #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
+    output: Output,
+    /// Fail when the entry was recorded for another apiVersion than the object's (KEP-2155).
+    #[arg(long)]
+    strict_api_version: bool,
+    /// Reproduce client-go's output (nulls for emptied nodes, no error for a missing entry).
+    #[arg(long)]
+    reference: bool,
+    #[command(flatten)]
+    schema: SchemaArgs,
+}
+
+#[derive(Args)]
+pub(super) struct OwnersArgs {
+    /// The live object(s) with metadata.managedFields (`-` = stdin).
+    #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
+    file: PathBuf,
+}
+
+pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
+    let input = read_input(&a.file, limits)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
+    let refs = schema_refs(&user)?;
+    let arena = Arena::new();
+    let name = a.file.display().to_string();
+    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let ty = type_ref(&a.schema);
+    let mut opts = match a.shape {
+        Shape::Apply => FieldsOptions::default(),
+        Shape::Update => FieldsOptions {
+            strip_server_fields: true,
+            ..FieldsOptions::update_on_create()
+        },
+    };
+    opts.max_depth = limits.max_depth;
+    let op = Op::Fields(opts);
+    let mut out = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let set = match ops::run(&arena, &op, &[*doc], &refs, &ty)
+            .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?
+        {
+            Outcome::FieldSet { set, .. } => set,
+            _ => {
+                return Err(Failure::at(
+                    &name,
+                    "the fields operation answered no field set",
+                ))
+            }
+        };
+        match a.output {
+            FieldsOutput::Json => {
+                out.push_str(&set.to_json());
+                out.push('\n');
+            }
+            FieldsOutput::Paths => {
+                if i > 0 {
+                    out.push_str("---\n");
+                }
+                for p in set.paths() {
+                    out.push_str(&path_string(&p));
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    write_text(&out)?;
+    Ok(0)
+}
+
+pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failure> {
+    let input = read_input(&a.file, limits)?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
+    let refs = schema_refs(&user)?;
+    let arena = Arena::new();
+    let name = a.file.display().to_string();
+    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let ty = type_ref(&a.schema);
+    let mut opts = if a.reference {
+        ExtractOptions::reference()
+    } else {
+        ExtractOptions::default()
+    };
+    opts.subresource = a.subresource.clone();
+    if a.strict_api_version {
+        opts.api_version_check = ApiCheck::Strict;
+    }
+    if docs.len() > 1 {
+        // With several objects, one without an entry is not an error.
+        opts.missing_entry = MissingEntry::IdentityOnly;
+    }
+    opts.max_depth = limits.max_depth;
+    let op = Op::Extract {
+        manager: a.manager.clone(),
+        options: opts,
+    };
+    let mut results = Vec::with_capacity(docs.len());
+    for (i, doc) in docs.iter().enumerate() {
+        let r = ops::run(&arena, &op, &[*doc], &refs, &ty)
+            .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
+        results.push(r.into_value());
+    }
+    write_results(&results, a.output)?;
+    Ok(0)
+}
+
+fn owner_text(o: &Owner) -> String {
+    if o.subresource.is_empty() {
+        format!("{} ({})", o.manager, o.operation)
+    } else {
+        format!("{} ({}, {})", o.manager, o.operation, o.subresource)
+    }
+}
+
+pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure> {
+    let input = read_input(&a.file, limits)?;
+    let arena = Arena::new();
+    let name = a.file.display().to_string();
+    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let mut out = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        let rows: Vec<(String, String)> = smpatch::fieldsets::owners(doc)
+            .map_err(|e| Failure::in_document(smpatch::Error::from(e), &name, i, docs.len()))?
+            .iter()
+            .map(|(p, owners)| {
+                let who: Vec<String> = owners.iter().map(owner_text).collect();
+                (path_string(p), who.join(", "))
+            })
+            .collect();
+        let width = rows
+            .iter()
+            .map(|(p, _)| p.chars().count())
+            .chain([4])
+            .max()
+            .unwrap_or(4);
+        out.push_str(&format!("{:<width$}  MANAGERS\n", "PATH"));
+        for (p, who) in rows {
+            let pad = width - p.chars().count();
+            out.push_str(&p);
+            out.push_str(&" ".repeat(pad + 2));
+            out.push_str(&who);
+            out.push('\n');
+        }
+    }
+    write_text(&out)?;
+    Ok(0)
+}

@@ -1,0 +1,145 @@
+//! `smpatch validate`: every union (KEP-1027, rules V1–V5) and enum
+//! (KEP-2887) violation of every document of a file as written (no
+//! normalization: `patch --normalize-unions` shows what a server would
+//! store), judged against the matching document of `--old` when given
+//! (matched by apiVersion, kind, namespace and name; otherwise the document
+//! counts as created). Exit status: 0 clean, 1 violations, 2 any other
+//! error.
+//!
+//! Must not: hold union logic (that is smpatch-union-normalize, reached
+//! through `smpatch::validate_unions`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use smpatch::{Cursor, UnionOptions, Value, Violation};
+use smpatch_value::Arena;
+
+use crate::{
+    load_schemas, parse_stream, read_input, schema_refs, type_ref, Failure, Limits, SchemaArgs,
+};
+
+/// Output of `smpatch validate`.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum ValidateOutput {
+    /// One line per violation: `FILE#DOC KIND/NAME POINTER: MESSAGE [RULE]`.
+    Text,
+    /// `{"valid": BOOL, "documents": [{"index", "apiVersion", "kind", "name", "violations": [{"path", "rule", "message"}]}]}`.
+    Json,
+}
+
+/// `smpatch validate -f FILE [--old FILE] [-o text|json]`.
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    /// The documents to validate (JSON or YAML, several YAML documents allowed; `-` = stdin).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
+    file: PathBuf,
+    /// The stored objects the documents replace: decides which discriminators changed.
+    #[arg(long = "old", value_name = "FILE")]
+    old: Option<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    output: ValidateOutput,
+    #[command(flatten)]
+    schema: SchemaArgs,
+    /// Do not report violations the old object already had at the same place.
+    #[arg(long)]
+    ratcheting: bool,
+    /// Do not check strings against their schema's enum.
+    #[arg(long)]
+    no_enums: bool,
+}
+
+type Key = [String; 4];
+
+fn key(doc: &Value<'_>) -> Key {
+    let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str()).unwrap_or("").to_owned();
+    let meta = doc.get("metadata");
+    [
+        s(doc.get("apiVersion")),
+        s(doc.get("kind")),
+        s(meta.and_then(|m| m.get("namespace"))),
+        s(meta.and_then(|m| m.get("name"))),
+    ]
+}
+
+/// Runs `smpatch validate`: `Ok(0)` clean, `Ok(1)` violations.
+pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure> {
+    let name = a.file.display().to_string();
+    let bytes = read_input(&a.file, limits)?;
+    let old_bytes = a.old.as_ref().map(|p| read_input(p, limits)).transpose()?;
+    let user = load_schemas(&a.schema.schemas, limits)?;
+    let refs = schema_refs(&user)?;
+    let ty = type_ref(&a.schema);
+    let opts = UnionOptions {
+        ratcheting: a.ratcheting,
+        check_enums: !a.no_enums,
+        max_depth: limits.max_depth,
+        ..UnionOptions::default()
+    };
+    let arena = Arena::new();
+    let docs = parse_stream(&arena, &bytes, &name, limits)?;
+    let olds = match (&old_bytes, &a.old) {
+        (Some(b), Some(p)) => parse_stream(&arena, b, &p.display().to_string(), limits)?,
+        _ => Vec::new(),
+    };
+    let mut clean = true;
+    let mut text = String::new();
+    let mut json_docs = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let k = key(doc);
+        let old = olds
+            .iter()
+            .find(|o| key(o) == k)
+            .or(if olds.len() == 1 && docs.len() == 1 {
+                olds.first()
+            } else {
+                None
+            })
+            .copied();
+        let in_doc = |e: smpatch::Error| {
+            let f = Failure::from(e);
+            Failure::at(format!("{name}#{i}: {}", f.location), f.message)
+        };
+        let cursor: Cursor<'_> = smpatch::ops::resolve_type(
+            &smpatch::ops::Op::Normalize {
+                options: opts.clone(),
+                create: old.is_none(),
+            },
+            &refs,
+            &ty,
+            &[*doc],
+        )
+        .map_err(in_doc)?;
+        let found: Vec<Violation> =
+            smpatch::validate_unions(old, *doc, cursor, &opts).map_err(in_doc)?;
+        clean &= found.is_empty();
+        let what = format!("{}/{}", k[1], k[3]);
+        for v in &found {
+            let path = if v.path.is_empty() { "/" } else { &v.path };
+            text.push_str(&format!(
+                "{name}#{i} {what} {path}: {} [{}]\n",
+                v.message, v.rule
+            ));
+        }
+        json_docs.push(serde_json::json!({
+            "index": i, "apiVersion": k[0], "kind": k[1], "name": k[3],
+            "violations": found.iter().map(|v| serde_json::json!({
+                "path": v.path, "rule": v.rule.name(), "message": v.message})).collect::<Vec<_>>(),
+        }));
+    }
+    let out = match a.output {
+        ValidateOutput::Text => text,
+        ValidateOutput::Json => format!(
+            "{}\n",
+            serde_json::json!({"valid": clean, "documents": json_docs})
+        ),
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::output(&e))?;
+    Ok(i32::from(!clean))
+}

@@ -1,0 +1,725 @@
+//! `metadata.managedFields` entries, `prune`, `extract` (KEP-2155 apply
+//! configurations) and `owners`.
+
+use std::collections::BTreeMap;
+
+use smpatch_schema::Cursor;
+use smpatch_value::{Arena, Member, Value};
+
+use crate::error::{Error, ErrorKind};
+use crate::pe::Path;
+use crate::set::{FieldSet, MAX_SET_DEPTH};
+use crate::walk::{
+    item_pe, member_at, pointer, resolve, validate, At, Atom, FieldsOptions, ListRel, Loc, Seg,
+};
+
+/// One entry of `metadata.managedFields`, as read by [`managed_fields`].
+#[derive(Clone, Debug)]
+pub struct ManagedFieldsEntry<'a> {
+    /// Position in the array.
+    pub index: usize,
+    /// `manager` (`""` when absent).
+    pub manager: &'a str,
+    /// `operation` (`"Apply"`, `"Update"`; `""` when absent).
+    pub operation: &'a str,
+    /// `apiVersion` (`""` when absent).
+    pub api_version: &'a str,
+    /// `subresource` (`""` for the main resource).
+    pub subresource: &'a str,
+    /// The raw `fieldsV1` member, if present.
+    pub fields_v1: Option<Value<'a>>,
+}
+
+impl ManagedFieldsEntry<'_> {
+    /// Decodes `fieldsV1`. A missing entry is an error (as the reference's
+    /// extraction treats it), naming the entry's index and manager.
+    pub fn field_set(&self) -> Result<FieldSet, Error> {
+        let at = format!("/metadata/managedFields/{}/fieldsV1", self.index);
+        let Some(v) = self.fields_v1 else {
+            return Err(Error::new(
+                ErrorKind::MalformedManagedFields,
+                at,
+                format!(
+                    "managed fields entry {} (manager {:?}) has no fieldsV1",
+                    self.index, self.manager
+                ),
+            ));
+        };
+        FieldSet::from_value(&v).map_err(|e| {
+            let inner = if e.path().is_empty() {
+                e.message().to_owned()
+            } else {
+                format!("at {}: {}", e.path(), e.message())
+            };
+            Error::new(
+                ErrorKind::MalformedManagedFields,
+                at,
+                format!(
+                    "managed fields entry {} (manager {:?}): invalid fieldsV1: {inner}",
+                    self.index, self.manager
+                ),
+            )
+        })
+    }
+}
+
+/// The entries of `object.metadata.managedFields` (empty when absent).
+///
+/// Errors ([`ErrorKind::MalformedManagedFields`]) give the entry index: the
+/// member is not a list, an entry is not an object, or `manager`,
+/// `operation`, `apiVersion`, `subresource` is not a string.
+pub fn managed_fields<'a>(object: &Value<'a>) -> Result<Vec<ManagedFieldsEntry<'a>>, Error> {
+    let Some(obj) = object.as_object() else {
+        return Err(Error::new(
+            ErrorKind::InvalidObject,
+            "",
+            "the object must be a JSON object",
+        ));
+    };
+    let meta = match obj.get("metadata") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(m)) => m,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorKind::InvalidObject,
+                "/metadata",
+                "metadata must be an object",
+            ))
+        }
+    };
+    let items = match meta.get("managedFields") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorKind::MalformedManagedFields,
+                "/metadata/managedFields",
+                "managedFields must be a list",
+            ))
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let at = format!("/metadata/managedFields/{index}");
+        let Value::Object(e) = item else {
+            return Err(Error::new(
+                ErrorKind::MalformedManagedFields,
+                at,
+                format!("managed fields entry {index} is not an object"),
+            ));
+        };
+        let s = |name: &str| -> Result<&'a str, Error> {
+            match e.get(name) {
+                None | Some(Value::Null) => Ok(""),
+                Some(Value::String(s)) => Ok(s),
+                Some(_) => Err(Error::new(
+                    ErrorKind::MalformedManagedFields,
+                    format!("{at}/{name}"),
+                    format!("managed fields entry {index}: {name} must be a string"),
+                )),
+            }
+        };
+        out.push(ManagedFieldsEntry {
+            index,
+            manager: s("manager")?,
+            operation: s("operation")?,
+            api_version: s("apiVersion")?,
+            subresource: s("subresource")?,
+            fields_v1: e.get("fieldsV1"),
+        });
+    }
+    Ok(out)
+}
+
+/// What to do with a node reached through the set whose owned content is
+/// gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Unmatched {
+    /// Emit an object member or list item only if it is a leaf of the set
+    /// or something owned below it is emitted (recommended).
+    #[default]
+    Omit,
+    /// As client-go's unstructured extractor: such nodes become `null` (a
+    /// list item a `null` element), or the live `{}`/`[]`/atomic value.
+    Reference,
+}
+
+/// What an owned leaf whose live value is a non-empty granular map or
+/// associative list becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LeafPolicy {
+    /// `{}` / `[]`: keeps the claim on the node, claims nothing below
+    /// (recommended).
+    #[default]
+    EmptyContainer,
+    /// As the reference: filtered with the parent's set (usually `null`).
+    Reference,
+}
+
+/// Whether the entry's `apiVersion` must match the object's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ApiCheck {
+    /// Not checked (client-go).
+    #[default]
+    Ignore,
+    /// Fail with [`ErrorKind::ApiVersionMismatch`] (what KEP-2155 asked for).
+    Strict,
+}
+
+/// What extraction returns when nothing owned is left at the top level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EmptyResult {
+    /// The identity fields only (recommended).
+    #[default]
+    IdentityOnly,
+    /// Fail with [`ErrorKind::EmptyResult`] (the reference).
+    Error,
+}
+
+/// What extraction does when the manager has no `Apply` entry for the
+/// subresource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MissingEntry {
+    /// Fail with [`ErrorKind::NoApplyEntry`] naming the manager (default: a
+    /// caller asking for a manager's configuration usually mistyped it).
+    #[default]
+    Error,
+    /// Succeed with the identity fields only (client-go).
+    IdentityOnly,
+}
+
+/// Options of [`extract`] and [`prune`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtractOptions {
+    /// The subresource whose entry is used (`""`: the main resource).
+    pub subresource: String,
+    /// Default [`Unmatched::Omit`].
+    pub unmatched: Unmatched,
+    /// Default [`LeafPolicy::EmptyContainer`].
+    pub leaf_containers: LeafPolicy,
+    /// Default [`ApiCheck::Ignore`].
+    pub api_version_check: ApiCheck,
+    /// Also copy the key fields of every kept keyed list item even when not
+    /// owned (breaks the subset law). Default false.
+    pub include_key_fields: bool,
+    /// Default [`EmptyResult::IdentityOnly`].
+    pub empty_result: EmptyResult,
+    /// Default [`MissingEntry::Error`].
+    pub missing_entry: MissingEntry,
+    /// Validate the object against the schema first (undeclared fields,
+    /// wrong types, duplicate list keys), as the reference does. Default true.
+    pub validate: bool,
+    /// Deepest nesting walked. Default 256.
+    pub max_depth: usize,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            subresource: String::new(),
+            unmatched: Unmatched::Omit,
+            leaf_containers: LeafPolicy::EmptyContainer,
+            api_version_check: ApiCheck::Ignore,
+            include_key_fields: false,
+            empty_result: EmptyResult::IdentityOnly,
+            missing_entry: MissingEntry::Error,
+            validate: true,
+            max_depth: 256,
+        }
+    }
+}
+
+impl ExtractOptions {
+    /// client-go's behaviour (unstructured extractor, modulo member order):
+    /// `null` for emptied nodes, leaves filtered with the parent's set, an
+    /// error when nothing is left, identity only when there is no entry.
+    pub fn reference() -> Self {
+        ExtractOptions {
+            unmatched: Unmatched::Reference,
+            leaf_containers: LeafPolicy::Reference,
+            empty_result: EmptyResult::Error,
+            missing_entry: MissingEntry::IdentityOnly,
+            ..ExtractOptions::default()
+        }
+    }
+}
+
+/// Keeps exactly the values of `object` at the paths of `set` (its leaves;
+/// list items are kept in live order, addressed by their `k:`/`v:`
+/// element), as [`extract`] does. `None` when nothing is kept.
+///
+/// ```
+/// use smpatch_fieldsets::{prune, ExtractOptions, FieldSet};
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let cm = parse_json(&arena, br#"{"data":{"a":"1","b":"2"}}"#, &ParseOptions::default()).unwrap();
+/// let set = FieldSet::from_json(br#"{"f:data":{"f:b":{}}}"#).unwrap();
+/// let schema = smpatch_schema::embedded().cursor("v1/ConfigMap").unwrap();
+/// let kept = prune(&arena, &cm, schema, &set, &ExtractOptions::default()).unwrap().unwrap();
+/// assert_eq!(to_json_string(&kept), r#"{"data":{"b":"2"}}"#);
+/// ```
+pub fn prune<'a>(
+    arena: &'a Arena,
+    object: &Value<'a>,
+    schema: Cursor<'_>,
+    set: &FieldSet,
+    opts: &ExtractOptions,
+) -> Result<Option<Value<'a>>, Error> {
+    let leaves = set.leaves();
+    let f = Filter {
+        arena,
+        opts,
+        max_depth: opts.max_depth.min(MAX_SET_DEPTH),
+    };
+    match opts.unmatched {
+        Unmatched::Omit => f.omit(object, &leaves, At::root(schema), None, 1),
+        Unmatched::Reference => {
+            let v = f.reference(object, &leaves, At::root(schema), None, 1)?;
+            Ok(if v.is_null() { None } else { Some(v) })
+        }
+    }
+}
+
+/// The apply configuration `manager` owns in `object` (KEP-2155 "extract"):
+/// the object's values at the leaves of the manager's `Apply` entry for
+/// `opts.subresource`, plus `apiVersion`, `kind`, `metadata.name` and
+/// (when not empty) `metadata.namespace`.
+///
+/// With the default options the result's field set is a subset of the
+/// entry's set (docs/FIELDSETS.md); [`ExtractOptions::reference`] gives
+/// client-go's output instead.
+///
+/// ```
+/// use smpatch_fieldsets::{extract, ExtractOptions};
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let cm = parse_json(&arena, br#"{"apiVersion":"v1","kind":"ConfigMap",
+///   "metadata":{"name":"c","namespace":"ns","managedFields":[{"manager":"me",
+///     "operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1",
+///     "fieldsV1":{"f:data":{"f:a":{}}}}]},
+///   "data":{"a":"1","b":"2"}}"#, &ParseOptions::default()).unwrap();
+/// let schema = smpatch_schema::embedded().cursor("v1/ConfigMap").unwrap();
+/// let cfg = extract(&arena, &cm, schema, "me", &ExtractOptions::default()).unwrap();
+/// assert_eq!(to_json_string(&cfg),
+///   r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns"},"data":{"a":"1"}}"#);
+/// ```
+pub fn extract<'a>(
+    arena: &'a Arena,
+    object: &Value<'a>,
+    schema: Cursor<'_>,
+    manager: &str,
+    opts: &ExtractOptions,
+) -> Result<Value<'a>, Error> {
+    let Some(obj) = object.as_object() else {
+        return Err(Error::new(
+            ErrorKind::InvalidObject,
+            "",
+            "the object must be a JSON object",
+        ));
+    };
+    if !matches!(obj.get("metadata"), None | Some(Value::Object(_))) {
+        return Err(Error::new(
+            ErrorKind::InvalidObject,
+            "/metadata",
+            "metadata must be an object",
+        ));
+    }
+    let entries = managed_fields(object)?;
+    if opts.validate {
+        let vo = FieldsOptions {
+            max_depth: opts.max_depth,
+            ..FieldsOptions::default()
+        };
+        validate(object, schema, &vo)
+            .map_err(|e| e.prefixed("the object does not fit its schema: "))?;
+    }
+    let entry = entries.iter().find(|e| {
+        e.manager == manager && e.operation == "Apply" && e.subresource == opts.subresource
+    });
+    let filtered = match entry {
+        None => match opts.missing_entry {
+            MissingEntry::IdentityOnly => None,
+            MissingEntry::Error => {
+                let others: Vec<String> = entries
+                    .iter()
+                    .filter(|e| e.manager == manager)
+                    .map(|e| {
+                        format!(
+                            "{} entry {}{}",
+                            if e.operation.is_empty() {
+                                "an"
+                            } else {
+                                e.operation
+                            },
+                            e.index,
+                            if e.subresource.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (subresource {:?})", e.subresource)
+                            }
+                        )
+                    })
+                    .collect();
+                let sub = if opts.subresource.is_empty() {
+                    String::new()
+                } else {
+                    format!(" for subresource {:?}", opts.subresource)
+                };
+                let has = if others.is_empty() {
+                    "it has no managedFields entries".to_owned()
+                } else {
+                    format!("it has only: {}", others.join(", "))
+                };
+                return Err(Error::new(
+                    ErrorKind::NoApplyEntry,
+                    "/metadata/managedFields",
+                    format!("manager {manager:?} has no Apply entry{sub} ({has})"),
+                ));
+            }
+        },
+        Some(e) => {
+            if opts.api_version_check == ApiCheck::Strict {
+                let object_version = obj.get("apiVersion").and_then(|v| v.as_str()).unwrap_or("");
+                if e.api_version != object_version {
+                    return Err(Error::new(
+                        ErrorKind::ApiVersionMismatch,
+                        format!("/metadata/managedFields/{}/apiVersion", e.index),
+                        format!(
+                            "managed fields of manager {manager:?} were recorded for apiVersion {:?} but the object is {object_version:?}",
+                            e.api_version
+                        ),
+                    ));
+                }
+            }
+            let set = e.field_set()?;
+            let kept = prune(arena, object, schema, &set, opts)?;
+            if kept.is_none() && opts.empty_result == EmptyResult::Error {
+                return Err(Error::new(
+                    ErrorKind::EmptyResult,
+                    "",
+                    format!(
+                        "unable to convert managed fields for {manager} to unstructured, expected map, got <nil>"
+                    ),
+                ));
+            }
+            kept
+        }
+    };
+    Ok(with_identity(arena, obj, filtered))
+}
+
+/// `apiVersion`, `kind`, `metadata` (`name`, `namespace` first), then the
+/// filtered members in live order.
+fn with_identity<'a>(
+    arena: &'a Arena,
+    obj: smpatch_value::Object<'a>,
+    filtered: Option<Value<'a>>,
+) -> Value<'a> {
+    let mut top: Vec<Member<'a>> = Vec::new();
+    for k in ["apiVersion", "kind"] {
+        if let Some(v @ Value::String(_)) = obj.get(k) {
+            top.push(Member { key: k, value: v });
+        }
+    }
+    let live_meta = obj.get("metadata").and_then(|m| m.as_object());
+    let mut meta: Vec<Member<'a>> = Vec::new();
+    for k in ["name", "namespace"] {
+        if let Some(v @ Value::String(s)) = live_meta.and_then(|m| m.get(k)) {
+            if !s.is_empty() {
+                meta.push(Member { key: k, value: v });
+            }
+        }
+    }
+    let fobj = filtered.and_then(|f| f.as_object());
+    if let Some(Value::Object(fm)) = fobj.and_then(|f| f.get("metadata")) {
+        meta.extend(
+            fm.members()
+                .iter()
+                .filter(|m| m.key != "name" && m.key != "namespace")
+                .copied(),
+        );
+    }
+    top.push(Member {
+        key: "metadata",
+        value: Value::object_from_members(arena, &meta),
+    });
+    if let Some(f) = fobj {
+        top.extend(
+            f.members()
+                .iter()
+                .filter(|m| !matches!(m.key, "apiVersion" | "kind" | "metadata"))
+                .copied(),
+        );
+    }
+    Value::object_from_members(arena, &top)
+}
+
+struct Filter<'a, 'o> {
+    arena: &'a Arena,
+    opts: &'o ExtractOptions,
+    max_depth: usize,
+}
+
+impl<'a> Filter<'a, '_> {
+    fn too_deep(&self, depth: usize, loc: Option<&Loc<'_>>) -> Result<(), Error> {
+        // Called before descending into a container.
+        if depth > self.max_depth {
+            return Err(Error::new(
+                ErrorKind::TooDeep,
+                pointer(loc),
+                format!("nesting deeper than {} levels", self.max_depth),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A leaf of the set at a map member: the live value, with the leaf
+    /// policy applied to non-empty granular maps and associative lists.
+    fn leaf(
+        &self,
+        v: &Value<'a>,
+        at: At<'_>,
+        parent_set: &FieldSet,
+        loc: Option<&Loc<'_>>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        let atom = resolve(at, v, loc)?;
+        let container = match (&atom, v) {
+            (Atom::Map { atomic: false, .. }, Value::Object(o)) if !o.is_empty() => Some(true),
+            (
+                Atom::List {
+                    rel: ListRel::Set | ListRel::Keys(_),
+                    ..
+                },
+                Value::Array(a),
+            ) if !a.is_empty() => Some(false),
+            _ => None,
+        };
+        match (container, self.opts.leaf_containers) {
+            (None, _) => Ok(*v),
+            (Some(true), LeafPolicy::EmptyContainer) => Ok(Value::empty_object()),
+            (Some(false), LeafPolicy::EmptyContainer) => Ok(Value::Array(&[])),
+            (Some(_), LeafPolicy::Reference) => match self.opts.unmatched {
+                Unmatched::Reference => self.reference(v, parent_set, at, loc, depth),
+                Unmatched::Omit => Ok(self
+                    .omit(v, parent_set, at, loc, depth)?
+                    .unwrap_or(Value::Null)),
+            },
+        }
+    }
+
+    fn omit(
+        &self,
+        value: &Value<'a>,
+        set: &FieldSet,
+        at: At<'_>,
+        loc: Option<&Loc<'_>>,
+        depth: usize,
+    ) -> Result<Option<Value<'a>>, Error> {
+        if matches!(value, Value::Object(_) | Value::Array(_)) {
+            self.too_deep(depth, loc)?;
+        }
+        match (resolve(at, value, loc)?, value) {
+            (
+                Atom::Map {
+                    cursor,
+                    atomic: false,
+                },
+                Value::Object(obj),
+            ) => {
+                let mut out: Vec<Member<'a>> = Vec::new();
+                for (k, v) in obj.iter() {
+                    let member = set.has_field(k);
+                    let sub = set.field_child(k);
+                    if !member && sub.is_none() {
+                        continue;
+                    }
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Key(k),
+                    };
+                    let (child_at, _) = member_at(cursor, k, Some(&here))?;
+                    let kept = if member {
+                        Some(self.leaf(&v, child_at, set, Some(&here), depth + 1)?)
+                    } else if let Some(sub) = sub {
+                        self.omit(&v, sub, child_at, Some(&here), depth + 1)?
+                    } else {
+                        None
+                    };
+                    if let Some(value) = kept {
+                        out.push(Member { key: k, value });
+                    }
+                }
+                Ok((!out.is_empty()).then(|| Value::object_from_members(self.arena, &out)))
+            }
+            (
+                Atom::List {
+                    elem,
+                    rel: rel @ (ListRel::Set | ListRel::Keys(_)),
+                },
+                Value::Array(items),
+            ) => {
+                let mut out: Vec<Value<'a>> = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Index(i),
+                    };
+                    let pe = item_pe(item, elem, rel, self.max_depth, Some(&here))?;
+                    if set.has_member(&pe) {
+                        out.push(*item);
+                    } else if let Some(sub) = set.with_prefix(&pe) {
+                        if let Some(kept) =
+                            self.omit(item, sub, At::root(elem), Some(&here), depth + 1)?
+                        {
+                            out.push(self.with_keys(kept, item, rel));
+                        }
+                    }
+                }
+                Ok((!out.is_empty()).then(|| Value::array_from(self.arena, &out)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// docs/FIELDSETS.md "keep", as client-go's unstructured extractor.
+    fn reference(
+        &self,
+        value: &Value<'a>,
+        set: &FieldSet,
+        at: At<'_>,
+        loc: Option<&Loc<'_>>,
+        depth: usize,
+    ) -> Result<Value<'a>, Error> {
+        if matches!(value, Value::Object(_) | Value::Array(_)) {
+            self.too_deep(depth, loc)?;
+        }
+        match resolve(at, value, loc)? {
+            Atom::Leaf => Ok(*value),
+            Atom::List { elem, rel } => {
+                let Value::Array(items) = value else {
+                    return Ok(Value::Null);
+                };
+                if items.is_empty() || matches!(rel, ListRel::Atomic) {
+                    return Ok(*value);
+                }
+                let mut out: Vec<Value<'a>> = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Index(i),
+                    };
+                    let pe = item_pe(item, elem, rel, self.max_depth, Some(&here))?;
+                    if let Some(sub) = set.with_prefix(&pe) {
+                        let kept =
+                            self.reference(item, sub, At::root(elem), Some(&here), depth + 1)?;
+                        out.push(self.with_keys(kept, item, rel));
+                    } else if set.has_member(&pe) {
+                        out.push(*item);
+                    }
+                }
+                Ok(if out.is_empty() {
+                    Value::Null
+                } else {
+                    Value::array_from(self.arena, &out)
+                })
+            }
+            Atom::Map { cursor, atomic } => {
+                let Value::Object(obj) = value else {
+                    return Ok(Value::Null);
+                };
+                if obj.is_empty() || atomic {
+                    return Ok(*value);
+                }
+                let mut out: Vec<Member<'a>> = Vec::new();
+                for (k, v) in obj.iter() {
+                    let member = set.has_field(k);
+                    let sub = set.field_child(k);
+                    if !member && sub.is_none() {
+                        continue;
+                    }
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Key(k),
+                    };
+                    let (child_at, _) = member_at(cursor, k, Some(&here))?;
+                    let kept = if member {
+                        self.leaf(&v, child_at, set, Some(&here), depth + 1)?
+                    } else if let Some(sub) = sub {
+                        self.reference(&v, sub, child_at, Some(&here), depth + 1)?
+                    } else {
+                        continue;
+                    };
+                    out.push(Member {
+                        key: k,
+                        value: kept,
+                    });
+                }
+                Ok(if out.is_empty() {
+                    Value::Null
+                } else {
+                    Value::object_from_members(self.arena, &out)
+                })
+            }
+        }
+    }
+
+    /// With `include_key_fields`: the kept item plus its key fields, in the
+    /// item's member order.
+    fn with_keys(&self, kept: Value<'a>, item: &Value<'a>, rel: ListRel<'_>) -> Value<'a> {
+        let (true, ListRel::Keys(keys), Value::Object(k), Value::Object(live)) =
+            (self.opts.include_key_fields, rel, kept, item)
+        else {
+            return kept;
+        };
+        let members: Vec<Member<'a>> = live
+            .members()
+            .iter()
+            .filter_map(|m| match k.get(m.key) {
+                Some(v) => Some(Member {
+                    key: m.key,
+                    value: v,
+                }),
+                None if keys.iter().any(|n| **n == *m.key) => Some(*m),
+                None => None,
+            })
+            .collect();
+        Value::object_from_members(self.arena, &members)
+    }
+}
+
+/// One owner of a path: an entry of `metadata.managedFields`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Owner {
+    /// The manager's name.
+    pub manager: String,
+    /// `Apply` or `Update`.
+    pub operation: String,
+    /// The subresource (`""`: the main resource).
+    pub subresource: String,
+    /// The entry's `apiVersion`.
+    pub api_version: String,
+}
+
+/// For every leaf path of every managedFields entry (Apply and Update), the
+/// entries that own it, sorted by path (path-element order). An entry
+/// without `fieldsV1` owns nothing; an undecodable one is an error with its
+/// index.
+pub fn owners(object: &Value<'_>) -> Result<Vec<(Path, Vec<Owner>)>, Error> {
+    let mut table: BTreeMap<Path, Vec<Owner>> = BTreeMap::new();
+    for e in managed_fields(object)? {
+        if e.fields_v1.is_none() {
+            continue;
+        }
+        let set = e.field_set()?;
+        for p in set.leaf_paths() {
+            table.entry(p).or_default().push(Owner {
+                manager: e.manager.to_owned(),
+                operation: e.operation.to_owned(),
+                subresource: e.subresource.to_owned(),
+                api_version: e.api_version.to_owned(),
+            });
+        }
+    }
+    Ok(table.into_iter().collect())
+}

@@ -1,0 +1,295 @@
+//! FieldsV1 JSON: the canonical writer and the reader (docs/FIELDSETS.md).
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
+
+use crate::error::{Error, ErrorKind};
+use crate::pe::{write_string, PathElement};
+use crate::set::FieldSet;
+
+impl FieldSet {
+    /// The canonical FieldsV1 bytes: entries in path-element order, `".":{}`
+    /// first in the object of a node that is a member and has paths below
+    /// it, no whitespace. The empty set is `{}`.
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(64);
+        out.push('{');
+        self.write_body(&mut out, false);
+        out.push('}');
+        out
+    }
+
+    fn write_body(&self, out: &mut String, include_self: bool) {
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !std::mem::take(&mut first) {
+                out.push(',');
+            }
+        };
+        if include_self && !self.is_empty() {
+            sep(out);
+            out.push_str("\".\":{}");
+        }
+        let mut key = String::new();
+        let (mut mi, mut ci) = (0, 0);
+        loop {
+            let m = self.members.get(mi);
+            let c = self.children.get(ci);
+            let (pe, member, child) = match (m, c) {
+                (None, None) => break,
+                (Some(m), None) => (m, true, None),
+                (None, Some((p, ch))) => (p, false, Some(ch)),
+                (Some(m), Some((p, ch))) => match m.cmp(p) {
+                    std::cmp::Ordering::Less => (m, true, None),
+                    std::cmp::Ordering::Greater => (p, false, Some(ch)),
+                    std::cmp::Ordering::Equal => (m, true, Some(ch)),
+                },
+            };
+            if member {
+                mi += 1;
+            }
+            if child.is_some() {
+                ci += 1;
+            }
+            sep(out);
+            key.clear();
+            pe.write(&mut key);
+            write_string(out, &key, false);
+            out.push_str(":{");
+            if let Some(ch) = child {
+                ch.write_body(out, member);
+            }
+            out.push('}');
+        }
+    }
+
+    /// Reads FieldsV1 JSON (any member order and whitespace; escapes
+    /// decoded; `null` is the empty set; a `"."` entry marks its node a
+    /// member; elements of an unknown kind are dropped with their subtree; a
+    /// key repeated in one object contributes both subtrees).
+    ///
+    /// Errors ([`ErrorKind::InvalidFieldsV1`]) name the offending path
+    /// element: a key that is not a path element, a value that is not an
+    /// object, invalid JSON, trailing data, nesting beyond 128 levels.
+    ///
+    /// ```
+    /// use smpatch_fieldsets::FieldSet;
+    /// let s = FieldSet::from_json(br#"{"f:b":{},"f:a":{".":{},"f:x":{}}}"#).unwrap();
+    /// assert_eq!(s.to_json(), r#"{"f:a":{".":{},"f:x":{}},"f:b":{}}"#);
+    /// let e = FieldSet::from_json(br#"{"f:spec":{"i: 1":{}}}"#).unwrap_err();
+    /// assert_eq!(e.path(), "f:spec.i: 1");
+    /// ```
+    pub fn from_json(bytes: &[u8]) -> Result<FieldSet, Error> {
+        let failed_at: RefCell<Option<String>> = RefCell::new(None);
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let seed = NodeSeed {
+            loc: None,
+            failed_at: &failed_at,
+        };
+        let result = seed.deserialize(&mut de).and_then(|r| de.end().map(|()| r));
+        match result {
+            Ok((set, _)) => Ok(set),
+            Err(e) => {
+                let path = failed_at.borrow_mut().take().unwrap_or_default();
+                let msg = if e.is_eof() && bytes.iter().all(u8::is_ascii_whitespace) {
+                    "expected a FieldsV1 object or null, found empty input".to_owned()
+                } else if e.to_string().starts_with("trailing characters") {
+                    format!("unexpected trailing data after JSON object ({e})")
+                } else {
+                    e.to_string()
+                };
+                Err(Error::new(ErrorKind::InvalidFieldsV1, path, msg))
+            }
+        }
+    }
+
+    /// [`FieldSet::from_json`] of an already parsed value (for example a
+    /// `fieldsV1` member read from YAML).
+    pub fn from_serde(v: &serde_json::Value) -> Result<FieldSet, Error> {
+        match serde_json::to_vec(v) {
+            Ok(bytes) => FieldSet::from_json(&bytes),
+            Err(e) => Err(Error::new(ErrorKind::InvalidFieldsV1, "", e.to_string())),
+        }
+    }
+}
+
+struct Loc<'p> {
+    key: &'p str,
+    parent: Option<&'p Loc<'p>>,
+}
+
+fn render(loc: Option<&Loc<'_>>, last: Option<&str>) -> String {
+    let mut keys: Vec<&str> = Vec::new();
+    let mut at = loc;
+    while let Some(l) = at {
+        keys.push(l.key);
+        at = l.parent;
+    }
+    keys.reverse();
+    keys.extend(last);
+    keys.join(".")
+}
+
+#[derive(Clone, Copy)]
+struct NodeSeed<'p> {
+    loc: Option<&'p Loc<'p>>,
+    failed_at: &'p RefCell<Option<String>>,
+}
+
+impl NodeSeed<'_> {
+    fn fail(&self, last: Option<&str>) {
+        let mut slot = self.failed_at.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(render(self.loc, last));
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = (FieldSet, bool);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let r = d.deserialize_any(self);
+        if r.is_err() {
+            self.fail(None);
+        }
+        r
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_> {
+    type Value = (FieldSet, bool);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a FieldsV1 object or null")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok((FieldSet::new(), true))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        let mut children = Vec::new();
+        let mut member = false;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "." {
+                member = true;
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let pe = match PathElement::parse(&key) {
+                Ok(Some(pe)) => pe,
+                Ok(None) => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+                Err(msg) => {
+                    self.fail(Some(&key));
+                    return Err(A::Error::custom(msg));
+                }
+            };
+            let loc = Loc {
+                key: &key,
+                parent: self.loc,
+            };
+            let (child, child_member) = map.next_value_seed(NodeSeed {
+                loc: Some(&loc),
+                failed_at: self.failed_at,
+            })?;
+            if child_member {
+                members.push(pe.clone());
+            }
+            if !child.is_empty() {
+                children.push((pe, child));
+            }
+        }
+        let set = FieldSet::from_parts(members, children);
+        let member = member || set.is_empty();
+        Ok((set, member))
+    }
+}
+
+impl FieldSet {
+    /// [`FieldSet::from_json`] of a value already parsed into the arena (a
+    /// `fieldsV1` member of a live object), without writing it back to text.
+    /// Same rules and errors; nesting beyond [`crate::MAX_SET_DEPTH`] is an
+    /// error.
+    pub fn from_value(value: &smpatch_value::Value<'_>) -> Result<FieldSet, Error> {
+        use smpatch_value::Value;
+        match value {
+            Value::Null => Ok(FieldSet::new()),
+            Value::Object(_) => read_value_node(value, None, 1).map(|(s, _)| s),
+            other => Err(Error::new(
+                ErrorKind::InvalidFieldsV1,
+                "",
+                format!(
+                    "invalid type: {}, expected a FieldsV1 object or null",
+                    other.kind().name()
+                ),
+            )),
+        }
+    }
+}
+
+fn read_value_node(
+    value: &smpatch_value::Value<'_>,
+    loc: Option<&Loc<'_>>,
+    depth: usize,
+) -> Result<(FieldSet, bool), Error> {
+    use smpatch_value::Value;
+    let obj = match value {
+        Value::Null => return Ok((FieldSet::new(), true)),
+        Value::Object(o) => o,
+        other => {
+            return Err(Error::new(
+                ErrorKind::InvalidFieldsV1,
+                render(loc, None),
+                format!(
+                    "invalid type: {}, expected a FieldsV1 object or null",
+                    other.kind().name()
+                ),
+            ))
+        }
+    };
+    if depth > crate::MAX_SET_DEPTH {
+        return Err(Error::new(
+            ErrorKind::InvalidFieldsV1,
+            render(loc, None),
+            format!("nesting deeper than {} levels", crate::MAX_SET_DEPTH),
+        ));
+    }
+    let mut members = Vec::new();
+    let mut children = Vec::new();
+    let mut member = false;
+    for (key, v) in obj.iter() {
+        if key == "." {
+            member = true;
+            continue;
+        }
+        let pe = match PathElement::parse(key) {
+            Ok(Some(pe)) => pe,
+            Ok(None) => continue,
+            Err(msg) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidFieldsV1,
+                    render(loc, Some(key)),
+                    msg,
+                ))
+            }
+        };
+        let here = Loc { key, parent: loc };
+        let (child, child_member) = read_value_node(&v, Some(&here), depth + 1)?;
+        if child_member {
+            members.push(pe.clone());
+        }
+        if !child.is_empty() {
+            children.push((pe, child));
+        }
+    }
+    let set = FieldSet::from_parts(members, children);
+    let member = member || set.is_empty();
+    Ok((set, member))
+}

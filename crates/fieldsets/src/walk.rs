@@ -1,0 +1,551 @@
+//! The typed walk over an object: what each position is (scalar, atomic or
+//! associative list, granular or atomic map), the path element of a list
+//! item, and `fields_of` (docs/FIELDSETS.md, KEP-2155).
+//!
+//! Everything that descends an object with a schema lives here (`fields_of`
+//! and the filter of `extract` both call [`resolve`] and [`item_pe`]), so the
+//! walk can move onto a shared walk context later. Recursion is bounded by
+//! `max_depth`; error locations are parent-linked on the stack and only
+//! rendered as a JSON pointer when an error is returned.
+
+use smpatch_schema::{Cursor, ListType, MapType, NodeKind, PatchMeta, Strategy};
+use smpatch_value::{push_pointer_token, Value};
+
+use crate::error::{Error, ErrorKind};
+use crate::pe::{PathElement, PeValue};
+use crate::set::{FieldSet, MAX_SET_DEPTH};
+
+/// One step of a location in an object.
+#[derive(Clone, Copy)]
+pub(crate) enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// A location, linked to its parent on the caller's stack.
+#[derive(Clone, Copy)]
+pub(crate) struct Loc<'a> {
+    pub parent: Option<&'a Loc<'a>>,
+    pub seg: Seg<'a>,
+}
+
+/// The JSON pointer of a location (`""` at the root).
+pub(crate) fn pointer(loc: Option<&Loc<'_>>) -> String {
+    let mut segs = Vec::new();
+    let mut at = loc;
+    while let Some(l) = at {
+        segs.push(l.seg);
+        at = l.parent;
+    }
+    let mut out = String::new();
+    for s in segs.iter().rev() {
+        match s {
+            Seg::Key(k) => push_pointer_token(&mut out, k),
+            Seg::Index(i) => {
+                out.push('/');
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// How a list's items are identified.
+#[derive(Clone, Copy)]
+pub(crate) enum ListRel<'s> {
+    Atomic,
+    Set,
+    Keys(&'s [Box<str>]),
+}
+
+/// What a position is, narrowed by its value.
+#[derive(Clone, Copy)]
+pub(crate) enum Atom<'s> {
+    /// A scalar, or a value under an atomic type: a leaf.
+    Leaf,
+    /// A list (the value is an array or null).
+    List { elem: Cursor<'s>, rel: ListRel<'s> },
+    /// An object (the value is an object or null). `atomic` maps are leaves.
+    Map { cursor: Cursor<'s>, atomic: bool },
+}
+
+/// The schema of a position: the node and the metadata of the field that
+/// holds it.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'s> {
+    pub cursor: Cursor<'s>,
+    pub meta: &'s PatchMeta,
+}
+
+static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
+
+impl<'s> At<'s> {
+    pub(crate) fn root(cursor: Cursor<'s>) -> Self {
+        At {
+            cursor,
+            meta: &EMPTY_META,
+        }
+    }
+}
+
+fn kind_name(v: &Value<'_>) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "map",
+    }
+}
+
+const RAW_EXTENSION: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
+
+/// Narrows the schema of a position by its value.
+pub(crate) fn resolve<'s>(
+    at: At<'s>,
+    value: &Value<'_>,
+    loc: Option<&Loc<'_>>,
+) -> Result<Atom<'s>, Error> {
+    let mismatch = |want: &str| {
+        Error::new(
+            ErrorKind::SchemaMismatch,
+            pointer(loc),
+            format!("expected {want}, got {}", kind_name(value)),
+        )
+    };
+    let c = at.cursor;
+    if c.type_name() == Some(RAW_EXTENSION) {
+        return Ok(Atom::Leaf);
+    }
+    match c.kind() {
+        None | Some(NodeKind::Unknown) => Ok(match value {
+            // deduced: objects are granular, arrays atomic
+            Value::Object(_) => Atom::Map {
+                cursor: Cursor::UNKNOWN,
+                atomic: false,
+            },
+            _ => Atom::Leaf,
+        }),
+        Some(NodeKind::Scalar { .. }) => match value {
+            Value::Array(_) | Value::Object(_) => Err(mismatch("a scalar")),
+            _ => Ok(Atom::Leaf),
+        },
+        Some(NodeKind::Struct { .. } | NodeKind::Map { .. }) => match value {
+            Value::Object(_) | Value::Null => {
+                let atomic = match at.meta.map_type.or(c.flags().map_type) {
+                    Some(MapType::Atomic) => true,
+                    Some(MapType::Granular) | None => false,
+                };
+                Ok(Atom::Map { cursor: c, atomic })
+            }
+            _ => Err(mismatch("a map")),
+        },
+        Some(NodeKind::List { .. }) => match value {
+            Value::Array(_) | Value::Null => {
+                let elem = c.list_items().unwrap_or(Cursor::UNKNOWN);
+                Ok(Atom::List {
+                    elem,
+                    rel: list_rel(at.meta),
+                })
+            }
+            _ => Err(mismatch("a list")),
+        },
+    }
+}
+
+/// `x-kubernetes-list-type` first, then the patch-strategy fallback
+/// (`merge` with a merge key: keyed by it; without: a set).
+fn list_rel(meta: &PatchMeta) -> ListRel<'_> {
+    match meta.list_type {
+        Some(ListType::Atomic) => ListRel::Atomic,
+        Some(ListType::Set) => ListRel::Set,
+        Some(ListType::Map) if meta.list_map_keys.is_empty() => ListRel::Atomic,
+        Some(ListType::Map) => ListRel::Keys(&meta.list_map_keys),
+        None if meta.strategy == Strategy::Merge => match &meta.merge_key {
+            Some(k) => ListRel::Keys(std::slice::from_ref(k)),
+            None => ListRel::Set,
+        },
+        None => ListRel::Atomic,
+    }
+}
+
+/// The schema of member `key` of an object at `cursor`, and whether the
+/// schema declares it.
+pub(crate) fn member_at<'s>(
+    cursor: Cursor<'s>,
+    key: &str,
+    loc: Option<&Loc<'_>>,
+) -> Result<(At<'s>, bool), Error> {
+    match cursor.kind() {
+        Some(NodeKind::Map { .. }) => Ok((
+            At {
+                cursor: cursor.map_value().unwrap_or(Cursor::UNKNOWN),
+                meta: &EMPTY_META,
+            },
+            false,
+        )),
+        Some(NodeKind::Struct { fields, .. }) => {
+            let declared = fields.contains_key(key);
+            match cursor.lookup_object(key) {
+                Ok(f) => Ok((
+                    At {
+                        cursor: f.cursor,
+                        meta: f.meta,
+                    },
+                    declared,
+                )),
+                Err(_) => Err(Error::new(
+                    ErrorKind::SchemaMismatch,
+                    pointer(loc),
+                    format!(
+                        "field not declared in schema{}",
+                        cursor
+                            .type_name()
+                            .map(|t| format!(" ({t})"))
+                            .unwrap_or_default()
+                    ),
+                )),
+            }
+        }
+        _ => Ok((At::root(Cursor::UNKNOWN), false)),
+    }
+}
+
+/// The path element of an item of an associative list.
+pub(crate) fn item_pe(
+    item: &Value<'_>,
+    elem: Cursor<'_>,
+    rel: ListRel<'_>,
+    max_depth: usize,
+    loc: Option<&Loc<'_>>,
+) -> Result<PathElement, Error> {
+    let bad = |m: &str| Error::new(ErrorKind::InvalidListItem, pointer(loc), m.to_owned());
+    let conv = |v: &Value<'_>| {
+        PeValue::from_value(v, max_depth).map_err(|why| {
+            let kind = if why == "a value nested too deeply" {
+                ErrorKind::TooDeep
+            } else {
+                ErrorKind::InvalidListItem
+            };
+            Error::new(kind, pointer(loc), format!("list item key: {why}"))
+        })
+    };
+    match rel {
+        ListRel::Keys(keys) => {
+            let obj = match item {
+                Value::Object(o) => o,
+                Value::Null => {
+                    return Err(bad(
+                        "associative list with keys may not have a null element",
+                    ))
+                }
+                _ => {
+                    return Err(bad(
+                        "associative list with keys may not have non-map elements",
+                    ))
+                }
+            };
+            let mut fields = Vec::with_capacity(keys.len());
+            for k in keys {
+                if let Some(v) = obj.get(k) {
+                    fields.push(((**k).to_owned(), conv(&v)?));
+                } else if let Some(d) = elem.field_default(k) {
+                    if let Ok(v) = serde_json::from_str::<serde_json::Value>(d) {
+                        fields.push(((**k).to_owned(), PeValue::from_serde(&v)));
+                    }
+                }
+            }
+            if fields.is_empty() {
+                let names: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+                return Err(bad(&format!(
+                    "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
+                    names.join(" ")
+                )));
+            }
+            Ok(PathElement::key(fields))
+        }
+        ListRel::Set | ListRel::Atomic => match item {
+            Value::Object(_) => Err(bad(
+                "associative list without keys has an element that's a map type",
+            )),
+            Value::Array(_) => Err(bad(
+                "not supported: associative list with lists as elements",
+            )),
+            Value::Null => Err(bad(
+                "associative list without keys has an element that's an explicit null",
+            )),
+            v => Ok(PathElement::Value(conv(v)?)),
+        },
+    }
+}
+
+/// Which shape of field set [`fields_of`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// What the server records for an applier that sent the object
+    /// (KEP-2155; docs/FIELDSETS.md): scalars, atomic values, empty or null
+    /// containers, undeclared map keys and list items are members; declared
+    /// fields holding non-empty granular maps or lists are not.
+    #[default]
+    Apply,
+    /// What an `Update` that created the object from nothing records: every
+    /// node of the object is a member (containers included).
+    UpdateOnCreate,
+}
+
+/// Options of [`fields_of`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldsOptions {
+    /// The shape (default [`Shape::Apply`]).
+    pub shape: Shape,
+    /// Remove the paths the server never records (`f:apiVersion`, `f:kind`,
+    /// `f:metadata` itself and `f:metadata` + `f:name`, `f:namespace`,
+    /// `f:uid`, `f:resourceVersion`, `f:generation`, `f:creationTimestamp`,
+    /// `f:selfLink`, `f:clusterName`, `f:managedFields`). Default true.
+    pub strip_server_fields: bool,
+    /// Accept two associative-list items with the same key (recorded once,
+    /// with nothing below). The server allows this for live objects and
+    /// rejects it in applied configurations. Default false.
+    pub allow_duplicates: bool,
+    /// Deepest container nesting walked (the root object is depth 1, as in
+    /// the value crate's `ParseOptions::max_depth`). Default 256, capped
+    /// at 512.
+    pub max_depth: usize,
+}
+
+impl Default for FieldsOptions {
+    fn default() -> Self {
+        FieldsOptions {
+            shape: Shape::Apply,
+            strip_server_fields: true,
+            allow_duplicates: false,
+            max_depth: 256,
+        }
+    }
+}
+
+impl FieldsOptions {
+    /// The shape of an `Update` entry written on create, without stripping
+    /// (the shape of the reference's `podset.json`).
+    pub fn update_on_create() -> Self {
+        FieldsOptions {
+            shape: Shape::UpdateOnCreate,
+            strip_server_fields: false,
+            allow_duplicates: true,
+            ..FieldsOptions::default()
+        }
+    }
+}
+
+/// The paths the server never records in a manager's set.
+pub fn server_fields() -> FieldSet {
+    let f = |s: &str| PathElement::Field(s.to_owned());
+    let mut s = FieldSet::new();
+    s.insert(&[f("apiVersion")]);
+    s.insert(&[f("kind")]);
+    s.insert(&[f("metadata")]);
+    for m in SERVER_METADATA {
+        s.insert(&[f("metadata"), f(m)]);
+    }
+    s
+}
+
+/// The field set of `object` as server-side apply computes it, with the
+/// object's schema at `schema` (use [`Cursor::UNKNOWN`] for schema-less
+/// data: objects granular, lists atomic).
+///
+/// Linear in the size of the object (plus sorting each node's entries).
+/// Errors name the JSON pointer of the offending value.
+///
+/// ```
+/// use smpatch_fieldsets::{fields_of, FieldsOptions};
+/// use smpatch_value::{parse_json, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let svc = parse_json(&arena, br#"{"apiVersion":"v1","kind":"Service",
+///   "metadata":{"name":"web"},
+///   "spec":{"ports":[{"port":80,"protocol":"TCP"}],"selector":{"app":"web"}}}"#,
+///   &ParseOptions::default()).unwrap();
+/// let schema = smpatch_schema::embedded().cursor("v1/Service").unwrap();
+/// let set = fields_of(&svc, schema, &FieldsOptions::default()).unwrap();
+/// assert_eq!(set.to_json(),
+///   r#"{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{}}},"f:selector":{}}}"#);
+/// ```
+pub fn fields_of(
+    object: &Value<'_>,
+    schema: Cursor<'_>,
+    opts: &FieldsOptions,
+) -> Result<FieldSet, Error> {
+    let mut w = Walker {
+        opts,
+        max_depth: opts.max_depth.min(MAX_SET_DEPTH),
+        collect: true,
+    };
+    let (mut set, _) = w.walk(object, At::root(schema), None, 1)?;
+    if opts.strip_server_fields {
+        // In place: `set.difference(&server_fields())` without a copy.
+        let f = |s: &str| PathElement::Field(s.to_owned());
+        for top in ["apiVersion", "kind", "metadata"] {
+            set.remove_member(&f(top));
+        }
+        set.edit_child(&f("metadata"), |meta| {
+            for m in SERVER_METADATA {
+                meta.remove_member(&f(m));
+            }
+        });
+    }
+    Ok(set)
+}
+
+const SERVER_METADATA: [&str; 9] = [
+    "name",
+    "namespace",
+    "creationTimestamp",
+    "selfLink",
+    "uid",
+    "clusterName",
+    "generation",
+    "managedFields",
+    "resourceVersion",
+];
+
+/// Checks `object` against its schema as [`fields_of`] does (types,
+/// undeclared fields, list items, duplicates, depth) without building the
+/// set.
+pub(crate) fn validate(
+    object: &Value<'_>,
+    schema: Cursor<'_>,
+    opts: &FieldsOptions,
+) -> Result<(), Error> {
+    let mut w = Walker {
+        opts,
+        max_depth: opts.max_depth.min(MAX_SET_DEPTH),
+        collect: false,
+    };
+    w.walk(object, At::root(schema), None, 1).map(|_| ())
+}
+
+struct Walker<'o> {
+    opts: &'o FieldsOptions,
+    max_depth: usize,
+    /// False: only check (no set is built).
+    collect: bool,
+}
+
+impl Walker<'_> {
+    /// The set below `value` (relative) and whether `value` itself is a leaf
+    /// (scalar or atomic).
+    fn walk(
+        &mut self,
+        value: &Value<'_>,
+        at: At<'_>,
+        loc: Option<&Loc<'_>>,
+        depth: usize,
+    ) -> Result<(FieldSet, bool), Error> {
+        if depth > self.max_depth && matches!(value, Value::Object(_) | Value::Array(_)) {
+            return Err(Error::new(
+                ErrorKind::TooDeep,
+                pointer(loc),
+                format!("nesting deeper than {} levels", self.max_depth),
+            ));
+        }
+        let update = self.opts.shape == Shape::UpdateOnCreate;
+        match resolve(at, value, loc)? {
+            Atom::Leaf
+            | Atom::List {
+                rel: ListRel::Atomic,
+                ..
+            }
+            | Atom::Map { atomic: true, .. } => Ok((FieldSet::new(), true)),
+            Atom::Map { cursor, .. } => {
+                let Value::Object(obj) = value else {
+                    return Ok((FieldSet::new(), false));
+                };
+                let mut members = Vec::new();
+                let mut children = Vec::new();
+                for (k, v) in obj.iter() {
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Key(k),
+                    };
+                    let (child_at, declared) = member_at(cursor, k, Some(&here))?;
+                    let (below, leaf) = self.walk(&v, child_at, Some(&here), depth + 1)?;
+                    let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
+                    let member = update || leaf || v.is_null() || empty_obj || !declared;
+                    if !self.collect {
+                        continue;
+                    }
+                    let pe = PathElement::Field(k.to_owned());
+                    if !below.is_empty() {
+                        if member {
+                            members.push(pe.clone());
+                        }
+                        children.push((pe, below));
+                    } else if member {
+                        members.push(pe);
+                    }
+                }
+                Ok((FieldSet::from_parts(members, children), false))
+            }
+            Atom::List { elem, rel } => {
+                let Value::Array(items) = value else {
+                    return Ok((FieldSet::new(), false));
+                };
+                let mut pes: Vec<(PathElement, usize)> = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let here = Loc {
+                        parent: loc,
+                        seg: Seg::Index(i),
+                    };
+                    pes.push((item_pe(item, elem, rel, self.max_depth, Some(&here))?, i));
+                }
+                pes.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut members = Vec::with_capacity(pes.len());
+                let mut children = Vec::with_capacity(pes.len());
+                let mut j = 0;
+                while j < pes.len() {
+                    let mut end = j + 1;
+                    while pes
+                        .get(end)
+                        .is_some_and(|(p, _)| Some(p) == pes.get(j).map(|x| &x.0))
+                    {
+                        end += 1;
+                    }
+                    let Some((pe, idx)) = pes.get(j) else { break };
+                    if end - j > 1 {
+                        if !self.opts.allow_duplicates {
+                            let second = pes.get(j + 1).map(|x| x.1).unwrap_or(*idx);
+                            let here = Loc {
+                                parent: loc,
+                                seg: Seg::Index(second.max(*idx)),
+                            };
+                            return Err(Error::new(
+                                ErrorKind::DuplicateListItem,
+                                pointer(Some(&here)),
+                                format!("duplicate entries for key {pe}"),
+                            ));
+                        }
+                        members.push(pe.clone());
+                    } else {
+                        let here = Loc {
+                            parent: loc,
+                            seg: Seg::Index(*idx),
+                        };
+                        let item = items.get(*idx).copied().unwrap_or(Value::Null);
+                        let (below, _) =
+                            self.walk(&item, At::root(elem), Some(&here), depth + 1)?;
+                        if self.collect {
+                            members.push(pe.clone());
+                            if !below.is_empty() {
+                                children.push((pe.clone(), below));
+                            }
+                        }
+                    }
+                    j = end;
+                }
+                // Sorted and unique already.
+                Ok((FieldSet { members, children }, false))
+            }
+        }
+    }
+}

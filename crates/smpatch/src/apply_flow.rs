@@ -1,0 +1,481 @@
+//! The client-side `kubectl apply` flow: manifest + live object → three-way
+//! patch, merged object and the new last-applied-configuration annotation.
+//!
+//! What kubectl does, step by step (the CLI's `apply` command calls
+//! [`run`]):
+//! 1. A manifest without `metadata.namespace` takes the live object's.
+//! 2. The original is the live object's
+//!    `kubectl.kubernetes.io/last-applied-configuration` annotation (`{}`
+//!    when absent or blank). When the live object exists but has no such
+//!    annotation, kubectl warns and goes on: [`ApplyWarning`].
+//! 3. The modified document is the manifest with that annotation set to the
+//!    manifest itself, encoded as Go's `encoding/json` does plus a newline
+//!    (annotations that are not a map of strings count as `{}`, as kubectl's
+//!    `Unstructured.GetAnnotations` reads them).
+//! 4. The three-way patch of original, modified and live (a `conflict`
+//!    error without `overwrite`), then the patch merged into the live object.
+//!
+//! The engines do the merging; this module only builds the documents.
+//!
+//! ```
+//! use serde_json::json;
+//! use smpatch::apply_flow::{client_apply_json, ApplyAction, ClientApplyOptions};
+//! use smpatch::TypeRef;
+//! let schema = smpatch::embedded_schema().unwrap();
+//! let manifest = json!({"apiVersion": "v1", "kind": "ConfigMap",
+//!     "metadata": {"name": "cfg"}, "data": {"a": "2"}});
+//! let live = json!({"apiVersion": "v1", "kind": "ConfigMap",
+//!     "metadata": {"name": "cfg", "namespace": "prod"}, "data": {"a": "1"}});
+//! let out = client_apply_json(&manifest, Some(&live), schema, &TypeRef::Detect,
+//!     &ClientApplyOptions::default()).unwrap();
+//! assert_eq!(out.merged["data"]["a"], "2");
+//! assert_eq!(out.merged["metadata"]["namespace"], "prod");
+//! assert_eq!(out.action, ApplyAction::Configured);
+//! assert_eq!(out.resource, "configmap/cfg");
+//! // No last-applied annotation on the live object: kubectl's warning.
+//! assert!(out.warning.unwrap().to_string().starts_with("Warning: resource configmap/cfg is missing"));
+//! assert_eq!(out.last_applied, "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"2\"},\"kind\":\"ConfigMap\",\
+//!     \"metadata\":{\"annotations\":{},\"name\":\"cfg\",\"namespace\":\"prod\"}}\n");
+//! ```
+
+use crate::input::{check_object, parse_options};
+use crate::ops::{self, Op};
+use crate::{Error, ErrorKind, Output, PatchErrorKind, TypeRef};
+use smpatch_patch_apply::ApplyOptions;
+use smpatch_patch_create::CreateOptions;
+use smpatch_schema::Schema;
+use smpatch_value::{parse_json, to_go_json, Arena, Member, Object, Value};
+use std::fmt;
+
+/// The annotation `kubectl apply` keeps the last applied configuration in.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The JSON pointer of [`LAST_APPLIED_ANNOTATION`] in an object: errors
+/// reading the live object's annotation carry paths under it.
+pub const LAST_APPLIED_POINTER: &str =
+    "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration";
+
+/// Options of the apply flow. `Default`: overwrite on (kubectl's default),
+/// the engines' default options.
+///
+/// ```
+/// use smpatch::apply_flow::ClientApplyOptions;
+/// let opts = ClientApplyOptions::default().overwrite(false).max_depth(64);
+/// assert!(!opts.overwrite);
+/// assert_eq!(opts.create.max_depth, 64);
+/// ```
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientApplyOptions {
+    /// Overwrite changes made on the server since the last apply
+    /// (`kubectl apply --overwrite`, on by default); off, they are a
+    /// `conflict` error.
+    pub overwrite: bool,
+    /// Options of the three-way patch.
+    pub create: CreateOptions,
+    /// Options of merging the patch into the live object.
+    pub apply: ApplyOptions,
+}
+
+impl Default for ClientApplyOptions {
+    fn default() -> Self {
+        ClientApplyOptions {
+            overwrite: true,
+            create: CreateOptions::default(),
+            apply: ApplyOptions::default(),
+        }
+    }
+}
+
+impl ClientApplyOptions {
+    /// Sets [`overwrite`](ClientApplyOptions::overwrite).
+    pub fn overwrite(mut self, overwrite: bool) -> Self {
+        self.overwrite = overwrite;
+        self
+    }
+
+    /// Sets the depth limit of both steps (and of reading the annotation).
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.create.max_depth = max_depth;
+        self.apply.max_depth = max_depth;
+        self
+    }
+
+    /// Sets the options of the three-way patch.
+    pub fn create_options(mut self, create: CreateOptions) -> Self {
+        self.create = create;
+        self
+    }
+
+    /// Sets the options of the merge into the live object.
+    pub fn apply_options(mut self, apply: ApplyOptions) -> Self {
+        self.apply = apply;
+        self
+    }
+}
+
+/// What applying did to the object, as kubectl's summary line says it.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ApplyAction {
+    /// There was no live object: the merged object is the new one.
+    Created,
+    /// The patch changes the live object.
+    Configured,
+    /// The patch is empty (`{}`).
+    Unchanged,
+}
+
+impl ApplyAction {
+    /// The word kubectl prints: `created`, `configured`, `unchanged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyAction::Created => "created",
+            ApplyAction::Configured => "configured",
+            ApplyAction::Unchanged => "unchanged",
+        }
+    }
+}
+
+impl fmt::Display for ApplyAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Something the caller should show the user; applying went on.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApplyWarning {
+    /// The live object has no last-applied annotation (it was not created
+    /// by `kubectl apply` or `kubectl create --save-config`): fields set
+    /// only by an earlier configuration cannot be pruned. The new
+    /// annotation is written anyway.
+    MissingLastApplied {
+        /// The object, `kind.group/name` (`deployment.apps/web`).
+        resource: String,
+    },
+}
+
+impl fmt::Display for ApplyWarning {
+    /// kubectl's wording.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApplyWarning::MissingLastApplied { resource } => write!(
+                f,
+                "Warning: resource {resource} is missing the {LAST_APPLIED_ANNOTATION} \
+                 annotation which is required by kubectl apply. kubectl apply should only be \
+                 used on resources created declaratively by either kubectl create --save-config \
+                 or kubectl apply. The missing annotation will be patched automatically."
+            ),
+        }
+    }
+}
+
+/// The result of [`run`], in the arena.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct ClientApply<'a> {
+    /// The three-way patch (what kubectl sends to the server).
+    pub patch: Value<'a>,
+    /// The live object with the patch merged in.
+    pub merged: Value<'a>,
+    /// The new annotation text (Go-compatible JSON plus a newline).
+    pub last_applied: &'a str,
+    /// What applying did.
+    pub action: ApplyAction,
+    /// The object as kubectl names it: `kind.group/name`.
+    pub resource: String,
+    /// A warning to show, when kubectl would print one.
+    pub warning: Option<ApplyWarning>,
+}
+
+/// The result of [`client_apply_json`] and [`client_apply_bytes`]: `T` is
+/// `serde_json::Value` or compact JSON bytes.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientApplied<T> {
+    /// The three-way patch.
+    pub patch: T,
+    /// The live object with the patch merged in.
+    pub merged: T,
+    /// The new annotation text (Go-compatible JSON plus a newline).
+    pub last_applied: String,
+    /// What applying did.
+    pub action: ApplyAction,
+    /// The object as kubectl names it: `kind.group/name`.
+    pub resource: String,
+    /// A warning to show, when kubectl would print one.
+    pub warning: Option<ApplyWarning>,
+}
+
+/// The apply flow on documents already read into `arena`: `live` is `None`
+/// when the object does not exist yet. The type is found in `schemas`
+/// (first that has it wins) from the manifest, then the last-applied
+/// configuration, then the live object.
+///
+/// Errors: the engines' (a `conflict` without `overwrite`, …), `unknown_type`,
+/// and a bad last-applied annotation (path under [`LAST_APPLIED_POINTER`]).
+pub fn run<'a>(
+    arena: &'a Arena,
+    manifest: Value<'a>,
+    live: Option<Value<'a>>,
+    schemas: &[&Schema],
+    ty: &TypeRef,
+    opts: &ClientApplyOptions,
+) -> Result<ClientApply<'a>, Error> {
+    let manifest = check_object(manifest, "manifest")?;
+    let exists = live.is_some();
+    let live = check_object(live.unwrap_or_else(Value::empty_object), "live")?;
+    let manifest = with_live_namespace(arena, manifest, live);
+    let original = last_applied_of(arena, live, opts)?;
+    let warning = (exists && !has_last_applied(live)).then(|| ApplyWarning::MissingLastApplied {
+        resource: resource_name(manifest),
+    });
+    let base = set_last_applied(arena, manifest, None);
+    let mut encoded = to_go_json(&base);
+    encoded.push('\n');
+    let last_applied: &'a str = arena.alloc_str(&encoded);
+    let modified = set_last_applied(arena, base, Some(Value::String(last_applied)));
+    let create = Op::Create3 {
+        options: opts.create.clone(),
+        overwrite: opts.overwrite,
+    };
+    let docs = [original, modified, live];
+    let cursor = ops::resolve_type(&create, schemas, ty, &docs)?;
+    let patch = ops::execute(arena, &create, &docs, cursor)
+        .map_err(|e| short_conflict(e, &resource_name(manifest)))?
+        .into_value();
+    let merge = Op::Apply(opts.apply.clone());
+    let merged = ops::execute(arena, &merge, &[live, patch], cursor)?.into_value();
+    let action = match patch {
+        _ if !exists => ApplyAction::Created,
+        Value::Object(o) if o.is_empty() => ApplyAction::Unchanged,
+        _ => ApplyAction::Configured,
+    };
+    Ok(ClientApply {
+        patch,
+        merged,
+        last_applied,
+        action,
+        resource: resource_name(manifest),
+        warning,
+    })
+}
+
+/// The apply flow on `serde_json` values: `live` is `None` when the object
+/// does not exist yet. See the [module](self) example.
+pub fn client_apply_json(
+    manifest: &serde_json::Value,
+    live: Option<&serde_json::Value>,
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &ClientApplyOptions,
+) -> Result<ClientApplied<serde_json::Value>, Error> {
+    let arena = Arena::new();
+    let apply = Op::Apply(opts.apply.clone());
+    let m = crate::Input::read(manifest, &arena, &apply, "manifest")?;
+    let l = live
+        .map(|l| crate::Input::read(l, &arena, &apply, "live"))
+        .transpose()?;
+    finish(run(&arena, m, l, &[schema], ty, opts)?)
+}
+
+/// [`client_apply_json`] on JSON bytes: answers compact JSON bytes with
+/// every number exactly as read. An empty manifest is `invalid_document`.
+///
+/// ```
+/// use smpatch::apply_flow::{client_apply_bytes, ApplyAction, ClientApplyOptions};
+/// use smpatch::TypeRef;
+/// let schema = smpatch::embedded_schema().unwrap();
+/// let live = br#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web",
+///   "annotations":{"kubectl.kubernetes.io/last-applied-configuration":
+///   "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":1}}"}},
+///   "spec":{"replicas":1}}"#;
+/// let manifest = br#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+///   "spec":{"replicas":12345678901234567890}}"#;
+/// let out = client_apply_bytes(manifest, Some(live), schema, &TypeRef::Detect,
+///     &ClientApplyOptions::default()).unwrap();
+/// assert!(out.warning.is_none());
+/// assert_eq!(out.action, ApplyAction::Configured);
+/// assert_eq!(out.resource, "deployment.apps/web");
+/// let patch = String::from_utf8(out.patch).unwrap();
+/// assert!(patch.contains(r#""spec":{"replicas":12345678901234567890}"#));
+/// ```
+pub fn client_apply_bytes(
+    manifest: &[u8],
+    live: Option<&[u8]>,
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &ClientApplyOptions,
+) -> Result<ClientApplied<Vec<u8>>, Error> {
+    let arena = Arena::new();
+    let apply = Op::Apply(opts.apply.clone());
+    let m = crate::Input::read(manifest, &arena, &apply, "manifest")?;
+    let l = live
+        .map(|l| crate::Input::read(l, &arena, &apply, "live"))
+        .transpose()?;
+    finish(run(&arena, m, l, &[schema], ty, opts)?)
+}
+
+fn finish<T: Output>(r: ClientApply<'_>) -> Result<ClientApplied<T>, Error> {
+    Ok(ClientApplied {
+        patch: T::from_value(&r.patch)?,
+        merged: T::from_value(&r.merged)?,
+        last_applied: r.last_applied.to_owned(),
+        action: r.action,
+        resource: r.resource,
+        warning: r.warning,
+    })
+}
+
+/// A `conflict` of the three-way patch, said in a line: the object, the
+/// conflicting paths and the fix. The engine's full message (with both
+/// change sets) stays reachable as the error's source.
+fn short_conflict(e: Error, resource: &str) -> Error {
+    if e.kind() != ErrorKind::Patch(PatchErrorKind::Conflict) {
+        return e;
+    }
+    let paths = conflict_paths(e.message()).unwrap_or_else(|| {
+        if e.path().is_empty() {
+            "/".to_owned()
+        } else {
+            e.path().to_owned()
+        }
+    });
+    let message = format!(
+        "{resource}: the manifest changes fields that changed on the live object since the \
+         last apply: {paths}; apply with overwrite (kubectl's --overwrite, the default) to \
+         take the manifest's values, or copy the live values into the manifest"
+    );
+    let path = e.path().to_owned();
+    Error::new(e.kind(), path, message).with_source(e)
+}
+
+/// The list of locations in the engine's conflict message
+/// (`... current at /a, /b (use overwrite ...`).
+fn conflict_paths(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once(" to current at ")?;
+    let (list, _) = rest.split_once(" (use overwrite")?;
+    Some(list.to_owned())
+}
+
+/// The object as kubectl's messages name it: `kind.group/name`, lower-case
+/// kind, no group for the core API (`configmap/cfg`).
+pub fn resource_name(doc: Value<'_>) -> String {
+    fn s<'v>(v: Option<Value<'v>>) -> &'v str {
+        v.and_then(|v| v.as_str()).unwrap_or("")
+    }
+    let kind = s(doc.get("kind")).to_lowercase();
+    let group = s(doc.get("apiVersion"))
+        .rsplit_once('/')
+        .map_or("", |(g, _)| g);
+    let name = s(doc.get("metadata").and_then(|m| m.get("name")));
+    if group.is_empty() {
+        format!("{kind}/{name}")
+    } else {
+        format!("{kind}.{group}/{name}")
+    }
+}
+
+/// The live object's annotations as kubectl reads them: a map of strings,
+/// anything else counts as none.
+fn string_annotations(doc: Value<'_>) -> Option<Object<'_>> {
+    doc.get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.as_object())
+        .filter(|a| a.members().iter().all(|m| m.value.as_str().is_some()))
+}
+
+fn has_last_applied(live: Value<'_>) -> bool {
+    string_annotations(live).is_some_and(|a| a.get(LAST_APPLIED_ANNOTATION).is_some())
+}
+
+/// The original of the three-way patch: the live object's annotation, `{}`
+/// when it is absent or blank.
+fn last_applied_of<'a>(
+    arena: &'a Arena,
+    live: Value<'a>,
+    opts: &ClientApplyOptions,
+) -> Result<Value<'a>, Error> {
+    let text = live
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION));
+    match text {
+        Some(Value::String(text)) if !text.trim().is_empty() => {
+            let popts = parse_options(opts.create.max_depth);
+            let v = parse_json(arena, text.as_bytes(), &popts).map_err(|e| {
+                let message =
+                    format!("the live object's {LAST_APPLIED_ANNOTATION} annotation: {e}");
+                Error::new(ErrorKind::Parse(e.kind), LAST_APPLIED_POINTER, message).with_source(e)
+            })?;
+            check_object(v, LAST_APPLIED_ANNOTATION).map_err(|e| e.relocated(LAST_APPLIED_POINTER))
+        }
+        _ => Ok(Value::empty_object()),
+    }
+}
+
+/// `obj` with member `key` set to `value` (appended when absent) or removed
+/// (`None`).
+fn with_member<'a>(
+    arena: &'a Arena,
+    obj: Object<'a>,
+    key: &'a str,
+    value: Option<Value<'a>>,
+) -> Value<'a> {
+    let mut members: Vec<Member<'a>> = Vec::with_capacity(obj.len() + 1);
+    let mut found = false;
+    for m in obj.members() {
+        if m.key == key {
+            found = true;
+            if let Some(v) = value {
+                members.push(Member { key, value: v });
+            }
+        } else {
+            members.push(*m);
+        }
+    }
+    if let (false, Some(v)) = (found, value) {
+        members.push(Member { key, value: v });
+    }
+    Value::object_from_members(arena, &members)
+}
+
+/// `doc` with `metadata.annotations[LAST_APPLIED_ANNOTATION]` set to `value`
+/// or removed. Like kubectl (`GetModifiedConfiguration` through
+/// `Unstructured`'s `GetAnnotations`), annotations that are absent, not an
+/// object, or hold a value that is not a string become `{}` before that.
+fn set_last_applied<'a>(arena: &'a Arena, doc: Value<'a>, value: Option<Value<'a>>) -> Value<'a> {
+    let root = doc.as_object().unwrap_or_default();
+    let meta = root
+        .get("metadata")
+        .and_then(|m| m.as_object())
+        .unwrap_or_default();
+    let annotations = string_annotations(doc).unwrap_or_default();
+    let annotations = with_member(arena, annotations, LAST_APPLIED_ANNOTATION, value);
+    let meta = with_member(arena, meta, "annotations", Some(annotations));
+    with_member(arena, root, "metadata", Some(meta))
+}
+
+/// `manifest` with `metadata.namespace` set to the live object's when it has
+/// none (kubectl sets the namespace it applies to before computing the
+/// last-applied configuration).
+fn with_live_namespace<'a>(arena: &'a Arena, manifest: Value<'a>, live: Value<'a>) -> Value<'a> {
+    let meta = manifest.get("metadata").and_then(|m| m.as_object());
+    let has_ns = meta
+        .and_then(|m| m.get("namespace"))
+        .and_then(|n| n.as_str())
+        .is_some_and(|n| !n.is_empty());
+    let live_ns = live
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .filter(|n| n.as_str().is_some_and(|n| !n.is_empty()));
+    match (meta, has_ns, live_ns, manifest.as_object()) {
+        (Some(meta), false, Some(ns), Some(root)) => {
+            let meta = with_member(arena, meta, "namespace", Some(ns));
+            with_member(arena, root, "metadata", Some(meta))
+        }
+        _ => manifest,
+    }
+}

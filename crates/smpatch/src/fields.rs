@@ -1,0 +1,327 @@
+//! Field sets and apply configurations (KEP-2155) at the facade: the
+//! serde_json and bytes front doors of `smpatch-fieldsets` (through
+//! [`crate::ops::Op::Fields`] and [`crate::ops::Op::Extract`]), and the
+//! batch options of the `fields` and `extract` ops.
+
+use crate::input::{parse_options, read_document};
+use crate::ops::{Op, Outcome};
+use crate::{document, pipeline, Error, Input, Output, TypeRef};
+use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
+use smpatch_schema::Schema;
+use smpatch_value::{Arena, Value};
+
+/// A `_bytes` input of the field-set functions: JSON or YAML (one document).
+struct JsonOrYaml<'b>(&'b [u8]);
+
+impl Input for JsonOrYaml<'_> {
+    fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
+        let opts = parse_options(op.max_depth());
+        read_document(arena, self.0, op.empty(), true, what, &opts)
+    }
+}
+
+/// The canonical FieldsV1 JSON of `set` as a value in `arena` (members in
+/// canonical order).
+pub(crate) fn set_value<'a>(arena: &'a Arena, set: &FieldSet) -> Result<Value<'a>, Error> {
+    let text = arena.alloc_str(&set.to_json());
+    smpatch_value::parse_json(
+        arena,
+        text.as_bytes(),
+        &smpatch_value::ParseOptions::default()
+            .with_max_depth(smpatch_fieldsets::MAX_SET_DEPTH + 1),
+    )
+    .map_err(|e| Error::parse(e, "field set"))
+}
+
+/// Owners as a JSON value: `[{"path": "f:…", "owners": [{"manager", "operation",
+/// "subresource"?, "apiVersion"}]}]`, sorted by path.
+pub(crate) fn owners_value(object: Value<'_>) -> Result<serde_json::Value, Error> {
+    let table = smpatch_fieldsets::owners(&object)?;
+    Ok(serde_json::Value::Array(
+        table
+            .iter()
+            .map(|(path, owners)| {
+                let owners = owners
+                    .iter()
+                    .map(|o| {
+                        let mut m = serde_json::Map::new();
+                        m.insert("manager".into(), o.manager.clone().into());
+                        m.insert("operation".into(), o.operation.clone().into());
+                        if !o.subresource.is_empty() {
+                            m.insert("subresource".into(), o.subresource.clone().into());
+                        }
+                        m.insert("apiVersion".into(), o.api_version.clone().into());
+                        serde_json::Value::Object(m)
+                    })
+                    .collect();
+                serde_json::json!({
+                    "path": smpatch_fieldsets::path_string(path),
+                    "owners": serde_json::Value::Array(owners),
+                })
+            })
+            .collect(),
+    ))
+}
+
+/// The field set of `object` as server-side apply records it (KEP-2155),
+/// as canonical FieldsV1 JSON (a `serde_json::Value` whose members are in
+/// canonical order).
+///
+/// ```
+/// use serde_json::json;
+/// use smpatch::{fields_json, TypeRef};
+/// use smpatch::fieldsets::FieldsOptions;
+/// let schema = smpatch::embedded_schema().unwrap();
+/// let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "c", "labels": {"app": "web"}}, "data": {"k": "v"}});
+/// let set = fields_json(&cm, schema, &TypeRef::Detect, &FieldsOptions::default()).unwrap();
+/// assert_eq!(set, json!({"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {"f:app": {}}}}));
+/// ```
+pub fn fields_json(
+    object: &serde_json::Value,
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &FieldsOptions,
+) -> Result<serde_json::Value, Error> {
+    document(Op::Fields(opts.clone()), &[object], schema, ty)
+}
+
+/// [`fields_json`] on JSON or YAML bytes (one document); answers the
+/// canonical FieldsV1 bytes, as the API server stores them.
+///
+/// ```
+/// use smpatch::{fields_bytes, TypeRef};
+/// use smpatch::fieldsets::FieldsOptions;
+/// let schema = smpatch::embedded_schema().unwrap();
+/// let set = fields_bytes(b"apiVersion: v1\nkind: ConfigMap\nmetadata: {finalizers: [b, a]}\n",
+///     schema, &TypeRef::Detect, &FieldsOptions::default()).unwrap();
+/// assert_eq!(set, br#"{"f:metadata":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}}}}"#);
+/// ```
+pub fn fields_bytes(
+    object: &[u8],
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &FieldsOptions,
+) -> Result<Vec<u8>, Error> {
+    pipeline(
+        Op::Fields(opts.clone()),
+        &[&JsonOrYaml(object)],
+        schema,
+        ty,
+        |out| match out {
+            Outcome::FieldSet { set, .. } => Ok(set.to_json().into_bytes()),
+            other => Vec::<u8>::from_value(&other.into_value()),
+        },
+    )
+}
+
+/// The apply configuration that `manager` owns in the live `object`
+/// (client-go's "extract", KEP-2155): the object's values at the leaves of
+/// the manager's `Apply` entry, plus `apiVersion`, `kind`, `metadata.name`
+/// and `metadata.namespace`. See [`ExtractOptions`] for the subresource,
+/// the apiVersion check and the reference-compatible mode.
+///
+/// ```
+/// use serde_json::json;
+/// use smpatch::{extract_json, TypeRef};
+/// use smpatch::fieldsets::ExtractOptions;
+/// let schema = smpatch::embedded_schema().unwrap();
+/// let live = json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "c", "managedFields": [{"manager": "me", "operation": "Apply",
+///         "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:a": {}}}}]},
+///     "data": {"a": "1", "b": "2"}});
+/// let cfg = extract_json(&live, schema, &TypeRef::Detect, "me", &ExtractOptions::default()).unwrap();
+/// assert_eq!(cfg, json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "c"}, "data": {"a": "1"}}));
+/// let err = extract_json(&live, schema, &TypeRef::Detect, "you", &ExtractOptions::default()).unwrap_err();
+/// assert_eq!(err.name(), "no_apply_entry");
+/// ```
+pub fn extract_json(
+    object: &serde_json::Value,
+    schema: &Schema,
+    ty: &TypeRef,
+    manager: &str,
+    opts: &ExtractOptions,
+) -> Result<serde_json::Value, Error> {
+    document(extract_op(manager, opts), &[object], schema, ty)
+}
+
+/// [`extract_json`] on JSON or YAML bytes; answers compact JSON bytes with
+/// every number written as it was read.
+pub fn extract_bytes(
+    object: &[u8],
+    schema: &Schema,
+    ty: &TypeRef,
+    manager: &str,
+    opts: &ExtractOptions,
+) -> Result<Vec<u8>, Error> {
+    document(
+        extract_op(manager, opts),
+        &[&JsonOrYaml(object)],
+        schema,
+        ty,
+    )
+}
+
+fn extract_op(manager: &str, opts: &ExtractOptions) -> Op {
+    Op::Extract {
+        manager: manager.to_owned(),
+        options: opts.clone(),
+    }
+}
+
+/// For every leaf path of the object's managed fields, the entries that own
+/// it (Apply and Update), sorted by path:
+/// `[{"path": "f:spec.f:replicas", "owners": [{"manager": …, "operation": …,
+/// "subresource": … (when set), "apiVersion": …}]}]`. Needs no schema.
+///
+/// ```
+/// use serde_json::json;
+/// let live = json!({"metadata": {"managedFields": [
+///     {"manager": "a", "operation": "Apply", "apiVersion": "v1", "fieldsV1": {"f:data": {"f:x": {}}}},
+///     {"manager": "b", "operation": "Update", "apiVersion": "v1", "fieldsV1": {"f:data": {"f:x": {}}}}]}});
+/// let table = smpatch::owners_json(&live).unwrap();
+/// assert_eq!(table[0]["path"], "f:data.f:x");
+/// assert_eq!(table[0]["owners"][1]["manager"], "b");
+/// ```
+pub fn owners_json(object: &serde_json::Value) -> Result<serde_json::Value, Error> {
+    let arena = Arena::new();
+    let o = object.read(&arena, &Op::Fields(FieldsOptions::default()), "object")?;
+    owners_value(o)
+}
+
+fn bad(path: &str, message: impl Into<String>) -> Error {
+    Error::facade(crate::FacadeKind::InvalidRequest, path, message)
+}
+
+fn opt_bool(obj: &smpatch_value::Object<'_>, key: &str) -> Result<Option<bool>, Error> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(_) => Err(bad(
+            &format!("/options/{key}"),
+            format!("option {key:?} must be true or false"),
+        )),
+    }
+}
+
+fn opt_str<'a>(obj: &smpatch_value::Object<'a>, key: &str) -> Result<Option<&'a str>, Error> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(bad(
+            &format!("/options/{key}"),
+            format!("option {key:?} must be a string"),
+        )),
+    }
+}
+
+fn options_object<'a>(
+    request: Value<'a>,
+    known: &[&str],
+) -> Result<smpatch_value::Object<'a>, Error> {
+    let obj = match request.get("options") {
+        None | Some(Value::Null) => return Ok(smpatch_value::Object::default()),
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(bad("/options", "options must be an object")),
+    };
+    for (key, _) in obj.iter() {
+        if !known.contains(&key) {
+            return Err(bad(
+                &format!("/options/{key}"),
+                format!(
+                    "unknown option {key:?} for this op; known: {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(obj)
+}
+
+/// Batch op `fields`: `{"object": …, "options": {"shape": "apply"|"update",
+/// "strip_server_fields": bool, "allow_duplicates": bool}}` → the canonical
+/// FieldsV1 object.
+pub(crate) fn batch_fields(request: Value<'_>) -> Result<Op, Error> {
+    let o = options_object(
+        request,
+        &["shape", "strip_server_fields", "allow_duplicates"],
+    )?;
+    let mut opts = match opt_str(&o, "shape")? {
+        None | Some("apply") => FieldsOptions::default(),
+        Some("update") => FieldsOptions {
+            strip_server_fields: true,
+            ..FieldsOptions::update_on_create()
+        },
+        Some(other) => {
+            return Err(bad(
+                "/options/shape",
+                format!("unknown shape {other:?}; expected apply or update"),
+            ))
+        }
+    };
+    if let Some(b) = opt_bool(&o, "strip_server_fields")? {
+        opts.strip_server_fields = b;
+    }
+    if let Some(b) = opt_bool(&o, "allow_duplicates")? {
+        opts.allow_duplicates = b;
+    }
+    Ok(Op::Fields(opts))
+}
+
+/// Batch op `extract`: `{"object": …, "manager": "NAME", "subresource": "S",
+/// "options": {"reference": bool, "api_version_check": "ignore"|"strict",
+/// "include_key_fields": bool, "missing_entry": "error"|"identity"}}` → the
+/// apply configuration.
+pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
+    let manager = match request.get("manager") {
+        Some(Value::String(s)) => s,
+        None | Some(Value::Null) => return Err(bad("", "the request has no \"manager\"")),
+        Some(_) => return Err(bad("/manager", "manager must be a string")),
+    };
+    let o = options_object(
+        request,
+        &[
+            "reference",
+            "api_version_check",
+            "include_key_fields",
+            "missing_entry",
+        ],
+    )?;
+    let mut opts = if opt_bool(&o, "reference")?.unwrap_or(false) {
+        ExtractOptions::reference()
+    } else {
+        ExtractOptions::default()
+    };
+    opts.subresource = match request.get("subresource") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.to_owned(),
+        Some(_) => return Err(bad("/subresource", "subresource must be a string")),
+    };
+    match opt_str(&o, "api_version_check")? {
+        None => {}
+        Some("ignore") => opts.api_version_check = smpatch_fieldsets::ApiCheck::Ignore,
+        Some("strict") => opts.api_version_check = smpatch_fieldsets::ApiCheck::Strict,
+        Some(other) => {
+            return Err(bad(
+                "/options/api_version_check",
+                format!("unknown value {other:?}; expected ignore or strict"),
+            ))
+        }
+    }
+    match opt_str(&o, "missing_entry")? {
+        None => {}
+        Some("error") => opts.missing_entry = smpatch_fieldsets::MissingEntry::Error,
+        Some("identity") => opts.missing_entry = smpatch_fieldsets::MissingEntry::IdentityOnly,
+        Some(other) => {
+            return Err(bad(
+                "/options/missing_entry",
+                format!("unknown value {other:?}; expected error or identity"),
+            ))
+        }
+    }
+    if let Some(b) = opt_bool(&o, "include_key_fields")? {
+        opts.include_key_fields = b;
+    }
+    Ok(extract_op(manager, &opts))
+}

@@ -1,0 +1,425 @@
+//! The rules for one object: normalization of its unions (KEP-1027) and the
+//! validation rules V1–V5, plus the enum check (KEP-2887).
+
+use std::collections::{HashMap, HashSet};
+
+use smpatch_schema::{Cursor, Union, UnionMember};
+use smpatch_value::{render, Arena, Member, Object, Value};
+
+use crate::walk::{Path, Visitor};
+use crate::{Options, Rule, Violation};
+
+/// An object with member lookup that stays linear in the object's size when
+/// a struct declares many unions (an index is built for large objects).
+pub(crate) struct Obj<'x> {
+    obj: Object<'x>,
+    index: Option<HashMap<&'x str, Value<'x>>>,
+}
+
+impl<'x> Obj<'x> {
+    pub(crate) fn new(obj: Object<'x>, unions: usize) -> Self {
+        let index = (obj.len() > 16 && unions > 2).then(|| obj.iter().collect());
+        Obj { obj, index }
+    }
+
+    fn get(&self, key: &str) -> Option<Value<'x>> {
+        match &self.index {
+            Some(i) => i.get(key).copied(),
+            None => self.obj.get(key),
+        }
+    }
+}
+
+/// The discriminator's string value; absent, null or non-string read as unset.
+fn disc<'x>(obj: Option<&Obj<'x>>, union: &Union) -> Option<&'x str> {
+    let d = union.discriminator.as_deref()?;
+    obj?.get(d)?.as_str()
+}
+
+fn is_set(obj: Option<&Obj<'_>>, field: &str) -> bool {
+    obj.and_then(|o| o.get(field)).is_some_and(|v| !v.is_null())
+}
+
+/// The discriminator value a KEP-1027 union acts on: the value, else the
+/// declared default, else `""` (the conventional "no member" value).
+fn effective<'x>(obj: Option<&Obj<'x>>, union: &'x Union) -> &'x str {
+    disc(obj, union)
+        .or(union.discriminator_default.as_deref())
+        .unwrap_or("")
+}
+
+/// The fields normalization clears from `new` for one union.
+fn clear_for<'u>(
+    union: &'u Union,
+    old: Option<&Obj<'_>>,
+    new: &Obj<'_>,
+    opts: &Options,
+    out: &mut Vec<&'u str>,
+) {
+    let keep: Option<&UnionMember> = match union.discriminator {
+        None => {
+            if !opts.non_discriminated_update {
+                return;
+            }
+            // The earlier unions KEP: exactly one member added keeps it.
+            let mut added = union
+                .members
+                .iter()
+                .filter(|m| is_set(Some(new), &m.field) && !is_set(old, &m.field));
+            match (added.next(), added.next()) {
+                (Some(m), None) => Some(m),
+                _ => return,
+            }
+        }
+        Some(_) if union.is_struct_level() => {
+            let now = disc(Some(new), union);
+            if now == disc(old, union) {
+                return;
+            }
+            // A value matching no member clears nothing (real specs carry
+            // Go field names as member values).
+            match now.and_then(|v| union.member_for(v)) {
+                Some(m) => Some(m),
+                None => return,
+            }
+        }
+        Some(_) => {
+            let now = effective(Some(new), union);
+            if now == effective(old, union) {
+                return;
+            }
+            union.member_for(now)
+        }
+    };
+    for m in &union.members {
+        if keep.is_some_and(|k| k.field == m.field) {
+            continue;
+        }
+        if is_set(Some(new), &m.field) {
+            out.push(&m.field);
+        }
+    }
+}
+
+/// One violation before it gets a pointer: the rule, the member field it
+/// points at (`None` = the object itself) and the message.
+struct Found {
+    rule: Rule,
+    field: Option<String>,
+    message: String,
+}
+
+fn quoted(items: impl Iterator<Item = impl AsRef<str>>) -> String {
+    items
+        .map(|s| shown(s.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value quoted for a message, cut after 64 characters (a hostile
+/// discriminator may be megabytes long).
+fn shown(v: &str) -> String {
+    const MAX: usize = 64;
+    match v.char_indices().nth(MAX) {
+        None => format!("{v:?}"),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &v[..end], v.len()),
+    }
+}
+
+/// V1–V5 for one union of one object.
+fn check_union(
+    union: &Union,
+    old: Option<&Obj<'_>>,
+    new: &Obj<'_>,
+    cursor: Cursor<'_>,
+    out: &mut Vec<Found>,
+) {
+    let set: Vec<&UnionMember> = union
+        .members
+        .iter()
+        .filter(|m| is_set(Some(new), &m.field))
+        .collect();
+    let Some(d) = union.discriminator.as_deref() else {
+        if set.len() > 1 {
+            out.push(Found {
+                rule: Rule::V3,
+                field: None,
+                message: format!(
+                    "more than one member of a union is set ({}): keep only one",
+                    quoted(set.iter().map(|m| &m.field))
+                ),
+            });
+        }
+        return;
+    };
+    let raw = disc(Some(new), union);
+    let enum_values = cursor
+        .lookup_object(d)
+        .ok()
+        .and_then(|f| f.cursor.enum_values());
+    let changed = if union.is_struct_level() {
+        raw != disc(old, union)
+    } else {
+        effective(Some(new), union) != effective(old, union)
+    };
+    // V1: a known discriminator value.
+    let mut known = true;
+    if let Some(v) = raw {
+        let valid = match enum_values {
+            Some(e) => e.iter().any(|x| &**x == v),
+            None if union.is_struct_level() => true,
+            None => union.member_for(v).is_some() || union.empty_values.iter().any(|x| &**x == v),
+        };
+        if !valid {
+            known = false;
+            let allowed: Vec<&str> = match enum_values {
+                Some(e) => e.iter().map(|x| &**x).collect(),
+                None => union
+                    .members
+                    .iter()
+                    .map(|m| &*m.value)
+                    .chain(union.empty_values.iter().map(|x| &**x))
+                    .collect(),
+            };
+            out.push(Found {
+                rule: Rule::V1,
+                field: Some(d.to_owned()),
+                message: format!(
+                    "discriminator {d:?} is {}, which is not an allowed value: set it to one of {}",
+                    shown(v),
+                    quoted(allowed.iter())
+                ),
+            });
+        }
+    }
+    // V2: a required discriminator is set (KEP-1027 unions only).
+    if raw.is_none() && union.discriminator_required && !union.is_struct_level() {
+        out.push(Found {
+            rule: Rule::V2,
+            field: Some(d.to_owned()),
+            message: format!(
+                "discriminator {d:?} is required: set it to the value of the member you use (one of {})",
+                quoted(union.members.iter().map(|m| &m.value))
+            ),
+        });
+    }
+    // V3: at most one member.
+    if set.len() > 1 {
+        let now = if union.is_struct_level() {
+            raw.and_then(|v| union.member_for(v))
+        } else {
+            union.member_for(effective(Some(new), union))
+        };
+        let advice = if let (true, Some(m)) = (changed, now) {
+            format!(
+                "keep only {}, the member the discriminator selects",
+                shown(&m.field)
+            )
+        } else if changed {
+            "keep only one".to_owned()
+        } else {
+            format!(
+                "keep only one, and change the discriminator {d:?} when you change which member is set"
+            )
+        };
+        out.push(Found {
+            rule: Rule::V3,
+            field: None,
+            message: format!(
+                "more than one member of the union discriminated by {d:?} is set ({}): {advice}",
+                quoted(set.iter().map(|m| &m.field))
+            ),
+        });
+    }
+    if !known {
+        return;
+    }
+    // Which member the discriminator selects, if any can be called selected.
+    let (value, selected) = if union.is_struct_level() {
+        match raw.and_then(|v| union.member_for(v)) {
+            Some(m) => (raw.unwrap_or(""), Some(m)),
+            // A value matching no member: only V3 applies.
+            None => return,
+        }
+    } else {
+        let v = effective(Some(new), union);
+        (v, union.member_for(v))
+    };
+    let what = match raw {
+        Some(_) => format!("discriminator {d:?} is {}", shown(value)),
+        None if union.discriminator_default.is_some() => {
+            format!("discriminator {d:?} is unset (default {})", shown(value))
+        }
+        None => format!("discriminator {d:?} is unset"),
+    };
+    // V4: the selected member is present.
+    if let Some(m) = selected {
+        if !m.optional && !is_set(Some(new), &m.field) {
+            out.push(Found {
+                rule: Rule::V4,
+                field: Some(m.field.to_string()),
+                message: format!(
+                    "{what}, which selects {:?}, but {:?} is not set: set {:?}, or change {d:?} to the member you use",
+                    m.field, m.field, m.field
+                ),
+            });
+        }
+    }
+    // V5: no member is set without being selected.
+    for m in &set {
+        if selected.is_some_and(|s| s.field == m.field) {
+            continue;
+        }
+        let selects = match selected {
+            Some(s) => format!("which selects {:?}", s.field),
+            None => "which selects no member".to_owned(),
+        };
+        out.push(Found {
+            rule: Rule::V5,
+            field: Some(m.field.to_string()),
+            message: format!(
+                "{:?} is set but {what}, {selects}: remove {:?}, or set {d:?} to {:?} (change the discriminator when you change which member is set)",
+                m.field, m.field, m.value
+            ),
+        });
+    }
+}
+
+/// The normalization visitor: clears members and records their pointers.
+pub(crate) struct Normalizer<'a, 'o> {
+    pub arena: &'a Arena,
+    pub opts: &'o Options,
+    pub cleared: Vec<String>,
+}
+
+impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
+    fn unions(
+        &mut self,
+        old: Option<Object<'o>>,
+        new: Object<'a>,
+        cursor: Cursor<'_>,
+        path: &Path<'a>,
+    ) -> Option<&'a [Member<'a>]> {
+        let unions = cursor.unions();
+        let (o, n) = (
+            old.map(|o| Obj::new(o, unions.len())),
+            Obj::new(new, unions.len()),
+        );
+        let mut clear: Vec<&str> = Vec::new();
+        for u in unions {
+            clear_for(u, o.as_ref(), &n, self.opts, &mut clear);
+        }
+        if clear.is_empty() {
+            return None;
+        }
+        let clear: HashSet<&str> = clear.into_iter().collect();
+        let members: Vec<Member<'a>> = new
+            .members()
+            .iter()
+            .filter(|m| !clear.contains(&m.key))
+            .copied()
+            .collect();
+        for m in new.members() {
+            if clear.contains(&m.key) {
+                self.cleared.push(path.pointer_to(m.key));
+            }
+        }
+        Some(self.arena.alloc_slice_copy(&members))
+    }
+
+    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: &[Box<str>], _: &Path<'a>) {}
+}
+
+/// The validation visitor: collects every violation.
+pub(crate) struct Validator<'o> {
+    pub opts: &'o Options,
+    pub violations: Vec<Violation>,
+}
+
+impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
+    fn unions(
+        &mut self,
+        old: Option<Object<'o>>,
+        new: Object<'a>,
+        cursor: Cursor<'_>,
+        path: &Path<'a>,
+    ) -> Option<&'a [Member<'a>]> {
+        let unions = cursor.unions();
+        let (o, n) = (
+            old.map(|o| Obj::new(o, unions.len())),
+            Obj::new(new, unions.len()),
+        );
+        for u in unions {
+            let mut found = Vec::new();
+            check_union(u, o.as_ref(), &n, cursor, &mut found);
+            if found.is_empty() {
+                continue;
+            }
+            let before = match (self.opts.ratcheting, &o) {
+                (true, Some(o)) => {
+                    let mut b = Vec::new();
+                    // The old object judged on its own (its discriminator
+                    // counts as unchanged).
+                    check_union(u, Some(o), o, cursor, &mut b);
+                    b
+                }
+                _ => Vec::new(),
+            };
+            for f in found {
+                if before
+                    .iter()
+                    .any(|b| b.rule == f.rule && b.field == f.field)
+                {
+                    continue;
+                }
+                let pointer = match &f.field {
+                    Some(field) => path.pointer_to(field),
+                    None => path.pointer(),
+                };
+                self.violations.push(Violation {
+                    path: pointer,
+                    rule: f.rule,
+                    message: f.message,
+                });
+            }
+        }
+        None
+    }
+
+    fn enum_value(
+        &mut self,
+        old: Option<Value<'o>>,
+        new: Value<'a>,
+        allowed: &[Box<str>],
+        path: &Path<'a>,
+    ) {
+        if !self.opts.check_enums || !is_scalar(new) || in_enum(new, allowed) {
+            return;
+        }
+        if self.opts.ratcheting {
+            if let Some(o) = old {
+                if is_scalar(o) && !o.is_null() && !in_enum(o, allowed) {
+                    return;
+                }
+            }
+        }
+        self.violations.push(Violation {
+            path: path.pointer(),
+            rule: Rule::Enum,
+            message: format!(
+                "{} is not an allowed value: use one of {}",
+                shown(&render(&new)),
+                quoted(allowed.iter())
+            ),
+        });
+    }
+}
+
+fn is_scalar(v: Value<'_>) -> bool {
+    !matches!(v, Value::Object(_) | Value::Array(_))
+}
+
+fn in_enum(v: Value<'_>, allowed: &[Box<str>]) -> bool {
+    let text = render(&v);
+    allowed.iter().any(|a| **a == *text)
+}
