@@ -5,7 +5,8 @@
 //! machine interface of `smpatch::batch`), their flags, reading files with a
 //! size cap and streaming results to stdout. Errors print
 //! `error: <location>: <message> [kind]` on stderr and exit with status 1
-//! (2 for `diff --exit-code`); a closed stdout ends the tool quietly with 0.
+//! (2 for `diff --exit-code` and for usage errors); a closed stdout ends the
+//! tool quietly with 0.
 //!
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
@@ -19,7 +20,11 @@ use smpatch_value::{
     ParseError, ParseOptions, Value,
 };
 
+mod engine_args;
+mod identity;
+mod input;
 mod rfc;
+use engine_args::EngineArgs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -122,9 +127,18 @@ enum Output {
 
 #[derive(Args)]
 struct PatchArgs {
-    /// The documents to patch (JSON or YAML, several YAML documents allowed; `-` = stdin).
-    #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
-    file: PathBuf,
+    /// The objects to patch: JSON or YAML files (several documents and
+    /// `kind: List` allowed), directories of them, `-` = stdin (repeatable).
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE|DIR|-",
+        required = true
+    )]
+    files: Vec<PathBuf>,
+    /// Process the directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    recursive: bool,
     /// The patch, inline (JSON or YAML).
     #[arg(
         short = 'p',
@@ -141,16 +155,10 @@ struct PatchArgs {
     #[arg(long = "type", value_enum, default_value = "strategic")]
     patch_type: PatchType,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
-    /// Turn on the fixes for the reference's quirks (spec §10).
-    #[arg(long)]
-    fix_quirks: bool,
-    /// Merge list-type map lists by all their list-map keys.
-    #[arg(long)]
-    compound_keys: bool,
 }
 
 #[derive(Args)]
@@ -168,13 +176,13 @@ struct DiffArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
     /// Exit 0 when the patch is empty, 1 when it is not, 2 on error.
     #[arg(long)]
     exit_code: bool,
-    /// Turn on the fixes for the reference's quirks (spec §10).
+    /// Diff documents of different kinds, names or namespaces.
     #[arg(long)]
-    fix_quirks: bool,
+    force: bool,
 }
 
 #[derive(Args)]
@@ -220,6 +228,16 @@ impl Failure {
         Failure {
             closed_output: e.kind() == std::io::ErrorKind::BrokenPipe,
             ..Failure::at("stdout", e.to_string())
+        }
+    }
+
+    /// Prints `error: <location>: <message>` (just `error: <message>` when
+    /// the failure has no location) on stderr.
+    fn report(&self) {
+        if self.location.is_empty() {
+            eprintln!("error: {}", self.message);
+        } else {
+            eprintln!("error: {}: {}", self.location, self.message);
         }
     }
 
@@ -277,7 +295,8 @@ fn run() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
+            // clap's convention: 2 for usage errors, 0 for --help and --version.
+            return e.exit_code();
         }
     };
     let diff_exit_code = matches!(&cli.command, Command::Diff(d) if d.exit_code);
@@ -303,7 +322,7 @@ fn run() -> i32 {
         Ok(code) => code,
         Err(f) if f.closed_output => 0,
         Err(f) => {
-            eprintln!("error: {}: {}", f.location, f.message);
+            f.report();
             if diff_exit_code {
                 2
             } else {
@@ -386,12 +405,11 @@ fn parse_stream<'a>(
     docs.into_iter()
         .enumerate()
         .map(|(i, d)| {
-            check_object(d, name).map_err(|e| {
-                let f = Failure::in_document(e, name, i, count);
+            input::as_object(d).map_err(|message| {
                 if count > 1 {
-                    f
+                    Failure::at(format!("{name}: document {} of {count}: /", i + 1), message)
                 } else {
-                    Failure::at(name, f.message)
+                    Failure::at(name, message)
                 }
             })
         })
@@ -507,56 +525,78 @@ fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
 }
 
 fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
-    let input = read_input(&a.file, limits)?;
     let (patch_bytes, patch_name) = match (&a.patch, &a.patch_file) {
         (Some(p), _) => (p.clone().into_bytes(), "--patch".to_owned()),
         (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
         (None, None) => return Err(Failure::at("--patch", "give -p PATCH or --patch-file FILE")),
     };
-    let user = load_schemas(&a.schema.schemas, limits)?;
+    if patch_bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Failure::at(
+            patch_name,
+            "the patch is empty (kubectl: \"must specify -p to patch\")",
+        ));
+    }
+    let files = input::expand_paths(&a.files, a.recursive)?;
+    let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let arena = Arena::new();
-    let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
-    let mut results = Vec::with_capacity(docs.len());
+    let (objects, failures) = input::read_objects(&arena, &files, limits);
+    if objects.is_empty() && failures.is_empty() {
+        return Err(Failure::at("", "no objects passed to patch"));
+    }
+    let total = objects.len() + failures.len();
+    let ty = type_ref(&a.engine.schema);
+    let mut results = Vec::with_capacity(objects.len());
+    let mut failed = failures.len();
+    failures.iter().for_each(Failure::report);
+    let mut fail = |f: Failure| {
+        f.report();
+        failed += 1;
+    };
     match a.patch_type {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
             let op = Op::Apply(ApplyOptions {
-                fix_quirks: a.fix_quirks,
-                compound_keys: a.compound_keys,
+                fix_quirks: a.engine.fix_quirks,
+                compound_keys: a.engine.compound_keys,
                 max_depth: limits.max_depth,
                 ..ApplyOptions::default()
             });
-            for (i, doc) in docs.iter().enumerate() {
-                let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
-                    .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
-                results.push(r.into_value());
+            for obj in &objects {
+                match ops::run(&arena, &op, &[obj.value, p], &refs, &ty) {
+                    Ok(r) => results.push(r.into_value()),
+                    Err(e) => {
+                        let f = Failure::from(e);
+                        let at = obj.origin.locate(&f.location, total);
+                        fail(Failure::at(at, f.message));
+                    }
+                }
             }
         }
         PatchType::Merge | PatchType::Json => {
             let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
-            for (i, doc) in docs.iter().enumerate() {
-                results.push(if a.patch_type == PatchType::Merge {
-                    rfc::merge(&arena, *doc, p)
-                } else {
-                    rfc::json_patch(&arena, *doc, p).map_err(|f| {
+            for obj in &objects {
+                if a.patch_type == PatchType::Merge {
+                    results.push(rfc::merge(&arena, obj.value, p));
+                    continue;
+                }
+                match rfc::json_patch(&arena, obj.value, p) {
+                    Ok(v) => results.push(v),
+                    Err(f) => {
                         let at = format!("{patch_name}: {}", f.pointer);
-                        match docs.len() {
-                            1 => Failure::at(at, f.message),
-                            n => Failure::at(
-                                format!("{name}: document {} of {n}: {at}", i + 1),
-                                f.message,
-                            ),
-                        }
-                    })?
-                });
+                        let at = if total <= 1 {
+                            at
+                        } else {
+                            format!("{}{at}", obj.origin.locate("", total).trim_end_matches('/'))
+                        };
+                        fail(Failure::at(at, f.message));
+                    }
+                }
             }
         }
     }
     write_results(&results, a.output)?;
-    Ok(0)
+    Ok(i32::from(failed > 0))
 }
 
 /// A JSON patch is a list: parse without the object check.
@@ -590,16 +630,20 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
     let arena = Arena::new();
     let o = parse_one(&arena, &ob, &a.original.display().to_string(), limits)?;
     let m = parse_one(&arena, &mb, &a.modified.display().to_string(), limits)?;
+    if let (false, Some(message)) = (a.force, identity::mismatch(&o, &m)) {
+        return Err(Failure::at(a.modified.display().to_string(), message));
+    }
     let patch = match a.patch_type {
         PatchType::Strategic => {
-            let user = load_schemas(&a.schema.schemas, limits)?;
+            let user = load_schemas(&a.engine.schema.schemas, limits)?;
             let refs = schema_refs(&user)?;
             let op = Op::Create2(CreateOptions {
-                fix_quirks: a.fix_quirks,
+                fix_quirks: a.engine.fix_quirks,
+                compound_keys: a.engine.compound_keys,
                 max_depth: limits.max_depth,
                 ..CreateOptions::default()
             });
-            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.schema))?.into_value()
+            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))?.into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),

@@ -549,3 +549,162 @@ fn merge_and_json_types_keep_big_numbers() {
     assert!(err.starts_with("error: --patch: /0: test failed"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `args` with `stdin`; checks status, stdout against
+/// `crates/cli/testdata/<file>` (none: empty) and stderr against `stderr`.
+fn check_both(args: &[&str], stdin: &str, status: i32, file: Option<&str>, stderr: &str) {
+    let out = smpatch().args(args).write_stdin(stdin).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "smpatch {args:?}: {err}");
+    let want = file.map(expected).unwrap_or_default();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        want,
+        "smpatch {args:?}"
+    );
+    assert_eq!(err, stderr, "smpatch {args:?}");
+}
+
+const INPUT_DIR: &str = "crates/cli/testdata/input";
+
+#[test]
+fn patch_reads_a_directory_and_expands_lists() {
+    // *.json, *.yaml, *.yml in name order; notes.txt and sub/ skipped;
+    // the `kind: List` document stands for its two items.
+    check(
+        &[
+            "patch",
+            "-f",
+            INPUT_DIR,
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+            "-o",
+            "yaml",
+        ],
+        0,
+        "patch-dir.yaml",
+    );
+}
+
+#[test]
+fn patch_recursive_and_several_files() {
+    check(
+        &[
+            "patch",
+            "-R",
+            "-f",
+            "crates/cli/testdata/input/sub",
+            "-f",
+            "crates/cli/testdata/input/b.json",
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+        ],
+        0,
+        "patch-recursive.json",
+    );
+    // Without -R a directory's subdirectories are skipped: sub/ holds d and e.
+    let out = smpatch()
+        .args(["patch", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("name: d"));
+    let out = smpatch()
+        .args(["patch", "-R", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("kind: ConfigMap").count(), 6, "{text}");
+}
+
+#[test]
+fn patch_reports_every_failure_and_every_result() {
+    check_both(
+        &[
+            "patch",
+            "-f",
+            "crates/cli/testdata/input-errors.yaml",
+            "-f",
+            "nope.yaml",
+            "-p",
+            r#"{"spec":{"containers":[{"name":"a","image":"z"}]}}"#,
+            "-o",
+            "yaml",
+        ],
+        "",
+        1,
+        Some("patch-partial.yaml"),
+        &expected("patch-partial.stderr"),
+    );
+}
+
+#[test]
+fn empty_input_and_empty_patch_are_errors() {
+    check_both(
+        &["patch", "-f", "-", "-p", "{}"],
+        "",
+        1,
+        None,
+        "error: no objects passed to patch\n",
+    );
+    check_both(
+        &["patch", "-f", "-", "-p", "{}"],
+        "---\n# nothing\n---\n",
+        1,
+        None,
+        "error: no objects passed to patch\n",
+    );
+    check_both(
+        &["patch", "-f", INPUT_DIR, "-p", " "],
+        "",
+        1,
+        None,
+        "error: --patch: the patch is empty (kubectl: \"must specify -p to patch\")\n",
+    );
+    check_both(
+        &["patch", "-f", INPUT_DIR, "--patch-file", "/dev/null"],
+        "",
+        1,
+        None,
+        "error: /dev/null: the patch is empty (kubectl: \"must specify -p to patch\")\n",
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["patch"][..],
+        &["bogus"],
+        &["diff", DEPLOY],
+        &["patch", "-f", DEPLOY, "-p", "{}", "--type", "nope"],
+    ] {
+        let out = smpatch().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "smpatch {args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    }
+}
+
+#[test]
+fn diff_refuses_different_objects_unless_forced() {
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n";
+    for (flags, status) in [(&[][..], 1), (&["--exit-code"][..], 2)] {
+        let out = smpatch()
+            .args(["diff", DEPLOY, "-"])
+            .args(flags)
+            .write_stdin(other)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(status));
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: -: the documents are different objects (Deployment/web and \
+             ConfigMap/other); pass --force to diff them anyway\n"
+        );
+    }
+    let out = smpatch()
+        .args(["diff", DEPLOY, "-", "--force", "--exit-code"])
+        .write_stdin(other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
