@@ -24,6 +24,7 @@ mod engine_args;
 mod identity;
 mod input;
 mod rfc;
+mod sort;
 use engine_args::EngineArgs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -159,6 +160,9 @@ struct PatchArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
+    /// Sort object keys at every level, as `kubectl -o json|yaml` prints them.
+    #[arg(long)]
+    sort_keys: bool,
 }
 
 #[derive(Args)]
@@ -175,6 +179,9 @@ struct DiffArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
+    /// Sort object keys at every level, as `kubectl -o json|yaml` prints them.
+    #[arg(long)]
+    sort_keys: bool,
     #[command(flatten)]
     engine: EngineArgs,
     /// Exit 0 when the patch is empty, 1 when it is not, 2 on error.
@@ -533,7 +540,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     if patch_bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Failure::at(
             patch_name,
-            "the patch is empty (kubectl: \"must specify -p to patch\")",
+            "the patch is empty: give its contents with -p or --patch-file",
         ));
     }
     let files = input::expand_paths(&a.files, a.recursive)?;
@@ -595,6 +602,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             }
         }
     }
+    if a.sort_keys {
+        results = results
+            .into_iter()
+            .map(|r| sort::sort_keys(&arena, r))
+            .collect();
+    }
     write_results(&results, a.output)?;
     Ok(i32::from(failed > 0))
 }
@@ -652,6 +665,11 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
         Value::Object(o) => o.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
+    };
+    let patch = if a.sort_keys {
+        sort::sort_keys(&arena, patch)
+    } else {
+        patch
     };
     write_results(&[patch], a.output)?;
     Ok(if a.exit_code && !empty { 1 } else { 0 })

@@ -658,14 +658,14 @@ fn empty_input_and_empty_patch_are_errors() {
         "",
         1,
         None,
-        "error: --patch: the patch is empty (kubectl: \"must specify -p to patch\")\n",
+        "error: --patch: the patch is empty: give its contents with -p or --patch-file\n",
     );
     check_both(
         &["patch", "-f", INPUT_DIR, "--patch-file", "/dev/null"],
         "",
         1,
         None,
-        "error: /dev/null: the patch is empty (kubectl: \"must specify -p to patch\")\n",
+        "error: /dev/null: the patch is empty: give its contents with -p or --patch-file\n",
     );
 }
 
@@ -707,4 +707,27 @@ fn diff_refuses_different_objects_unless_forced() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn sort_keys_prints_like_kubectl() {
+    // patch-sorted.json is byte for byte what
+    // `kubectl patch --local -f DEPLOY -p '{"spec":{"replicas":2}}' -o json` prints.
+    check(
+        &[
+            "patch",
+            "-f",
+            DEPLOY,
+            "-p",
+            r#"{"spec":{"replicas":2}}"#,
+            "--sort-keys",
+        ],
+        0,
+        "patch-sorted.json",
+    );
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--sort-keys"],
+        0,
+        "diff-sorted.json",
+    );
 }
