@@ -11,7 +11,7 @@
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
 use smpatch::{check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
@@ -20,6 +20,7 @@ use smpatch_value::{
     ParseError, ParseOptions, Value,
 };
 
+mod completions;
 mod engine_args;
 mod identity;
 mod input;
@@ -83,6 +84,12 @@ enum Command {
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     Batch,
+    /// Print a shell completion script (`smpatch completions bash > /etc/bash_completion.d/smpatch`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Args)]
@@ -298,7 +305,10 @@ fn main() {
 }
 
 fn run() -> i32 {
-    let cli = match Cli::try_parse() {
+    let parsed = completions::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -313,6 +323,9 @@ fn run() -> i32 {
         Command::Patch(a) => patch(&a, &limits),
         Command::Diff(a) => diff(&a, &limits),
         Command::Apply(a) => apply(&a, &limits),
+        Command::Completions { shell } => completions::write(shell, &mut std::io::stdout().lock())
+            .map(|()| 0)
+            .map_err(|e| Failure::output(&e)),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();

@@ -731,3 +731,51 @@ fn sort_keys_prints_like_kubectl() {
         "diff-sorted.json",
     );
 }
+
+#[test]
+fn version_names_the_embedded_kubernetes_schema() {
+    let out = smpatch().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "smpatch {} (Kubernetes {} API schema embedded)\n",
+            env!("CARGO_PKG_VERSION"),
+            smpatch_schema::EMBEDDED_VERSION
+        )
+    );
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = smpatch().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in [
+            "explain",
+            "patch",
+            "diff",
+            "completions",
+            "sort-keys",
+            "recursive",
+        ] {
+            assert!(script.contains(word), "{shell} completion names {word}");
+        }
+    }
+    // The bash script is valid bash.
+    let out = smpatch().args(["completions", "bash"]).output().unwrap();
+    let check = std::process::Command::new("bash")
+        .args(["-n", "-c"])
+        .arg(String::from_utf8_lossy(&out.stdout).as_ref())
+        .output();
+    if let Ok(check) = check {
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let out = smpatch().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
