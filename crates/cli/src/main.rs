@@ -24,6 +24,7 @@ mod completions;
 mod engine_args;
 mod identity;
 mod input;
+mod kinds;
 mod rfc;
 mod sort;
 use engine_args::EngineArgs;
@@ -107,12 +108,19 @@ struct ExplainArgs {
     /// Extra schema files or directories (repeatable).
     #[arg(long = "schema", value_name = "FILE|DIR")]
     schemas: Vec<PathBuf>,
-    /// A definition name or a GVK (apps/v1/Deployment, v1/Pod).
+    /// A definition name, a GVK (apps/v1/Deployment, v1/Pod), a kind
+    /// (Deployment), its plural or a kubectl short name (deploy, svc, po).
     #[arg(value_name = "TYPE")]
     type_name: String,
     /// A dotted field path (spec.template.spec.volumes).
     #[arg(value_name = "PATH")]
     path: Option<String>,
+    /// Show the merge as `patch --fix-quirks` does it.
+    #[arg(long)]
+    fix_quirks: bool,
+    /// Show the merge as `patch --compound-keys` does it.
+    #[arg(long)]
+    compound_keys: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -530,12 +538,17 @@ impl<W: Write> Write for LastByte<'_, W> {
 fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
     let user = load_schemas(&a.schemas, limits)?;
     let refs = schema_refs(&user)?;
+    let name = kinds::resolve(&refs, &a.type_name).map_err(|m| Failure::at(&a.type_name, m))?;
     let schema = refs
         .iter()
-        .find(|s| s.cursor(&a.type_name).is_some())
+        .find(|s| s.cursor(&name).is_some())
         .copied()
-        .ok_or_else(|| Failure::at(&a.type_name, "no schema defines this type (a definition name or a GVK such as apps/v1/Deployment)"))?;
-    let mut text = smpatch_schema::explain(schema, &a.type_name, a.path.as_deref())
+        .ok_or_else(|| Failure::at(&a.type_name, "no schema defines this type"))?;
+    let rules = smpatch_schema::Rules {
+        fix_quirks: a.fix_quirks,
+        compound_keys: a.compound_keys,
+    };
+    let mut text = smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules)
         .map_err(|e| Failure::at(a.path.as_deref().unwrap_or(&a.type_name), e.message))?;
     if !text.ends_with('\n') {
         text.push('\n');

@@ -779,3 +779,120 @@ fn completions_for_bash_zsh_and_fish() {
     let out = smpatch().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+const WIDGET_CRD: &str = "crates/cli/testdata/crd-widget.yaml";
+
+#[test]
+fn explain_takes_kinds_plurals_and_short_names() {
+    check(
+        &["explain", "deploy", "spec.template.spec.containers"],
+        0,
+        "explain-deploy-containers.txt",
+    );
+    for (word, gvk) in [
+        ("Deployment", "(apps/v1/Deployment)"),
+        ("deployments", "(apps/v1/Deployment)"),
+        ("svc", "(v1/Service)"),
+        ("po", "(v1/Pod)"),
+        ("cm", "(v1/ConfigMap)"),
+        ("ns", "(v1/Namespace)"),
+        ("sts", "(apps/v1/StatefulSet)"),
+        ("ds", "(apps/v1/DaemonSet)"),
+        ("rs", "(apps/v1/ReplicaSet)"),
+        ("ing", "(networking.k8s.io/v1/Ingress)"),
+        ("pvc", "(v1/PersistentVolumeClaim)"),
+        ("pv", "(v1/PersistentVolume)"),
+        ("sa", "(v1/ServiceAccount)"),
+        ("cj", "(batch/v1/CronJob)"),
+        ("hpa", "(autoscaling/v2/HorizontalPodAutoscaler)"),
+        ("Event", "(v1/Event)"),
+    ] {
+        let out = smpatch().args(["explain", word]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{word}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines().next().unwrap().ends_with(gvk),
+            "{word}: {text}"
+        );
+    }
+    let out = smpatch().args(["explain", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn explain_suggests_the_field_meant() {
+    let out = smpatch()
+        .args(["explain", "deploy", "spec.template.spec.contaners"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: spec.template.spec.contaners: no field \"contaners\" in \
+         io.k8s.api.core.v1.PodSpec; did you mean \"containers\"?\n"
+    );
+    // Nothing close: no suggestion.
+    let out = smpatch()
+        .args(["explain", "deploy", "spec.xyzzy"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
+/// `explain` shows what `patch` does with a CRD: `list-type: map` lists
+/// merge by their keys, `list-type: set` lists as sets, other lists are
+/// replaced, and an `x-kubernetes-map-type: atomic` map merges key by key
+/// (docs/DIVERGENCES.md); patch-widget.yaml shows the same merge done.
+#[test]
+fn explain_and_patch_agree_on_crd_strategies() {
+    check(
+        &["explain", "--schema", WIDGET_CRD, "Widget", "spec"],
+        0,
+        "explain-widget-spec.txt",
+    );
+    check(
+        &[
+            "explain",
+            "--schema",
+            WIDGET_CRD,
+            "widgets",
+            "spec.selector",
+        ],
+        0,
+        "explain-widget-selector.txt",
+    );
+    check(
+        &[
+            "patch",
+            "--schema",
+            WIDGET_CRD,
+            "-f",
+            "crates/cli/testdata/widget.yaml",
+            "-p",
+            r#"{"spec":{"selector":{"c":"3"},"ports":[{"port":80,"protocol":"UDP"}],"tags":["y"],"steps":["s2"]}}"#,
+            "-o",
+            "yaml",
+        ],
+        0,
+        "patch-widget.yaml",
+    );
+}
+
+#[test]
+fn explain_follows_compound_keys() {
+    let out = smpatch()
+        .args(["explain", "svc", "spec.ports", "--compound-keys"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("MERGE:      merge by [port,protocol]\n"),
+        "{text}"
+    );
+    let out = smpatch()
+        .args(["explain", "svc", "spec.ports"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("MERGE:      merge by port\n"), "{text}");
+}
