@@ -456,7 +456,7 @@ fn parse_one<'a>(
         1 => Ok(docs.remove(0)),
         n => Err(Failure::at(
             name,
-            format!("expected one document, found {n}"),
+            format!("expected one document, found {n} [invalid_document]"),
         )),
     }
 }
@@ -656,7 +656,10 @@ fn parse_patch_any<'a>(
         [one] => Ok(*one),
         _ => Err(Failure::at(
             name,
-            format!("expected one document, found {}", docs.len()),
+            format!(
+                "expected one document, found {} [invalid_document]",
+                docs.len()
+            ),
         )),
     }
 }

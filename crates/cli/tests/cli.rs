@@ -896,3 +896,28 @@ fn explain_follows_compound_keys() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("MERGE:      merge by port\n"), "{text}");
 }
+
+#[test]
+fn one_document_expected_says_so_once() {
+    let out = smpatch()
+        .args(["diff", "-", DEPLOY])
+        .write_stdin("a: 1\n---\nb: 2\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: -: expected one document, found 2 [invalid_document]\n"
+    );
+    // A YAML syntax error says YAML and names the file once.
+    let out = smpatch()
+        .args(["patch", "-f", DEPLOY, "-p", "a: [1,"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --patch:1:7: invalid YAML: "),
+        "{err}"
+    );
+    assert_eq!(err.matches("--patch").count(), 1, "{err}");
+}
