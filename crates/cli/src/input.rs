@@ -27,6 +27,24 @@ pub(crate) struct Origin {
 }
 
 impl Origin {
+    /// The object without a pointer, for errors located in something else
+    /// (a JSON patch operation): `file`, `file: document N of M`, then
+    /// `: item K` for a list item.
+    pub fn label(&self) -> String {
+        let mut s = if self.documents <= 1 {
+            self.file.clone()
+        } else {
+            format!(
+                "{}: document {} of {}",
+                self.file, self.document, self.documents
+            )
+        };
+        if let Some(i) = self.item {
+            s.push_str(&format!(": item {i}"));
+        }
+        s
+    }
+
     /// The location of `pointer` (a JSON pointer inside the object) for an
     /// error message. With a single object in the whole input the pointer
     /// alone says where; otherwise the file is named once, then the document

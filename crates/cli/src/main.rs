@@ -620,7 +620,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                         let at = if total <= 1 {
                             at
                         } else {
-                            format!("{}{at}", obj.origin.locate("", total).trim_end_matches('/'))
+                            format!("{}: {at}", obj.origin.label())
                         };
                         fail(Failure::at(at, f.message));
                     }

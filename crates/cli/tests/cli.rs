@@ -921,3 +921,26 @@ fn one_document_expected_says_so_once() {
     );
     assert_eq!(err.matches("--patch").count(), 1, "{err}");
 }
+
+#[test]
+fn json_patch_failures_name_each_object() {
+    check_both(
+        &[
+            "patch",
+            "-f",
+            INPUT_DIR,
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"test","path":"/metadata/name","value":"b"}]"#,
+            "-o",
+            "yaml",
+        ],
+        "",
+        1,
+        Some("patch-json-failures.yaml"),
+        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value differs\n\
+         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value differs\n\
+         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value differs\n",
+    );
+}
