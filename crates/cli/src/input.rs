@@ -240,3 +240,27 @@ fn parse_documents<'a>(
         .filter(|d| !d.is_null())
         .collect())
 }
+
+/// `f` without a second statement of its position: a schema parse error is
+/// located `file:LINE:COLUMN` and its message ends `at line LINE column
+/// COLUMN (byte N)` again; the suffix goes.
+pub(crate) fn once(f: Failure) -> Failure {
+    let Some((head, tail)) = f.message.rsplit_once(" at line ") else {
+        return f;
+    };
+    let Some((pos, kind)) = tail.split_once(')') else {
+        return f;
+    };
+    let Some((line_col, _byte)) = pos.split_once(" (byte ") else {
+        return f;
+    };
+    let Some((line, col)) = line_col.split_once(" column ") else {
+        return f;
+    };
+    if f.location.ends_with(&format!(":{line}:{col}")) {
+        let message = format!("{head}{kind}");
+        Failure::at(f.location, message)
+    } else {
+        f
+    }
+}

@@ -469,7 +469,10 @@ fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failu
     };
     paths
         .iter()
-        .map(|p| Schema::load_paths_with(&[p], &opts).map_err(|e| Failure::from(Error::from(e))))
+        .map(|p| {
+            Schema::load_paths_with(&[p], &opts)
+                .map_err(|e| input::once(Failure::from(Error::from(e))))
+        })
         .collect()
 }
 

@@ -944,3 +944,23 @@ fn json_patch_failures_name_each_object() {
          error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value differs\n",
     );
 }
+
+#[test]
+fn schema_parse_errors_give_the_position_once() {
+    check_both(
+        &[
+            "patch",
+            "-f",
+            DEPLOY,
+            "--schema",
+            "crates/cli/testdata/bad-schema.yaml",
+            "-p",
+            "{}",
+        ],
+        "",
+        1,
+        None,
+        "error: crates/cli/testdata/bad-schema.yaml:2:1: /a/1: invalid YAML: while parsing a \
+         node, did not find expected node content [parse]\n",
+    );
+}
