@@ -6,7 +6,7 @@
 use crate::SchemaArgs;
 use clap::Args;
 
-/// Engine flags shared by `patch` and `diff`.
+/// Engine flags shared by `patch`, `diff` and `apply`.
 #[derive(Args)]
 pub(crate) struct EngineArgs {
     #[command(flatten)]

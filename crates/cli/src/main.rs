@@ -241,7 +241,7 @@ struct ApplyArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
 }
 
 /// A CLI failure: where and what. Printed as `error: <location>: <message>`;
@@ -803,11 +803,21 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
     let lives = parse_stream(&arena, &lb, &live_name, limits)?;
-    let user = load_schemas(&a.schema.schemas, limits)?;
+    let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.engine.schema);
     let opts = ClientApplyOptions::default()
         .overwrite(a.overwrite)
+        .create_options(
+            CreateOptions::default()
+                .with_fix_quirks(a.engine.fix_quirks)
+                .with_compound_keys(a.engine.compound_keys),
+        )
+        .apply_options(
+            ApplyOptions::default()
+                .with_fix_quirks(a.engine.fix_quirks)
+                .with_compound_keys(a.engine.compound_keys),
+        )
         .max_depth(limits.max_depth);
     let mut results = Vec::with_capacity(manifests.len());
     let mut labels = Vec::new();

@@ -304,6 +304,37 @@ fn apply_reports_each_object_on_stderr() {
     );
 }
 
+/// `apply` takes the same engine flags as `patch` and `diff`, and they reach
+/// the engine: with `--compound-keys` the ports list is keyed by
+/// `[containerPort, protocol]`, which the manifest's port does not spell out.
+#[test]
+fn apply_takes_the_engine_flags() {
+    let run = |extra: &[&str]| {
+        smpatch()
+            .args(["apply", "-f", DEPLOY2, "--live", LIVE])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let plain = run(&[]);
+    let quirks = run(&["--fix-quirks"]);
+    assert_eq!(
+        quirks.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&quirks.stderr)
+    );
+    assert_eq!(plain.stdout, quirks.stdout);
+    let compound = run(&["--compound-keys"]);
+    assert_eq!(compound.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&compound.stderr)
+            .contains("declared merge key: protocol [missing_merge_key]"),
+        "{}",
+        String::from_utf8_lossy(&compound.stderr)
+    );
+}
+
 /// `--show-patch` names the object of each patch: a YAML comment per
 /// document, and the stderr lines in stdout's order.
 #[test]
