@@ -7,28 +7,32 @@
 //! interface of `smpatch::batch`), their flags, reading files with a size cap
 //! and streaming results to stdout. Errors print
 //! `error: <location>: <message> [kind]` on stderr and exit with status 1
-//! (2 for `diff --exit-code` and `validate`); a closed stdout ends the tool
-//! quietly with 0.
+//! (2 for `diff --exit-code`, for `validate` and for usage errors); a closed
+//! stdout ends the tool quietly with 0.
 //!
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use smpatch::apply_flow::{self, ClientApplyOptions};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
-use smpatch::{
-    check_object, looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef,
-    UnionOptions,
-};
+use smpatch::{looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef, UnionOptions};
 use smpatch_value::{
     parse_json, parse_yaml, write_json_pretty_to, write_yaml_to, Arena, ParseError, ParseOptions,
     Value,
 };
 
+mod completions;
+mod engine_args;
 mod fields;
+mod identity;
+mod input;
+mod kinds;
 mod rfc;
+mod sort;
 mod validate;
+use engine_args::EngineArgs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -93,6 +97,12 @@ enum Command {
     Extract(fields::ExtractArgs),
     /// Print which field managers own each path of a live object.
     Owners(fields::OwnersArgs),
+    /// Print a shell completion script (`smpatch completions bash > /etc/bash_completion.d/smpatch`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Args)]
@@ -110,12 +120,19 @@ struct ExplainArgs {
     /// Extra schema files or directories (repeatable).
     #[arg(long = "schema", value_name = "FILE|DIR")]
     schemas: Vec<PathBuf>,
-    /// A definition name or a GVK (apps/v1/Deployment, v1/Pod).
+    /// A definition name, a GVK (apps/v1/Deployment, v1/Pod), a kind
+    /// (Deployment), its plural or a kubectl short name (deploy, svc, po).
     #[arg(value_name = "TYPE")]
     type_name: String,
     /// A dotted field path (spec.template.spec.volumes).
     #[arg(value_name = "PATH")]
     path: Option<String>,
+    /// Show the merge as `patch --fix-quirks` does it.
+    #[arg(long)]
+    fix_quirks: bool,
+    /// Show the merge as `patch --compound-keys` does it.
+    #[arg(long)]
+    compound_keys: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -138,9 +155,18 @@ enum Output {
 
 #[derive(Args)]
 struct PatchArgs {
-    /// The documents to patch (JSON or YAML, several YAML documents allowed; `-` = stdin).
-    #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
-    file: PathBuf,
+    /// The objects to patch: JSON or YAML files (several documents and
+    /// `kind: List` allowed), directories of them, `-` = stdin (repeatable).
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE|DIR|-",
+        required = true
+    )]
+    files: Vec<PathBuf>,
+    /// Process the directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    recursive: bool,
     /// The patch, inline (JSON or YAML).
     #[arg(
         short = 'p',
@@ -157,16 +183,13 @@ struct PatchArgs {
     #[arg(long = "type", value_enum, default_value = "strategic")]
     patch_type: PatchType,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
-    /// Turn on the fixes for the reference's quirks (spec §10).
+    /// Sort object keys at every level, as `kubectl -o json|yaml` prints them.
     #[arg(long)]
-    fix_quirks: bool,
-    /// Merge list-type map lists by all their list-map keys.
-    #[arg(long)]
-    compound_keys: bool,
+    sort_keys: bool,
     /// Run the server pipeline: normalize unions against the input object, then validate unions and enums.
     #[arg(long)]
     normalize_unions: bool,
@@ -186,14 +209,17 @@ struct DiffArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
+    /// Sort object keys at every level, as `kubectl -o json|yaml` prints them.
+    #[arg(long)]
+    sort_keys: bool,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
     /// Exit 0 when the patch is empty, 1 when it is not, 2 on error.
     #[arg(long)]
     exit_code: bool,
-    /// Turn on the fixes for the reference's quirks (spec §10).
+    /// Diff documents of different kinds, names or namespaces.
     #[arg(long)]
-    fix_quirks: bool,
+    force: bool,
 }
 
 #[derive(Args)]
@@ -215,7 +241,7 @@ struct ApplyArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
     #[command(flatten)]
-    schema: SchemaArgs,
+    engine: EngineArgs,
 }
 
 /// A CLI failure: where and what. Printed as `error: <location>: <message>`;
@@ -240,6 +266,16 @@ impl Failure {
         Failure {
             closed_output: e.kind() == std::io::ErrorKind::BrokenPipe,
             ..Failure::at("stdout", e.to_string())
+        }
+    }
+
+    /// Prints `error: <location>: <message>` (just `error: <message>` when
+    /// the failure has no location) on stderr.
+    fn report(&self) {
+        if self.location.is_empty() {
+            eprintln!("error: {}", self.message);
+        } else {
+            eprintln!("error: {}: {}", self.location, self.message);
         }
     }
 
@@ -307,11 +343,15 @@ fn main() {
 }
 
 fn run() -> i32 {
-    let cli = match Cli::try_parse() {
+    let parsed = completions::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
+            // clap's convention: 2 for usage errors, 0 for --help and --version.
+            return e.exit_code();
         }
     };
     // `diff --exit-code` and `validate` use 1 for "differences" /
@@ -328,6 +368,9 @@ fn run() -> i32 {
         Command::Fields(a) => fields::fields(&a, &limits),
         Command::Extract(a) => fields::extract_cmd(&a, &limits),
         Command::Owners(a) => fields::owners_cmd(&a, &limits),
+        Command::Completions { shell } => completions::write(shell, &mut std::io::stdout().lock())
+            .map(|()| 0)
+            .map_err(|e| Failure::output(&e)),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
             let stdin = std::io::stdin().lock();
@@ -344,7 +387,7 @@ fn run() -> i32 {
         Ok(code) => code,
         Err(f) if f.closed_output => 0,
         Err(f) => {
-            eprintln!("error: {}: {}", f.location, f.message);
+            f.report();
             if diff_exit_code {
                 2
             } else {
@@ -427,12 +470,11 @@ fn parse_stream<'a>(
     docs.into_iter()
         .enumerate()
         .map(|(i, d)| {
-            check_object(d, name).map_err(|e| {
-                let f = Failure::in_document(e, name, i, count);
+            input::as_object(d).map_err(|message| {
                 if count > 1 {
-                    f
+                    Failure::at(format!("{name}: document {} of {count}: /", i + 1), message)
                 } else {
-                    Failure::at(name, f.message)
+                    Failure::at(name, message)
                 }
             })
         })
@@ -451,7 +493,7 @@ fn parse_one<'a>(
         1 => Ok(docs.remove(0)),
         n => Err(Failure::at(
             name,
-            format!("expected one document, found {n}"),
+            format!("expected one document, found {n} [invalid_document]"),
         )),
     }
 }
@@ -465,7 +507,8 @@ fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failu
         return Ok(Vec::new());
     }
     let opts = smpatch::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
-    Ok(vec![smpatch::schema_set_with(paths, &opts)?])
+    let set = smpatch::schema_set_with(paths, &opts).map_err(|e| input::once(Failure::from(e)))?;
+    Ok(vec![set])
 }
 
 /// User schemas first, then the embedded one.
@@ -533,12 +576,17 @@ impl<W: Write> Write for LastByte<'_, W> {
 fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
     let user = load_schemas(&a.schemas, limits)?;
     let refs = schema_refs(&user)?;
+    let name = kinds::resolve(&refs, &a.type_name).map_err(|m| Failure::at(&a.type_name, m))?;
     let schema = refs
         .iter()
-        .find(|s| s.cursor(&a.type_name).is_some())
+        .find(|s| s.cursor(&name).is_some())
         .copied()
-        .ok_or_else(|| Failure::at(&a.type_name, "no schema defines this type (a definition name or a GVK such as apps/v1/Deployment)"))?;
-    let mut text = smpatch_schema::explain(schema, &a.type_name, a.path.as_deref())
+        .ok_or_else(|| Failure::at(&a.type_name, "no schema defines this type"))?;
+    let rules = smpatch_schema::Rules {
+        fix_quirks: a.fix_quirks,
+        compound_keys: a.compound_keys,
+    };
+    let mut text = smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules)
         .map_err(|e| Failure::at(a.path.as_deref().unwrap_or(&a.type_name), e.message))?;
     if !text.ends_with('\n') {
         text.push('\n');
@@ -548,7 +596,6 @@ fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
 }
 
 fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
-    let input = read_input(&a.file, limits)?;
     let (patch_bytes, patch_name) = match (&a.patch, &a.patch_file) {
         (Some(p), _) => (p.clone().into_bytes(), "--patch".to_owned()),
         (None, Some(f)) => (read_input(f, limits)?, f.display().to_string()),
@@ -560,19 +607,35 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             "works with --type strategic only",
         ));
     }
-    let user = load_schemas(&a.schema.schemas, limits)?;
+    if patch_bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Failure::at(
+            patch_name,
+            "the patch is empty: give its contents with -p or --patch-file",
+        ));
+    }
+    let files = input::expand_paths(&a.files, a.recursive)?;
+    let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let arena = Arena::new();
-    let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
-    let mut results = Vec::with_capacity(docs.len());
+    let (objects, failures) = input::read_objects(&arena, &files, limits);
+    if objects.is_empty() && failures.is_empty() {
+        return Err(Failure::at("", "no objects passed to patch"));
+    }
+    let total = objects.len() + failures.len();
+    let ty = type_ref(&a.engine.schema);
+    let mut results = Vec::with_capacity(objects.len());
+    let mut failed = failures.len();
+    failures.iter().for_each(Failure::report);
+    let mut fail = |f: Failure| {
+        f.report();
+        failed += 1;
+    };
     match a.patch_type {
         PatchType::Strategic => {
             let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
             let refs = schema_refs(&user)?;
             let apply = ApplyOptions::default()
-                .with_fix_quirks(a.fix_quirks)
-                .with_compound_keys(a.compound_keys)
+                .with_fix_quirks(a.engine.fix_quirks)
+                .with_compound_keys(a.engine.compound_keys)
                 .with_max_depth(limits.max_depth);
             let op = if a.normalize_unions {
                 Op::ServerApply {
@@ -585,34 +648,47 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             } else {
                 Op::Apply(apply)
             };
-            for (i, doc) in docs.iter().enumerate() {
-                let r = ops::run(&arena, &op, &[*doc, p], &refs, &ty)
-                    .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
-                results.push(r.into_value());
+            for obj in &objects {
+                match ops::run(&arena, &op, &[obj.value, p], &refs, &ty) {
+                    Ok(r) => results.push(r.into_value()),
+                    Err(e) => {
+                        let f = Failure::from(e);
+                        let at = obj.origin.locate(&f.location, total);
+                        fail(Failure::at(at, f.message));
+                    }
+                }
             }
         }
         PatchType::Merge | PatchType::Json => {
             let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
-            for (i, doc) in docs.iter().enumerate() {
-                results.push(if a.patch_type == PatchType::Merge {
-                    rfc::merge(&arena, *doc, p)
-                } else {
-                    rfc::json_patch(&arena, *doc, p).map_err(|f| {
+            for obj in &objects {
+                if a.patch_type == PatchType::Merge {
+                    results.push(rfc::merge(&arena, obj.value, p));
+                    continue;
+                }
+                match rfc::json_patch(&arena, obj.value, p) {
+                    Ok(v) => results.push(v),
+                    Err(f) => {
                         let at = format!("{patch_name}: {}", f.pointer);
-                        match docs.len() {
-                            1 => Failure::at(at, f.message),
-                            n => Failure::at(
-                                format!("{name}: document {} of {n}: {at}", i + 1),
-                                f.message,
-                            ),
-                        }
-                    })?
-                });
+                        let at = if total <= 1 {
+                            at
+                        } else {
+                            format!("{}: {at}", obj.origin.label())
+                        };
+                        fail(Failure::at(at, f.message));
+                    }
+                }
             }
         }
     }
+    if a.sort_keys {
+        results = results
+            .into_iter()
+            .map(|r| sort::sort_keys(&arena, r))
+            .collect();
+    }
     write_results(&results, a.output)?;
-    Ok(0)
+    Ok(i32::from(failed > 0))
 }
 
 /// A JSON patch is a list: parse without the object check.
@@ -633,7 +709,10 @@ fn parse_patch_any<'a>(
         [one] => Ok(*one),
         _ => Err(Failure::at(
             name,
-            format!("expected one document, found {}", docs.len()),
+            format!(
+                "expected one document, found {} [invalid_document]",
+                docs.len()
+            ),
         )),
     }
 }
@@ -646,16 +725,20 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
     let arena = Arena::new();
     let o = parse_one(&arena, &ob, &a.original.display().to_string(), limits)?;
     let m = parse_one(&arena, &mb, &a.modified.display().to_string(), limits)?;
+    if let (false, Some(message)) = (a.force, identity::mismatch(&o, &m)) {
+        return Err(Failure::at(a.modified.display().to_string(), message));
+    }
     let patch = match a.patch_type {
         PatchType::Strategic => {
-            let user = load_schemas(&a.schema.schemas, limits)?;
+            let user = load_schemas(&a.engine.schema.schemas, limits)?;
             let refs = schema_refs(&user)?;
             let op = Op::Create2(
                 CreateOptions::default()
-                    .with_fix_quirks(a.fix_quirks)
+                    .with_fix_quirks(a.engine.fix_quirks)
+                    .with_compound_keys(a.engine.compound_keys)
                     .with_max_depth(limits.max_depth),
             );
-            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.schema))?.into_value()
+            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))?.into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),
@@ -664,6 +747,11 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
         Value::Object(o) => o.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
+    };
+    let patch = if a.sort_keys {
+        sort::sort_keys(&arena, patch)
+    } else {
+        patch
     };
     write_results(&[patch], a.output)?;
     Ok(if a.exit_code && !empty { 1 } else { 0 })
@@ -715,11 +803,21 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
     let lives = parse_stream(&arena, &lb, &live_name, limits)?;
-    let user = load_schemas(&a.schema.schemas, limits)?;
+    let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.engine.schema);
     let opts = ClientApplyOptions::default()
         .overwrite(a.overwrite)
+        .create_options(
+            CreateOptions::default()
+                .with_fix_quirks(a.engine.fix_quirks)
+                .with_compound_keys(a.engine.compound_keys),
+        )
+        .apply_options(
+            ApplyOptions::default()
+                .with_fix_quirks(a.engine.fix_quirks)
+                .with_compound_keys(a.engine.compound_keys),
+        )
         .max_depth(limits.max_depth);
     let mut results = Vec::with_capacity(manifests.len());
     let mut labels = Vec::new();

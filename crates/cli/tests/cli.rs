@@ -304,6 +304,37 @@ fn apply_reports_each_object_on_stderr() {
     );
 }
 
+/// `apply` takes the same engine flags as `patch` and `diff`, and they reach
+/// the engine: with `--compound-keys` the ports list is keyed by
+/// `[containerPort, protocol]`, which the manifest's port does not spell out.
+#[test]
+fn apply_takes_the_engine_flags() {
+    let run = |extra: &[&str]| {
+        smpatch()
+            .args(["apply", "-f", DEPLOY2, "--live", LIVE])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let plain = run(&[]);
+    let quirks = run(&["--fix-quirks"]);
+    assert_eq!(
+        quirks.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&quirks.stderr)
+    );
+    assert_eq!(plain.stdout, quirks.stdout);
+    let compound = run(&["--compound-keys"]);
+    assert_eq!(compound.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&compound.stderr)
+            .contains("declared merge key: protocol [missing_merge_key]"),
+        "{}",
+        String::from_utf8_lossy(&compound.stderr)
+    );
+}
+
 /// `--show-patch` names the object of each patch: a YAML comment per
 /// document, and the stderr lines in stdout's order.
 #[test]
@@ -644,4 +675,419 @@ fn merge_and_json_types_keep_big_numbers() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: --patch: /0: test failed"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `args` with `stdin`; checks status, stdout against
+/// `crates/cli/testdata/<file>` (none: empty) and stderr against `stderr`.
+fn check_stdin_both(args: &[&str], stdin: &str, status: i32, file: Option<&str>, stderr: &str) {
+    let out = smpatch().args(args).write_stdin(stdin).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "smpatch {args:?}: {err}");
+    let want = file.map(expected).unwrap_or_default();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        want,
+        "smpatch {args:?}"
+    );
+    assert_eq!(err, stderr, "smpatch {args:?}");
+}
+
+const INPUT_DIR: &str = "crates/cli/testdata/input";
+
+#[test]
+fn patch_reads_a_directory_and_expands_lists() {
+    // *.json, *.yaml, *.yml in name order; notes.txt and sub/ skipped;
+    // the `kind: List` document stands for its two items.
+    check(
+        &[
+            "patch",
+            "-f",
+            INPUT_DIR,
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+            "-o",
+            "yaml",
+        ],
+        0,
+        "patch-dir.yaml",
+    );
+}
+
+#[test]
+fn patch_recursive_and_several_files() {
+    check(
+        &[
+            "patch",
+            "-R",
+            "-f",
+            "crates/cli/testdata/input/sub",
+            "-f",
+            "crates/cli/testdata/input/b.json",
+            "-p",
+            r#"{"data":{"k":"v"}}"#,
+        ],
+        0,
+        "patch-recursive.json",
+    );
+    // Without -R a directory's subdirectories are skipped: sub/ holds d and e.
+    let out = smpatch()
+        .args(["patch", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("name: d"));
+    let out = smpatch()
+        .args(["patch", "-R", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("kind: ConfigMap").count(), 6, "{text}");
+}
+
+#[test]
+fn patch_reports_every_failure_and_every_result() {
+    check_stdin_both(
+        &[
+            "patch",
+            "-f",
+            "crates/cli/testdata/input-errors.yaml",
+            "-f",
+            "nope.yaml",
+            "-p",
+            r#"{"spec":{"containers":[{"name":"a","image":"z"}]}}"#,
+            "-o",
+            "yaml",
+        ],
+        "",
+        1,
+        Some("patch-partial.yaml"),
+        &expected("patch-partial.stderr"),
+    );
+}
+
+#[test]
+fn empty_input_and_empty_patch_are_errors() {
+    check_stdin_both(
+        &["patch", "-f", "-", "-p", "{}"],
+        "",
+        1,
+        None,
+        "error: no objects passed to patch\n",
+    );
+    check_stdin_both(
+        &["patch", "-f", "-", "-p", "{}"],
+        "---\n# nothing\n---\n",
+        1,
+        None,
+        "error: no objects passed to patch\n",
+    );
+    check_stdin_both(
+        &["patch", "-f", INPUT_DIR, "-p", " "],
+        "",
+        1,
+        None,
+        "error: --patch: the patch is empty: give its contents with -p or --patch-file\n",
+    );
+    check_stdin_both(
+        &["patch", "-f", INPUT_DIR, "--patch-file", "/dev/null"],
+        "",
+        1,
+        None,
+        "error: /dev/null: the patch is empty: give its contents with -p or --patch-file\n",
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["patch"][..],
+        &["bogus"],
+        &["diff", DEPLOY],
+        &["patch", "-f", DEPLOY, "-p", "{}", "--type", "nope"],
+    ] {
+        let out = smpatch().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "smpatch {args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    }
+}
+
+#[test]
+fn diff_refuses_different_objects_unless_forced() {
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n";
+    for (flags, status) in [(&[][..], 1), (&["--exit-code"][..], 2)] {
+        let out = smpatch()
+            .args(["diff", DEPLOY, "-"])
+            .args(flags)
+            .write_stdin(other)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(status));
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: -: the documents are different objects (Deployment/web and \
+             ConfigMap/other); pass --force to diff them anyway\n"
+        );
+    }
+    let out = smpatch()
+        .args(["diff", DEPLOY, "-", "--force", "--exit-code"])
+        .write_stdin(other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn sort_keys_prints_like_kubectl() {
+    // patch-sorted.json is byte for byte what
+    // `kubectl patch --local -f DEPLOY -p '{"spec":{"replicas":2}}' -o json` prints.
+    check(
+        &[
+            "patch",
+            "-f",
+            DEPLOY,
+            "-p",
+            r#"{"spec":{"replicas":2}}"#,
+            "--sort-keys",
+        ],
+        0,
+        "patch-sorted.json",
+    );
+    check(
+        &["diff", DEPLOY, DEPLOY2, "--sort-keys"],
+        0,
+        "diff-sorted.json",
+    );
+}
+
+#[test]
+fn version_names_the_embedded_kubernetes_schema() {
+    let out = smpatch().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "smpatch {} (Kubernetes {} API schema embedded)\n",
+            env!("CARGO_PKG_VERSION"),
+            smpatch_schema::EMBEDDED_VERSION
+        )
+    );
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = smpatch().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in [
+            "explain",
+            "patch",
+            "diff",
+            "completions",
+            "sort-keys",
+            "recursive",
+        ] {
+            assert!(script.contains(word), "{shell} completion names {word}");
+        }
+    }
+    // The bash script is valid bash.
+    let out = smpatch().args(["completions", "bash"]).output().unwrap();
+    let check = std::process::Command::new("bash")
+        .args(["-n", "-c"])
+        .arg(String::from_utf8_lossy(&out.stdout).as_ref())
+        .output();
+    if let Ok(check) = check {
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let out = smpatch().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+const WIDGET_CRD: &str = "crates/cli/testdata/crd-widget.yaml";
+
+#[test]
+fn explain_takes_kinds_plurals_and_short_names() {
+    check(
+        &["explain", "deploy", "spec.template.spec.containers"],
+        0,
+        "explain-deploy-containers.txt",
+    );
+    for (word, gvk) in [
+        ("Deployment", "(apps/v1/Deployment)"),
+        ("deployments", "(apps/v1/Deployment)"),
+        ("svc", "(v1/Service)"),
+        ("po", "(v1/Pod)"),
+        ("cm", "(v1/ConfigMap)"),
+        ("ns", "(v1/Namespace)"),
+        ("sts", "(apps/v1/StatefulSet)"),
+        ("ds", "(apps/v1/DaemonSet)"),
+        ("rs", "(apps/v1/ReplicaSet)"),
+        ("ing", "(networking.k8s.io/v1/Ingress)"),
+        ("pvc", "(v1/PersistentVolumeClaim)"),
+        ("pv", "(v1/PersistentVolume)"),
+        ("sa", "(v1/ServiceAccount)"),
+        ("cj", "(batch/v1/CronJob)"),
+        ("hpa", "(autoscaling/v2/HorizontalPodAutoscaler)"),
+        ("Event", "(v1/Event)"),
+    ] {
+        let out = smpatch().args(["explain", word]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{word}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines().next().unwrap().ends_with(gvk),
+            "{word}: {text}"
+        );
+    }
+    let out = smpatch().args(["explain", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn explain_suggests_the_field_meant() {
+    let out = smpatch()
+        .args(["explain", "deploy", "spec.template.spec.contaners"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: spec.template.spec.contaners: no field \"contaners\" in \
+         io.k8s.api.core.v1.PodSpec; did you mean \"containers\"?\n"
+    );
+    // Nothing close: no suggestion.
+    let out = smpatch()
+        .args(["explain", "deploy", "spec.xyzzy"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
+/// `explain` shows what `patch` does with a CRD: `list-type: map` lists
+/// merge by their keys, `list-type: set` lists as sets, other lists are
+/// replaced, and an `x-kubernetes-map-type: atomic` map merges key by key
+/// (docs/DIVERGENCES.md); patch-widget.yaml shows the same merge done.
+#[test]
+fn explain_and_patch_agree_on_crd_strategies() {
+    check(
+        &["explain", "--schema", WIDGET_CRD, "Widget", "spec"],
+        0,
+        "explain-widget-spec.txt",
+    );
+    check(
+        &[
+            "explain",
+            "--schema",
+            WIDGET_CRD,
+            "widgets",
+            "spec.selector",
+        ],
+        0,
+        "explain-widget-selector.txt",
+    );
+    check(
+        &[
+            "patch",
+            "--schema",
+            WIDGET_CRD,
+            "-f",
+            "crates/cli/testdata/widget.yaml",
+            "-p",
+            r#"{"spec":{"selector":{"c":"3"},"ports":[{"port":80,"protocol":"UDP"}],"tags":["y"],"steps":["s2"]}}"#,
+            "-o",
+            "yaml",
+        ],
+        0,
+        "patch-widget.yaml",
+    );
+}
+
+#[test]
+fn explain_follows_compound_keys() {
+    let out = smpatch()
+        .args(["explain", "svc", "spec.ports", "--compound-keys"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("MERGE:      merge by [port,protocol]\n"),
+        "{text}"
+    );
+    let out = smpatch()
+        .args(["explain", "svc", "spec.ports"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("MERGE:      merge by port\n"), "{text}");
+}
+
+#[test]
+fn one_document_expected_says_so_once() {
+    let out = smpatch()
+        .args(["diff", "-", DEPLOY])
+        .write_stdin("a: 1\n---\nb: 2\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: -: expected one document, found 2 [invalid_document]\n"
+    );
+    // A YAML syntax error says YAML and names the file once.
+    let out = smpatch()
+        .args(["patch", "-f", DEPLOY, "-p", "a: [1,"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --patch:1:7: invalid YAML: "),
+        "{err}"
+    );
+    assert_eq!(err.matches("--patch").count(), 1, "{err}");
+}
+
+#[test]
+fn json_patch_failures_name_each_object() {
+    check_stdin_both(
+        &[
+            "patch",
+            "-f",
+            INPUT_DIR,
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"test","path":"/metadata/name","value":"b"}]"#,
+            "-o",
+            "yaml",
+        ],
+        "",
+        1,
+        Some("patch-json-failures.yaml"),
+        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value differs\n\
+         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value differs\n\
+         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value differs\n",
+    );
+}
+
+#[test]
+fn schema_parse_errors_give_the_position_once() {
+    check_stdin_both(
+        &[
+            "patch",
+            "-f",
+            DEPLOY,
+            "--schema",
+            "crates/cli/testdata/bad-schema.yaml",
+            "-p",
+            "{}",
+        ],
+        "",
+        1,
+        None,
+        "error: crates/cli/testdata/bad-schema.yaml:2:1: /a/1: invalid YAML: while parsing a \
+         node, did not find expected node content [parse]\n",
+    );
 }

@@ -24,7 +24,22 @@ pub(crate) struct Id<'a>(SmallVec<[Value<'a>; 1]>);
 impl PartialEq for Id<'_> {
     fn eq(&self, other: &Self) -> bool {
         self.0.len() == other.0.len()
-            && self.0.iter().zip(other.0.iter()).all(|(a, b)| a.deep_eq(b))
+            && self.0.iter().zip(other.0.iter()).all(|(a, b)| key_eq(a, b))
+    }
+}
+
+/// [`Value::deep_eq`] for one key value, without its work stack for the
+/// usual scalar keys; two strings at the same address (a merged element's
+/// key and the patch key it came from) are equal without reading them.
+fn key_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => {
+            x.len() == y.len() && (std::ptr::eq(x.as_ptr(), y.as_ptr()) || x == y)
+        }
+        (Value::Number(x), Value::Number(y)) => x.same_value(y),
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        _ => a.deep_eq(b),
     }
 }
 
@@ -34,6 +49,15 @@ impl Hash for Id<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(id_hash(self));
     }
+}
+
+/// An [`Id`] as [`PosIndex`] keeps it: `Copy`, so dropping an index is one
+/// free and never a pass over its entries. A compound identity's values
+/// live in the index's `extra` vector.
+#[derive(Clone, Copy)]
+enum StoredId<'a> {
+    One(Value<'a>),
+    Many { start: u32, len: u32 },
 }
 
 /// The identity of `v` under `spec`.
@@ -95,7 +119,10 @@ pub(crate) struct PosIndex<'a> {
     slots: Vec<Slot>,
     /// `64 - log2(slots.len())`: the slot of hash `h` is `h >> shift`.
     shift: u32,
-    entries: Vec<(Id<'a>, usize)>,
+    /// `(identity, hash, position)` in insertion order.
+    entries: Vec<(StoredId<'a>, u64, usize)>,
+    /// The values of compound identities ([`StoredId::Many`]).
+    extra: Vec<Value<'a>>,
     /// Entries past `u32::MAX - 1` (lists of billions of elements), searched
     /// after `slots`; they are later positions, so "first" still holds.
     overflow: FxHashMap<Id<'a>, usize>,
@@ -109,6 +136,7 @@ impl<'a> PosIndex<'a> {
             slots: vec![Slot::default(); slots],
             shift: 64 - slots.trailing_zeros(),
             entries: Vec::with_capacity(n),
+            extra: Vec::new(),
             overflow: FxHashMap::default(),
         }
     }
@@ -124,9 +152,41 @@ impl<'a> PosIndex<'a> {
                 break;
             }
             if s.tag == tag {
-                let (k, pos) = &self.entries[(s.entry - 1) as usize];
-                if k == id {
-                    return Some(*pos);
+                let (k, kh, pos) = self.entries[(s.entry - 1) as usize];
+                if kh == h && self.stored_eq(k, id) {
+                    return Some(pos);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        if self.overflow.is_empty() {
+            None
+        } else {
+            self.overflow.get(id).copied()
+        }
+    }
+
+    /// [`PosIndex::get_hashed`], and on a hit keeps `id`'s (equal) key
+    /// value in place of the stored one: a merged element carries the patch
+    /// element's key, so later look-ups of it compare one address instead of
+    /// re-reading the live document's key text.
+    pub(crate) fn get_hashed_refresh(&mut self, h: u64, id: &Id<'a>) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let tag = h as u32;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            let s = self.slots[i];
+            if s.entry == 0 {
+                break;
+            }
+            if s.tag == tag {
+                let e = (s.entry - 1) as usize;
+                let (k, kh, pos) = self.entries[e];
+                if kh == h && self.stored_eq(k, id) {
+                    if let [one] = &id.0[..] {
+                        self.entries[e].0 = StoredId::One(*one);
+                    }
+                    return Some(pos);
                 }
             }
             i = (i + 1) & mask;
@@ -155,7 +215,20 @@ impl<'a> PosIndex<'a> {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        self.entries.push((id, pos));
+        let stored = match &id.0[..] {
+            [one] => StoredId::One(*one),
+            many => match (u32::try_from(self.extra.len()), u32::try_from(many.len())) {
+                (Ok(start), Ok(len)) => {
+                    self.extra.extend_from_slice(many);
+                    StoredId::Many { start, len }
+                }
+                _ => {
+                    self.overflow.insert(id, pos);
+                    return None;
+                }
+            },
+        };
+        self.entries.push((stored, h, pos));
         self.place(h, entry);
         None
     }
@@ -163,6 +236,17 @@ impl<'a> PosIndex<'a> {
     /// [`PosIndex::insert_first_hashed`] hashing `id` itself.
     pub(crate) fn insert_first(&mut self, id: Id<'a>, pos: usize) -> Option<usize> {
         self.insert_first_hashed(id_hash(&id), id, pos)
+    }
+
+    /// Whether a stored identity equals `id`.
+    fn stored_eq(&self, k: StoredId<'a>, id: &Id<'a>) -> bool {
+        match k {
+            StoredId::One(v) => id.0.len() == 1 && key_eq(&v, &id.0[0]),
+            StoredId::Many { start, len } => {
+                let vals = &self.extra[start as usize..start as usize + len as usize];
+                vals.len() == id.0.len() && vals.iter().zip(id.0.iter()).all(|(a, b)| key_eq(a, b))
+            }
+        }
     }
 
     fn place(&mut self, h: u64, entry: u32) {
@@ -182,7 +266,7 @@ impl<'a> PosIndex<'a> {
         self.slots = vec![Slot::default(); n];
         self.shift = 64 - n.trailing_zeros();
         for e in 0..self.entries.len() {
-            let h = id_hash(&self.entries[e].0);
+            let h = self.entries[e].1;
             // `e + 1 < u32::MAX`: longer tables spill into `overflow`.
             self.place(h, (e + 1) as u32);
         }
@@ -231,5 +315,41 @@ mod tests {
         }
         let absent = identity(Value::String("absent"), KeySpec::Value).unwrap();
         assert_eq!(index.get_hashed(id_hash(&absent), &absent), None);
+    }
+
+    #[test]
+    fn pos_index_compound_ids_and_refresh() {
+        let arena = smpatch_value::Arena::new();
+        let p = |s: &'static str| {
+            smpatch_value::parse_json(&arena, s.as_bytes(), &Default::default()).unwrap()
+        };
+        let keys: Vec<Box<str>> = vec!["port".into(), "protocol".into()];
+        let spec = KeySpec::Compound(&keys);
+        let a = p(r#"{"port": 80, "protocol": "TCP"}"#);
+        let b = p(r#"{"port": 80, "protocol": "UDP"}"#);
+        let a2 = p(r#"{"protocol": "TCP", "port": 80.0, "x": 1}"#);
+        let mut index = PosIndex::with_capacity(1);
+        assert_eq!(index.insert_first(identity(a, spec).unwrap(), 0), None);
+        assert_eq!(index.insert_first(identity(b, spec).unwrap(), 1), None);
+        let id_a2 = identity(a2, spec).unwrap();
+        // `80.0` is not `80` (integers and floats are different kinds).
+        assert_eq!(index.get_hashed(id_hash(&id_a2), &id_a2), None);
+        let a3 = p(r#"{"protocol": "TCP", "port": 80}"#);
+        let id_a3 = identity(a3, spec).unwrap();
+        assert_eq!(index.get_hashed(id_hash(&id_a3), &id_a3), Some(0));
+
+        // Refreshing keeps the position and answers equal keys the same.
+        let s1 = p(r#"{"name": "a"}"#);
+        let s2 = p(r#"{"name": "a", "v": 2}"#);
+        let single = KeySpec::Single("name");
+        let mut index = PosIndex::with_capacity(4);
+        index.insert_first(identity(s1, single).unwrap(), 3);
+        let id2 = identity(s2, single).unwrap();
+        assert_eq!(index.get_hashed_refresh(id_hash(&id2), &id2), Some(3));
+        let id1 = identity(s1, single).unwrap();
+        assert_eq!(index.get_hashed(id_hash(&id1), &id1), Some(3));
+        assert_eq!(index.get_hashed(id_hash(&id2), &id2), Some(3));
+        let other = identity(p(r#"{"name": "b"}"#), single).unwrap();
+        assert_eq!(index.get_hashed_refresh(id_hash(&other), &other), None);
     }
 }

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::model::{Cursor, ListType, MapType, NodeKind, PatchMeta, Schema, Strategy};
+use crate::plan::{KeySpec, ListPlan, Rules};
 
 /// The strategy list as written in `x-kubernetes-patch-strategy`
 /// (`merge,retainKeys`), or `-` when there is none.
@@ -38,6 +39,48 @@ fn map_type_text(meta: &PatchMeta) -> &'static str {
         Some(MapType::Atomic) => "atomic",
         Some(MapType::Granular) => "granular",
     }
+}
+
+/// What a strategic merge patch really does with a field whose schema is
+/// `c` and metadata `meta`, under `rules` (the engines' own decision,
+/// [`Rules::list_plan`]): `merge by name`, `merge by [port,protocol]`,
+/// `merge as set`, `replace` for atomic lists and scalars, `merge` for
+/// objects and maps (`x-kubernetes-map-type: atomic` included: strategic
+/// merge patch merges such maps key by key, see docs/DIVERGENCES.md), `-`
+/// when the schema does not say.
+pub fn merge_text(c: Cursor<'_>, meta: &PatchMeta, rules: Rules) -> String {
+    if c.list_items().is_some() {
+        return match rules.list_plan(meta) {
+            ListPlan::Atomic => "replace".into(),
+            ListPlan::Merge(KeySpec::Value) => "merge as set".into(),
+            ListPlan::Merge(k @ KeySpec::Single(_)) => format!("merge by {}", k.describe()),
+            ListPlan::Merge(KeySpec::Compound(ks)) => format!("merge by [{}]", ks.join(",")),
+        };
+    }
+    if meta.strategy == Strategy::Replace {
+        return "replace".into();
+    }
+    match c.kind() {
+        Some(NodeKind::Struct { .. } | NodeKind::Map { .. }) => "merge".into(),
+        _ if c.map_value().is_some() => "merge".into(),
+        Some(NodeKind::Scalar { .. }) => "replace".into(),
+        _ => "-".into(),
+    }
+}
+
+/// The closest of `names` to `typo` by edit distance, when it is close
+/// enough to be a likely misspelling.
+fn closest<'n>(typo: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    names
+        .map(|n| {
+            (
+                strsim::levenshtein(&typo.to_lowercase(), &n.to_lowercase()),
+                n,
+            )
+        })
+        .filter(|(d, n)| *d <= (n.len().max(typo.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
 }
 
 /// A one-line description of the node at `c` (looks at most two levels down).
@@ -77,6 +120,17 @@ pub fn explain(
     type_name: &str,
     field_path: Option<&str>,
 ) -> Result<String, SchemaError> {
+    explain_with(schema, type_name, field_path, Rules::default())
+}
+
+/// [`explain`] with the engines' settings: the `MERGE` line and column
+/// say what a patch made with these `rules` does.
+pub fn explain_with(
+    schema: &Schema,
+    type_name: &str,
+    field_path: Option<&str>,
+    rules: Rules,
+) -> Result<String, SchemaError> {
     let root = schema.cursor(type_name).ok_or_else(|| {
         SchemaError::new(
             SchemaErrorKind::UnknownType,
@@ -110,17 +164,20 @@ pub fn explain(
                     meta = Some(f.meta);
                 }
                 None => {
+                    let hint = closest(seg, cursor.fields().map(|(n, _)| n))
+                        .map(|n| format!("; did you mean \"{n}\"?"))
+                        .unwrap_or_default();
                     return Err(SchemaError::new(
                         SchemaErrorKind::UnknownField,
                         format!("{type_name}:{path}"),
                         format!(
-                            "no field \"{seg}\" in {}",
+                            "no field \"{seg}\" in {}{hint}",
                             cursor
                                 .type_name()
                                 .map(str::to_owned)
                                 .unwrap_or_else(|| shape(cursor))
                         ),
-                    ))
+                    ));
                 }
             }
         }
@@ -132,6 +189,11 @@ pub fn explain(
         let _ = writeln!(out, "MERGE KEY:  {}", m.merge_key().unwrap_or("-"));
         let _ = writeln!(out, "LIST TYPE:  {}", list_type_text(m));
         let _ = writeln!(out, "MAP TYPE:   {}", map_type_text(m));
+        let _ = write!(out, "MERGE:      {}", merge_text(cursor, m, rules));
+        if m.map_type == Some(MapType::Atomic) {
+            out.push_str(" (key by key: strategic merge patch does not honour x-kubernetes-map-type: atomic, see docs/DIVERGENCES.md)");
+        }
+        out.push('\n');
     }
     let flags = cursor.flags();
     let mut fl = Vec::new();
@@ -179,7 +241,7 @@ pub fn explain(
         out.push('\n');
     }
     if matches!(body.kind(), Some(NodeKind::Struct { .. })) {
-        let rows: Vec<[String; 6]> = body
+        let rows: Vec<[String; 7]> = body
             .fields()
             .map(|(name, f)| {
                 [
@@ -189,6 +251,7 @@ pub fn explain(
                     f.meta.merge_key().unwrap_or("-").to_owned(),
                     list_type_text(f.meta),
                     map_type_text(f.meta).to_owned(),
+                    merge_text(f.cursor, f.meta, rules),
                 ]
             })
             .collect();
@@ -199,6 +262,7 @@ pub fn explain(
             "MERGE-KEY",
             "LIST-TYPE",
             "MAP-TYPE",
+            "MERGE",
         ]
         .map(String::from);
         let mut widths = head.clone().map(|h| h.len());

@@ -47,7 +47,7 @@ mod walk;
 
 pub use embedded::{compile_embedded, embedded, embedded_checked, EMBEDDED_JSON, EMBEDDED_VERSION};
 pub use error::{SchemaError, SchemaErrorKind};
-pub use explain::{explain, strategy_text};
+pub use explain::{explain, explain_with, merge_text, strategy_text};
 pub use load::{crd_definition_name, LoadOptions};
 pub use model::{
     Cursor, Field, FieldDef, Gvk, ListType, LookupError, MapType, Node, NodeFlags, NodeId,

@@ -229,7 +229,7 @@ impl<'a> Merger<'a, '_> {
             patch_rest.push(*e);
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
-            match index.get_hashed(h, &id) {
+            match index.get_hashed_refresh(h, &id) {
                 Some(i) => {
                     self.path.push(Step::Index(*j));
                     let r = self.merge_object(merged[i], eo, elem);

@@ -1,0 +1,266 @@
+//! Reading the objects of `-f`, the way `kubectl` does: several `-f`, a
+//! directory's `*.json`, `*.yaml` and `*.yml` files in name order (`-R`
+//! descends into subdirectories), several documents per file, and `kind: List`
+//! documents expanded to their items.
+//!
+//! A file that cannot be read or parsed, or a document that is not an object,
+//! is a failure of its own: the other files' objects are still returned, so
+//! the command reports every result and every error, as kubectl does.
+
+use crate::{read_input, Failure, Limits};
+use smpatch::looks_like_json;
+use smpatch_value::{parse_json, parse_yaml, Arena, Value};
+use std::path::{Path, PathBuf};
+
+/// Where an object came from: its file, its document and, for the items of
+/// a `kind: List` document, its item.
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    /// The file name as given (`-` for stdin).
+    pub file: String,
+    /// The document's number in the file, from 1.
+    pub document: usize,
+    /// How many documents the file holds.
+    pub documents: usize,
+    /// The item's index in the document's `items`, for `kind: List`.
+    pub item: Option<usize>,
+}
+
+impl Origin {
+    /// The object without a pointer, for errors located in something else
+    /// (a JSON patch operation): `file`, `file: document N of M`, then
+    /// `: item K` for a list item.
+    pub fn label(&self) -> String {
+        let mut s = if self.documents <= 1 {
+            self.file.clone()
+        } else {
+            format!(
+                "{}: document {} of {}",
+                self.file, self.document, self.documents
+            )
+        };
+        if let Some(i) = self.item {
+            s.push_str(&format!(": item {i}"));
+        }
+        s
+    }
+
+    /// The location of `pointer` (a JSON pointer inside the object) for an
+    /// error message. With a single object in the whole input the pointer
+    /// alone says where; otherwise the file is named once, then the document
+    /// number when the file holds several, then the pointer (list items are
+    /// located under `/items/N`).
+    pub fn locate(&self, pointer: &str, objects: usize) -> String {
+        let pointer = match self.item {
+            Some(i) => format!("/items/{i}{}", pointer.trim_end_matches('/')),
+            None if pointer.is_empty() => "/".to_owned(),
+            None => pointer.to_owned(),
+        };
+        if objects <= 1 && self.item.is_none() {
+            return pointer;
+        }
+        if self.documents <= 1 {
+            format!("{}: {pointer}", self.file)
+        } else {
+            format!(
+                "{}: document {} of {}: {pointer}",
+                self.file, self.document, self.documents
+            )
+        }
+    }
+}
+
+/// One object to work on.
+pub(crate) struct Object<'a> {
+    pub value: Value<'a>,
+    pub origin: Origin,
+}
+
+/// The files `-f` names: `-` and plain files as given; for a directory its
+/// `*.json`, `*.yaml` and `*.yml` files in name order, and with `recursive`
+/// those of its subdirectories too (each directory's entries in name order,
+/// as kubectl walks them).
+pub(crate) fn expand_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.as_os_str() != "-" && p.is_dir() {
+            walk(p, recursive, &mut files)?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let name = dir.display().to_string();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::at(&name, e.to_string()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| Failure::at(&name, e.to_string()))?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            if recursive {
+                walk(&p, recursive, files)?;
+            }
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "json" | "yaml" | "yml"))
+        {
+            files.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads and parses every file; returns the objects and, separately, the
+/// failures of the files and documents that could not be read.
+pub(crate) fn read_objects<'a>(
+    arena: &'a Arena,
+    files: &[PathBuf],
+    limits: &Limits,
+) -> (Vec<Object<'a>>, Vec<Failure>) {
+    let mut objects = Vec::new();
+    let mut failures = Vec::new();
+    for path in files {
+        let name = path.display().to_string();
+        let bytes = match read_input(path, limits) {
+            Ok(b) => arena.alloc_slice_copy(&b),
+            Err(f) => {
+                failures.push(f);
+                continue;
+            }
+        };
+        let docs = match parse_documents(arena, bytes, &name, limits) {
+            Ok(d) => d,
+            Err(f) => {
+                failures.push(f);
+                continue;
+            }
+        };
+        let documents = docs.len();
+        for (i, doc) in docs.into_iter().enumerate() {
+            let origin = Origin {
+                file: name.clone(),
+                document: i + 1,
+                documents,
+                item: None,
+            };
+            match as_object(doc) {
+                Ok(v) => expand_list(v, origin, &mut objects, &mut failures),
+                Err(message) => {
+                    let at = if documents <= 1 {
+                        name.clone()
+                    } else {
+                        origin.locate("/", 2)
+                    };
+                    failures.push(Failure::at(at, message));
+                }
+            }
+        }
+    }
+    (objects, failures)
+}
+
+/// `doc` when it is an object (`null`, an empty document, is `{}`);
+/// otherwise the message saying what it is. The caller names the file.
+pub(crate) fn as_object(doc: Value<'_>) -> Result<Value<'_>, String> {
+    match doc {
+        Value::Null => Ok(Value::empty_object()),
+        Value::Object(_) => Ok(doc),
+        other => Err(format!(
+            "the document must be an object, found {} [invalid_document]",
+            other.kind().name()
+        )),
+    }
+}
+
+/// A document whose kind ends in `List` and that holds an `items` list
+/// stands for its items (kubectl decodes such documents as lists and
+/// flattens them); anything else is one object.
+fn expand_list<'a>(
+    v: Value<'a>,
+    origin: Origin,
+    objects: &mut Vec<Object<'a>>,
+    failures: &mut Vec<Failure>,
+) {
+    let is_list = v
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .is_some_and(|k| k.ends_with("List"));
+    let items = v.get("items").and_then(|i| i.as_array());
+    match (is_list, items) {
+        (true, Some(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let origin = Origin {
+                    item: Some(i),
+                    ..origin.clone()
+                };
+                if item.is_object() {
+                    objects.push(Object {
+                        value: *item,
+                        origin,
+                    });
+                } else {
+                    failures.push(Failure::at(
+                        origin.locate("", 2),
+                        format!(
+                            "a list item must be an object, found {} [invalid_document]",
+                            item.kind().name()
+                        ),
+                    ));
+                }
+            }
+        }
+        _ => objects.push(Object { value: v, origin }),
+    }
+}
+
+/// Every document of a JSON or YAML stream; empty YAML documents are skipped.
+fn parse_documents<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+) -> Result<Vec<Value<'a>>, Failure> {
+    let opts = limits.parse_options();
+    if looks_like_json(bytes) {
+        return Ok(vec![
+            parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?
+        ]);
+    }
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+    Ok(parse_yaml(arena, text, &opts)
+        .map_err(|e| Failure::parse(e, name))?
+        .into_iter()
+        .filter(|d| !d.is_null())
+        .collect())
+}
+
+/// `f` without a second statement of its position: a schema parse error is
+/// located `file:LINE:COLUMN` and its message ends `at line LINE column
+/// COLUMN (byte N)` again; the suffix goes.
+pub(crate) fn once(f: Failure) -> Failure {
+    let Some((head, tail)) = f.message.rsplit_once(" at line ") else {
+        return f;
+    };
+    let Some((pos, kind)) = tail.split_once(')') else {
+        return f;
+    };
+    let Some((line_col, _byte)) = pos.split_once(" (byte ") else {
+        return f;
+    };
+    let Some((line, col)) = line_col.split_once(" column ") else {
+        return f;
+    };
+    if f.location.ends_with(&format!(":{line}:{col}")) {
+        let message = format!("{head}{kind}");
+        Failure::at(f.location, message)
+    } else {
+        f
+    }
+}
