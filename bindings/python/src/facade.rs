@@ -9,15 +9,22 @@
 //!
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
-//! `conflicts_bytes`, `compose_bytes`,
+//! `conflicts_bytes`, `compose_bytes`, `fields_bytes`, `extract_bytes`,
+//! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` (for
+//! `normalize`, `server_apply`), `validate_unions`, `UnionOptions`,
+//! `fieldsets::{FieldsOptions, ExtractOptions, ApiCheck}`, `Violation`
+//! (`path`, `rule`, `message`), `Error::violations`,
 //! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,
 //! `message`, `Error::new`, `From<SchemaError>`), `ErrorKind`, `FacadeKind`,
 //! `TypeRef`, `ApplyOptions` and `CreateOptions` (their `with_*` setters),
 //! `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
 //! `Schema::cursor`, `SchemaError`.
 
+use smpatch::fieldsets::{ApiCheck, ExtractOptions, FieldsOptions};
+use smpatch::ops::{self, Outcome};
 use smpatch::{
-    ApplyOptions, CreateOptions, ErrorKind, FacadeKind, OnConflict, Schema, ThreeWayDocs, TypeRef,
+    ApplyOptions, Arena, CreateOptions, ErrorKind, FacadeKind, OnConflict, Schema, ThreeWayDocs,
+    TypeRef, UnionOptions, Value,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -128,22 +135,123 @@ impl CreateArgs {
     }
 }
 
+/// Options of the union operations (`normalize`, `validate`,
+/// `server_apply`), by the Rust names of `UnionOptions`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UnionArgs {
+    pub non_discriminated_update: bool,
+    pub ratcheting: bool,
+    pub check_enums: bool,
+    pub max_depth: Option<usize>,
+}
+
+impl UnionArgs {
+    fn options(&self) -> UnionOptions {
+        let d = UnionOptions::default();
+        UnionOptions {
+            non_discriminated_update: self.non_discriminated_update,
+            ratcheting: self.ratcheting,
+            check_enums: self.check_enums,
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+        }
+    }
+}
+
+/// Options of `fields`, by the Rust names of `FieldsOptions`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FieldsArgs {
+    pub strip_server_fields: bool,
+    pub allow_duplicates: bool,
+    pub max_depth: Option<usize>,
+}
+
+impl FieldsArgs {
+    fn options(&self) -> FieldsOptions {
+        let d = FieldsOptions::default();
+        FieldsOptions {
+            strip_server_fields: self.strip_server_fields,
+            allow_duplicates: self.allow_duplicates,
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+            ..d
+        }
+    }
+}
+
+/// Options of `extract`: `reference` starts from `ExtractOptions::reference()`
+/// (client-go's behaviour), the others are `ExtractOptions` fields
+/// (`strict_api_version` sets `api_version_check` to `Strict`).
+#[derive(Clone, Debug)]
+pub(crate) struct ExtractArgs {
+    pub manager: String,
+    pub subresource: String,
+    pub reference: bool,
+    pub strict_api_version: bool,
+    pub include_key_fields: bool,
+    pub validate: bool,
+    pub max_depth: Option<usize>,
+}
+
+impl ExtractArgs {
+    fn options(&self) -> ExtractOptions {
+        let d = if self.reference {
+            ExtractOptions::reference()
+        } else {
+            ExtractOptions::default()
+        };
+        ExtractOptions {
+            subresource: self.subresource.clone(),
+            api_version_check: if self.strict_api_version {
+                ApiCheck::Strict
+            } else {
+                ApiCheck::Ignore
+            },
+            include_key_fields: self.include_key_fields,
+            validate: self.validate,
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+            ..d
+        }
+    }
+}
+
 /// One operation on JSON documents; the documents are in the order of the
 /// Python signature.
 ///
-/// Extension point: the union and field-set operations (`normalize`,
-/// `validate`, `extract`) become variants here, with an arm in [`run`]
-/// calling their facade function, and one `#[pyfunction]` in `lib.rs` that
-/// passes its documents to `call` (an `Answer` variant if they answer
-/// something other than a document or a bool).
-#[derive(Clone, Copy, Debug)]
+/// Extension point: a new operation becomes a variant here, with an arm in
+/// [`run`] calling its facade function, and one `#[pyfunction]` in `lib.rs`
+/// that passes its documents to `call` (an `Answer` variant if it answers
+/// something other than a document, a bool, a normalized object or
+/// violations).
+#[derive(Clone, Debug)]
 pub(crate) enum Op {
     Apply(ApplyArgs),
     CreateTwoWay(CreateArgs),
-    CreateThreeWay { overwrite: bool, args: CreateArgs },
+    CreateThreeWay {
+        overwrite: bool,
+        args: CreateArgs,
+    },
     Conflicts(CreateArgs),
     Compose(CreateArgs),
+    /// `new`, then `old` when `has_old` (without it, `new` is being created).
+    Normalize {
+        args: UnionArgs,
+        has_old: bool,
+    },
+    /// `new`, then `old` when `has_old`.
+    Validate {
+        args: UnionArgs,
+        has_old: bool,
+    },
+    ServerApply {
+        apply: ApplyArgs,
+        unions: UnionArgs,
+    },
+    Fields(FieldsArgs),
+    Extract(ExtractArgs),
 }
+
+/// One union or enum violation: JSON pointer, rule name (`V1`…`V5`,
+/// `enum`), message.
+pub(crate) type ViolationParts = (String, &'static str, String);
 
 /// What an operation answers.
 pub(crate) enum Answer {
@@ -151,6 +259,77 @@ pub(crate) enum Answer {
     Json(Vec<u8>),
     /// A yes/no answer (`conflicts`).
     Bool(bool),
+    /// A normalized object (compact JSON) and the pointers of the members
+    /// normalization cleared (`normalize`, `server_apply`).
+    Normalized(Vec<u8>, Vec<String>),
+    /// Every violation found (`validate`; empty when valid).
+    Violations(Vec<ViolationParts>),
+}
+
+/// The violations of a facade error (empty unless its kind is `validation`).
+pub(crate) fn violations(e: &Error) -> Vec<ViolationParts> {
+    e.violations()
+        .iter()
+        .map(|v| (v.path.clone(), v.rule.name(), v.message.clone()))
+        .collect()
+}
+
+/// Runs a union operation through the facade's pipeline on the arena:
+/// parses the documents (JSON or YAML, numbers exact), runs `op`, writes
+/// the normalized object back as compact JSON.
+fn run_normalizing(
+    op: &ops::Op,
+    docs: &[&[u8]],
+    schema: &Schema,
+    ty: &TypeRef,
+) -> Result<Answer, Error> {
+    let arena = Arena::new();
+    let mut values = Vec::with_capacity(docs.len());
+    for (d, what) in docs.iter().zip(op.roles()) {
+        values.push(smpatch::parse_document(&arena, d, op, what)?);
+    }
+    if values.len() < op.roles().len() {
+        // `normalize` on create: the facade ignores the stored object.
+        values.push(Value::empty_object());
+    }
+    match ops::run(&arena, op, &values, &[schema], ty)? {
+        Outcome::Normalized { value, cleared } => Ok(Answer::Normalized(
+            smpatch_value::to_json_string(&value).into_bytes(),
+            cleared,
+        )),
+        other => Ok(Answer::Json(
+            smpatch_value::to_json_string(&other.into_value()).into_bytes(),
+        )),
+    }
+}
+
+/// Every union and enum violation of `new`, judged against `old` (`None`
+/// on create); nothing is normalized.
+fn run_validate(
+    new: &[u8],
+    old: Option<&[u8]>,
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: UnionOptions,
+) -> Result<Answer, Error> {
+    let arena = Arena::new();
+    let op = ops::Op::Normalize {
+        options: opts.clone(),
+        create: old.is_none(),
+    };
+    let n = smpatch::parse_document(&arena, new, &op, "new")?;
+    let o = old
+        .map(|o| smpatch::parse_document(&arena, o, &op, "old"))
+        .transpose()?;
+    let docs = [n, o.unwrap_or(Value::empty_object())];
+    let cursor = ops::resolve_type(&op, &[schema], ty, &docs)?;
+    let found = smpatch::validate_unions(o, n, cursor, &opts)?;
+    Ok(Answer::Violations(
+        found
+            .into_iter()
+            .map(|v| (v.path, v.rule.name(), v.message))
+            .collect(),
+    ))
 }
 
 /// Runs `op` on JSON documents.
@@ -190,6 +369,32 @@ pub(crate) fn run(
         }
         Op::Compose(a) => {
             smpatch::compose_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
+        }
+        Op::Normalize { args, has_old } => {
+            let op = ops::Op::Normalize {
+                options: args.options(),
+                create: !has_old,
+            };
+            let docs: &[&[u8]] = if has_old {
+                &[doc(0), doc(1)]
+            } else {
+                &[doc(0)]
+            };
+            run_normalizing(&op, docs, s, &ty)
+        }
+        Op::Validate { args, has_old } => {
+            run_validate(doc(0), has_old.then(|| doc(1)), s, &ty, args.options())
+        }
+        Op::ServerApply { apply, unions } => {
+            let op = ops::Op::ServerApply {
+                apply: apply.options(),
+                unions: unions.options(),
+            };
+            run_normalizing(&op, &[doc(0), doc(1)], s, &ty)
+        }
+        Op::Fields(a) => smpatch::fields_bytes(doc(0), s, &ty, &a.options()).map(Answer::Json),
+        Op::Extract(a) => {
+            smpatch::extract_bytes(doc(0), s, &ty, &a.manager, &a.options()).map(Answer::Json)
         }
     }
 }

@@ -17,23 +17,42 @@ mod convert;
 mod facade;
 
 use convert::{document_bytes, json_to_py, ConvertError};
-use facade::{Answer, ApplyArgs, CreateArgs, Error, Op, SchemaRef};
+use facade::{
+    Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, UnionArgs,
+    ViolationParts,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 
+/// Violations as a list of `{"path", "rule", "message"}` dicts.
+fn violation_list(py: Python<'_>, found: Vec<ViolationParts>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for (path, rule, message) in found {
+        let d = PyDict::new(py);
+        d.set_item("path", path)?;
+        d.set_item("rule", rule)?;
+        d.set_item("message", message)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 /// Raises a facade error as `smpatch.Conflict` (kind `conflict`) or
-/// `smpatch.Error` (every other kind; a subclass of `ValueError`).
+/// `smpatch.Error` (every other kind; a subclass of `ValueError`). A
+/// `validation` error carries its violations in `.violations`.
 fn raise(py: Python<'_>, e: Error) -> PyErr {
     let class = if e.name() == "conflict" {
         "Conflict"
     } else {
         "Error"
     };
-    let made = PyModule::import(py, "smpatch")
-        .and_then(|m| m.getattr(class))
-        .and_then(|c| c.call1((e.message(), e.name(), e.path())));
+    let made = violation_list(py, facade::violations(&e)).and_then(|found| {
+        PyModule::import(py, "smpatch")
+            .and_then(|m| m.getattr(class))
+            .and_then(|c| c.call1((e.message(), e.name(), e.path(), found)))
+    });
     match made {
         Ok(instance) => PyErr::from_value(instance),
         Err(err) => err,
@@ -141,6 +160,15 @@ fn call(
         Answer::Json(b) if as_bytes => PyBytes::new(py, &b).into_any().unbind(),
         Answer::Json(b) => json_to_py(py, &b)?.unbind(),
         Answer::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        Answer::Normalized(b, cleared) => {
+            let object = if as_bytes {
+                PyBytes::new(py, &b).into_any()
+            } else {
+                json_to_py(py, &b)?
+            };
+            (object, cleared).into_pyobject(py)?.into_any().unbind()
+        }
+        Answer::Violations(found) => violation_list(py, found)?.into_any().unbind(),
     })
 }
 
@@ -348,6 +376,217 @@ fn compose(
     )
 }
 
+/// Normalizes the unions (one-of fields) of `new` against `old` as the API
+/// server does on write (KEP-1027), then validates the result.
+///
+/// `old` is the stored object; `None` means `new` is being created (which
+/// is not the same as a stored `{}`). Returns a tuple `(object, cleared)`:
+/// the normalized object (a dict, or compact JSON `bytes` with
+/// `as_bytes=True`) and the JSON pointers of the members normalization
+/// cleared, in document order. The inputs are never changed.
+///
+/// Options keep their Rust names (`UnionOptions`):
+/// `non_discriminated_update`, `ratcheting`, `check_enums` (default
+/// `True`), `max_depth`. Other arguments as for `apply`.
+///
+/// Raises `smpatch.Error` of kind `validation` when the normalized object
+/// breaks a union or enum rule; its `.violations` lists every one found as
+/// dicts `{"path", "rule", "message"}` (rules `V1`…`V5`, `enum`).
+#[pyfunction]
+#[pyo3(signature = (new, old = None, *, schema = None, r#type = None, as_bytes = false,
+    non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+fn normalize(
+    py: Python<'_>,
+    new: &Bound<'_, PyAny>,
+    old: Option<&Bound<'_, PyAny>>,
+    schema: Option<&Bound<'_, PySchema>>,
+    r#type: Option<&str>,
+    as_bytes: bool,
+    non_discriminated_update: bool,
+    ratcheting: bool,
+    check_enums: bool,
+    max_depth: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let args = UnionArgs {
+        non_discriminated_update,
+        ratcheting,
+        check_enums,
+        max_depth,
+    };
+    let op = Op::Normalize {
+        args,
+        has_old: old.is_some(),
+    };
+    let mut docs = vec![(new, "new")];
+    docs.extend(old.map(|o| (o, "old")));
+    call(py, op, &docs, schema, r#type, as_bytes)
+}
+
+/// Every union (KEP-1027 rules `V1`…`V5`) and enum (KEP-2887) violation of
+/// `new` as written, judged against `old` (`None`: `new` is being
+/// created); nothing is normalized.
+///
+/// Returns a list of dicts `{"path": <JSON pointer>, "rule": "V3",
+/// "message": ...}` in document order; an empty list means valid. Options
+/// and other arguments as for `normalize`.
+#[pyfunction]
+#[pyo3(signature = (new, old = None, *, schema = None, r#type = None,
+    non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+fn validate(
+    py: Python<'_>,
+    new: &Bound<'_, PyAny>,
+    old: Option<&Bound<'_, PyAny>>,
+    schema: Option<&Bound<'_, PySchema>>,
+    r#type: Option<&str>,
+    non_discriminated_update: bool,
+    ratcheting: bool,
+    check_enums: bool,
+    max_depth: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let args = UnionArgs {
+        non_discriminated_update,
+        ratcheting,
+        check_enums,
+        max_depth,
+    };
+    let op = Op::Validate {
+        args,
+        has_old: old.is_some(),
+    };
+    let mut docs = vec![(new, "new")];
+    docs.extend(old.map(|o| (o, "old")));
+    call(py, op, &docs, schema, r#type, false)
+}
+
+/// The server's write pipeline (KEP-1027): merges `patch` into `original`
+/// (as `apply`), normalizes the result's unions against `original` and
+/// validates it.
+///
+/// Returns `(object, cleared)` as `normalize` does and raises as
+/// `normalize` does. Options: those of `apply` (`fix_quirks`,
+/// `compound_keys`, `reject_duplicate_keys`, `max_depth`) and of
+/// `normalize` (`non_discriminated_update`, `ratcheting`, `check_enums`).
+#[pyfunction]
+#[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
+    fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None,
+    non_discriminated_update = false, ratcheting = false, check_enums = true))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+fn server_apply(
+    py: Python<'_>,
+    original: &Bound<'_, PyAny>,
+    patch: &Bound<'_, PyAny>,
+    schema: Option<&Bound<'_, PySchema>>,
+    r#type: Option<&str>,
+    as_bytes: bool,
+    fix_quirks: bool,
+    compound_keys: bool,
+    reject_duplicate_keys: bool,
+    max_depth: Option<usize>,
+    non_discriminated_update: bool,
+    ratcheting: bool,
+    check_enums: bool,
+) -> PyResult<Py<PyAny>> {
+    let op = Op::ServerApply {
+        apply: ApplyArgs {
+            fix_quirks,
+            compound_keys,
+            reject_duplicate_keys,
+            max_depth,
+        },
+        unions: UnionArgs {
+            non_discriminated_update,
+            ratcheting,
+            check_enums,
+            max_depth,
+        },
+    };
+    call(
+        py,
+        op,
+        &[(original, "original"), (patch, "patch")],
+        schema,
+        r#type,
+        as_bytes,
+    )
+}
+
+/// The field set of `obj` as server-side apply records it (KEP-2155): a
+/// FieldsV1 dict (`{"f:spec": {"f:replicas": {}}}`), or its canonical JSON
+/// `bytes` (as the API server stores it) with `as_bytes=True`.
+///
+/// Options keep their Rust names (`FieldsOptions`): `strip_server_fields`
+/// (default `True`: drops `f:apiVersion`, `f:kind`, `f:metadata.f:name`, …),
+/// `allow_duplicates`, `max_depth`. Other arguments as for `apply`.
+#[pyfunction]
+#[pyo3(signature = (obj, *, schema = None, r#type = None, as_bytes = false,
+    strip_server_fields = true, allow_duplicates = false, max_depth = None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+fn fields(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    schema: Option<&Bound<'_, PySchema>>,
+    r#type: Option<&str>,
+    as_bytes: bool,
+    strip_server_fields: bool,
+    allow_duplicates: bool,
+    max_depth: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let op = Op::Fields(FieldsArgs {
+        strip_server_fields,
+        allow_duplicates,
+        max_depth,
+    });
+    call(py, op, &[(obj, "object")], schema, r#type, as_bytes)
+}
+
+/// The apply configuration that field manager `manager` owns in the live
+/// object `obj` (client-go's "extract", KEP-2155): the object's values at
+/// the leaves of the manager's `Apply` entry in `metadata.managedFields`,
+/// plus `apiVersion`, `kind`, `metadata.name` and `metadata.namespace`.
+///
+/// Options keep their Rust names (`ExtractOptions`): `subresource` (whose
+/// entry is used; default the main resource), `include_key_fields`,
+/// `validate` (check the object against the schema first; default `True`),
+/// `max_depth`; `strict_api_version=True` is `api_version_check = Strict`
+/// (the entry's apiVersion must match the object's) and `reference=True`
+/// starts from `ExtractOptions::reference()` (client-go's behaviour:
+/// `None` for emptied nodes, identity only when the manager has no entry).
+///
+/// Raises `smpatch.Error` of kind `no_apply_entry` when the manager has no
+/// `Apply` entry (unless `reference=True`).
+#[pyfunction]
+#[pyo3(signature = (obj, manager, *, subresource = None, schema = None, r#type = None,
+    as_bytes = false, reference = false, strict_api_version = false,
+    include_key_fields = false, validate = true, max_depth = None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+fn extract(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    manager: String,
+    subresource: Option<String>,
+    schema: Option<&Bound<'_, PySchema>>,
+    r#type: Option<&str>,
+    as_bytes: bool,
+    reference: bool,
+    strict_api_version: bool,
+    include_key_fields: bool,
+    validate: bool,
+    max_depth: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let op = Op::Extract(ExtractArgs {
+        manager,
+        subresource: subresource.unwrap_or_default(),
+        reference,
+        strict_api_version,
+        include_key_fields,
+        validate,
+        max_depth,
+    });
+    call(py, op, &[(obj, "object")], schema, r#type, as_bytes)
+}
+
 /// Bench support (bindings/python/bench): seconds per call of the Rust
 /// facade's `apply_bytes` and `apply_json` on the same JSON documents, with
 /// the embedded schema and the type detected. Not part of the API.
@@ -381,6 +620,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(create_three_way, m)?)?;
     m.add_function(wrap_pyfunction!(conflicts, m)?)?;
     m.add_function(wrap_pyfunction!(compose, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(server_apply, m)?)?;
+    m.add_function(wrap_pyfunction!(fields, m)?)?;
+    m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(_time_facade_apply, m)?)?;
     Ok(())
 }

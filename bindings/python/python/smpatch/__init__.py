@@ -6,6 +6,8 @@ clients and servers written in Python::
     import smpatch
     merged = smpatch.apply(live, patch)                      # the API server's merge
     patch = smpatch.create_three_way(last_applied, new, live)  # kubectl apply's patch
+    obj, cleared = smpatch.normalize(new, old)               # union normalization
+    config = smpatch.extract(live, "my-manager")              # what a manager applied
 
 Documents are dicts (what the kubernetes client returns), JSON or YAML text
 (``str`` or ``bytes``), or ``None`` (same as ``{}``). Results are dicts, or
@@ -39,6 +41,11 @@ __all__ = [
     "conflicts",
     "create_three_way",
     "create_two_way",
+    "extract",
+    "fields",
+    "normalize",
+    "server_apply",
+    "validate",
 ]
 
 
@@ -52,15 +59,26 @@ class Error(ValueError):
         path: RFC 6901 JSON pointer of the offending value (``""`` is the
             document root; for schema errors, the schema location).
         message: what was wrong and what to fix.
+        violations: for kind ``validation`` (:func:`normalize`,
+            :func:`server_apply`), every union or enum rule the object
+            breaks, as dicts ``{"path": ..., "rule": ..., "message": ...}``;
+            empty for every other kind.
 
     ``str(error)`` is ``"<path>: <message>"`` with the root shown as ``/``.
     """
 
-    def __init__(self, message: str, kind: str = "invalid_document", path: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        kind: str = "invalid_document",
+        path: str = "",
+        violations: list | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
         self.path = path
+        self.violations = list(violations or [])
 
     def __str__(self) -> str:
         return f"{self.path or '/'}: {self.message}"
@@ -69,7 +87,7 @@ class Error(ValueError):
         return f"{type(self).__name__}(message={self.message!r}, kind={self.kind!r}, path={self.path!r})"
 
     def __reduce__(self):  # keeps kind and path through pickling (multiprocessing)
-        return (type(self), (self.message, self.kind, self.path))
+        return (type(self), (self.message, self.kind, self.path, self.violations))
 
 
 class Conflict(Error):
@@ -87,4 +105,9 @@ from ._native import (  # noqa: E402
     conflicts,
     create_three_way,
     create_two_way,
+    extract,
+    fields,
+    normalize,
+    server_apply,
+    validate,
 )

@@ -12,6 +12,11 @@ __all__ = [
     "conflicts",
     "create_three_way",
     "create_two_way",
+    "extract",
+    "fields",
+    "normalize",
+    "server_apply",
+    "validate",
 ]
 
 JSONValue = Union[None, bool, int, float, str, List["JSONValue"], Tuple["JSONValue", ...], Dict[str, "JSONValue"]]
@@ -22,11 +27,21 @@ Document = Union[Dict[str, Any], str, bytes, bytearray, None]
 
 StrPath = Union[str, "os.PathLike[str]"]
 
+Violation = Dict[str, str]
+"""A union or enum violation: ``{"path": <JSON pointer>, "rule": "V1".."V5" | "enum", "message": ...}``."""
+
 class Error(ValueError):
     kind: str
     path: str
     message: str
-    def __init__(self, message: str, kind: str = "invalid_document", path: str = "") -> None: ...
+    violations: List[Violation]
+    def __init__(
+        self,
+        message: str,
+        kind: str = "invalid_document",
+        path: str = "",
+        violations: Optional[List[Violation]] = None,
+    ) -> None: ...
 
 class Conflict(Error): ...
 
@@ -153,5 +168,126 @@ def compose(
     as_bytes: Literal[True],
     fix_quirks: bool = False,
     compound_keys: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
+@overload
+def normalize(
+    new: Document,
+    old: Document = None,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    non_discriminated_update: bool = False,
+    ratcheting: bool = False,
+    check_enums: bool = True,
+    max_depth: Optional[int] = None,
+) -> Tuple[Dict[str, Any], List[str]]: ...
+@overload
+def normalize(
+    new: Document,
+    old: Document = None,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    non_discriminated_update: bool = False,
+    ratcheting: bool = False,
+    check_enums: bool = True,
+    max_depth: Optional[int] = None,
+) -> Tuple[bytes, List[str]]: ...
+def validate(
+    new: Document,
+    old: Document = None,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    non_discriminated_update: bool = False,
+    ratcheting: bool = False,
+    check_enums: bool = True,
+    max_depth: Optional[int] = None,
+) -> List[Violation]: ...
+@overload
+def server_apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+    non_discriminated_update: bool = False,
+    ratcheting: bool = False,
+    check_enums: bool = True,
+) -> Tuple[Dict[str, Any], List[str]]: ...
+@overload
+def server_apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+    non_discriminated_update: bool = False,
+    ratcheting: bool = False,
+    check_enums: bool = True,
+) -> Tuple[bytes, List[str]]: ...
+@overload
+def fields(
+    obj: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    strip_server_fields: bool = True,
+    allow_duplicates: bool = False,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def fields(
+    obj: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    strip_server_fields: bool = True,
+    allow_duplicates: bool = False,
+    max_depth: Optional[int] = None,
+) -> bytes: ...
+@overload
+def extract(
+    obj: Document,
+    manager: str,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    subresource: Optional[str] = None,
+    reference: bool = False,
+    strict_api_version: bool = False,
+    include_key_fields: bool = False,
+    validate: bool = True,
+    max_depth: Optional[int] = None,
+) -> Dict[str, Any]: ...
+@overload
+def extract(
+    obj: Document,
+    manager: str,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    subresource: Optional[str] = None,
+    reference: bool = False,
+    strict_api_version: bool = False,
+    include_key_fields: bool = False,
+    validate: bool = True,
     max_depth: Optional[int] = None,
 ) -> bytes: ...
