@@ -48,6 +48,11 @@ def operations(embedded: smpatch.Schema, loaded: smpatch.Schema):
     live["spec"]["replicas"] = 5
     patch = smpatch.create_two_way(base, changed, schema=embedded)
     cm = "v1/ConfigMap"
+    plc = (REPO / "testdata" / "unions" / "k8s" / "plc-limited.yaml").read_text()
+    plc_both = (REPO / "testdata" / "unions" / "k8s" / "plc-limited-and-exempt.yaml").read_text()
+    owned = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": [
+        {"manager": "m", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:data": {"f:a": {}}}}]}, "data": {"a": str(2**80), "b": "2"}}
 
     def catch(fn, *a, **k):
         try:
@@ -69,6 +74,12 @@ def operations(embedded: smpatch.Schema, loaded: smpatch.Schema):
                                          schema=loaded, type="Widget")),
         ("error", lambda: catch(smpatch.apply, base, {"spec": {"$patch": "nope"}}, schema=embedded)),
         ("default_schema", lambda: smpatch.apply(base, patch)),
+        ("server_apply", lambda: smpatch.server_apply(plc, {"spec": {"type": "Exempt", "exempt": {}}},
+                                                      schema=embedded)),
+        ("normalize_invalid", lambda: catch(smpatch.normalize, plc_both, plc, schema=embedded)),
+        ("validate", lambda: smpatch.validate(plc_both, schema=embedded)),
+        ("fields", lambda: smpatch.fields(base, schema=embedded)),
+        ("extract", lambda: smpatch.extract(owned, "m", schema=embedded)),
     ]
 
 
