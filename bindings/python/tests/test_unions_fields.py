@@ -243,3 +243,43 @@ def test_extract_keeps_big_numbers_exact():
     obj, _ = smpatch.normalize({"spec": {"n": big, "f": 0.1}}, type=None, schema=smpatch.Schema.schemaless())
     assert obj["spec"]["n"] == big and type(obj["spec"]["n"]) is int
     assert obj["spec"]["f"] == 0.1
+
+
+# --- limits ------------------------------------------------------------------
+
+
+def nested(levels: int) -> dict:
+    doc = {"apiVersion": "v1", "kind": "ConfigMap", "data": {}}
+    node = doc["data"]
+    for _ in range(levels):
+        node["x"] = {}
+        node = node["x"]
+    return doc
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d: smpatch.normalize(d),
+        lambda d: smpatch.validate(d),
+        lambda d: smpatch.server_apply(d, {}),
+        lambda d: smpatch.fields(d),
+        lambda d: smpatch.extract(d, "m"),
+    ],
+    ids=["normalize", "validate", "server_apply", "fields", "extract"],
+)
+def test_too_deep_is_an_error_never_a_crash(call):
+    with pytest.raises(smpatch.Error) as info:
+        call(nested(400))
+    assert info.value.kind == "too_deep"
+    assert info.value.path.startswith("/data/x/x/x")
+
+
+def test_max_depth_option_of_the_field_set_operations():
+    doc = nested(20)
+    free = smpatch.Schema.schemaless()
+    for call in (smpatch.fields, lambda d, **k: smpatch.extract(d, "m", **k)):
+        with pytest.raises(smpatch.Error) as info:
+            call(doc, schema=free, max_depth=5)
+        assert (info.value.kind, info.value.path) == ("too_deep", "/data/x/x/x/x")
+    assert smpatch.fields(doc, schema=free, max_depth=64)["f:data"]["f:x"]
