@@ -3,15 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use smpatch_schema::Cursor;
-use smpatch_value::{Arena, Member, Value};
+use smpatch_schema::{Cursor, ListPlan, Walk};
+use smpatch_value::{Arena, Member, Path as DocPath, Value};
 
 use crate::error::{Error, ErrorKind};
 use crate::pe::Path;
 use crate::set::{FieldSet, MAX_SET_DEPTH};
-use crate::walk::{
-    item_pe, member_at, pointer, resolve, validate, At, Atom, FieldsOptions, ListRel, Loc, Seg,
-};
+use crate::walk::{item_pe, member_at, resolve, too_deep, validate, At, Atom, FieldsOptions};
 
 /// One entry of `metadata.managedFields`, as read by [`managed_fields`].
 #[derive(Clone, Debug)]
@@ -271,10 +269,11 @@ pub fn prune<'a>(
         opts,
         max_depth: opts.max_depth.min(MAX_SET_DEPTH),
     };
+    let w = Walk::new(&DocPath::Root, schema, f.max_depth);
     match opts.unmatched {
-        Unmatched::Omit => f.omit(object, &leaves, At::root(schema), None, 1),
+        Unmatched::Omit => f.omit(object, &leaves, At::root(schema), w),
         Unmatched::Reference => {
-            let v = f.reference(object, &leaves, At::root(schema), None, 1)?;
+            let v = f.reference(object, &leaves, At::root(schema), w)?;
             Ok(if v.is_null() { None } else { Some(v) })
         }
     }
@@ -461,18 +460,6 @@ struct Filter<'a, 'o> {
 }
 
 impl<'a> Filter<'a, '_> {
-    fn too_deep(&self, depth: usize, loc: Option<&Loc<'_>>) -> Result<(), Error> {
-        // Called before descending into a container.
-        if depth > self.max_depth {
-            return Err(Error::new(
-                ErrorKind::TooDeep,
-                pointer(loc),
-                format!("nesting deeper than {} levels", self.max_depth),
-            ));
-        }
-        Ok(())
-    }
-
     /// A leaf of the set at a map member: the live value, with the leaf
     /// policy applied to non-empty granular maps and associative lists.
     fn leaf(
@@ -480,15 +467,14 @@ impl<'a> Filter<'a, '_> {
         v: &Value<'a>,
         at: At<'_>,
         parent_set: &FieldSet,
-        loc: Option<&Loc<'_>>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
-        let atom = resolve(at, v, loc)?;
+        let atom = resolve(at, v, w.path())?;
         let container = match (&atom, v) {
             (Atom::Map { atomic: false, .. }, Value::Object(o)) if !o.is_empty() => Some(true),
             (
                 Atom::List {
-                    rel: ListRel::Set | ListRel::Keys(_),
+                    plan: ListPlan::Merge(_),
                     ..
                 },
                 Value::Array(a),
@@ -500,10 +486,8 @@ impl<'a> Filter<'a, '_> {
             (Some(true), LeafPolicy::EmptyContainer) => Ok(Value::empty_object()),
             (Some(false), LeafPolicy::EmptyContainer) => Ok(Value::Array(&[])),
             (Some(_), LeafPolicy::Reference) => match self.opts.unmatched {
-                Unmatched::Reference => self.reference(v, parent_set, at, loc, depth),
-                Unmatched::Omit => Ok(self
-                    .omit(v, parent_set, at, loc, depth)?
-                    .unwrap_or(Value::Null)),
+                Unmatched::Reference => self.reference(v, parent_set, at, w),
+                Unmatched::Omit => Ok(self.omit(v, parent_set, at, w)?.unwrap_or(Value::Null)),
             },
         }
     }
@@ -513,13 +497,12 @@ impl<'a> Filter<'a, '_> {
         value: &Value<'a>,
         set: &FieldSet,
         at: At<'_>,
-        loc: Option<&Loc<'_>>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Option<Value<'a>>, Error> {
         if matches!(value, Value::Object(_) | Value::Array(_)) {
-            self.too_deep(depth, loc)?;
+            w.check().map_err(too_deep)?;
         }
-        match (resolve(at, value, loc)?, value) {
+        match (resolve(at, value, w.path())?, value) {
             (
                 Atom::Map {
                     cursor,
@@ -534,15 +517,13 @@ impl<'a> Filter<'a, '_> {
                     if !member && sub.is_none() {
                         continue;
                     }
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Key(k),
-                    };
-                    let (child_at, _) = member_at(cursor, k, Some(&here))?;
+                    let here = w.path().key(k);
+                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
-                        Some(self.leaf(&v, child_at, set, Some(&here), depth + 1)?)
+                        Some(self.leaf(&v, child_at, set, cw)?)
                     } else if let Some(sub) = sub {
-                        self.omit(&v, sub, child_at, Some(&here), depth + 1)?
+                        self.omit(&v, sub, child_at, cw)?
                     } else {
                         None
                     };
@@ -555,24 +536,21 @@ impl<'a> Filter<'a, '_> {
             (
                 Atom::List {
                     elem,
-                    rel: rel @ (ListRel::Set | ListRel::Keys(_)),
+                    plan: plan @ ListPlan::Merge(_),
                 },
                 Value::Array(items),
             ) => {
                 let mut out: Vec<Value<'a>> = Vec::new();
                 for (i, item) in items.iter().enumerate() {
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Index(i),
-                    };
-                    let pe = item_pe(item, elem, rel, self.max_depth, Some(&here))?;
+                    let here = w.path().index(i);
+                    let pe = item_pe(item, elem, plan, self.max_depth, &here)?;
                     if set.has_member(&pe) {
                         out.push(*item);
                     } else if let Some(sub) = set.with_prefix(&pe) {
                         if let Some(kept) =
-                            self.omit(item, sub, At::root(elem), Some(&here), depth + 1)?
+                            self.omit(item, sub, At::root(elem), w.step(&here, elem))?
                         {
-                            out.push(self.with_keys(kept, item, rel));
+                            out.push(self.with_keys(kept, item, plan));
                         }
                     }
                 }
@@ -588,32 +566,28 @@ impl<'a> Filter<'a, '_> {
         value: &Value<'a>,
         set: &FieldSet,
         at: At<'_>,
-        loc: Option<&Loc<'_>>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
         if matches!(value, Value::Object(_) | Value::Array(_)) {
-            self.too_deep(depth, loc)?;
+            w.check().map_err(too_deep)?;
         }
-        match resolve(at, value, loc)? {
+        match resolve(at, value, w.path())? {
             Atom::Leaf => Ok(*value),
-            Atom::List { elem, rel } => {
+            Atom::List { elem, plan } => {
                 let Value::Array(items) = value else {
                     return Ok(Value::Null);
                 };
-                if items.is_empty() || matches!(rel, ListRel::Atomic) {
+                if items.is_empty() || matches!(plan, ListPlan::Atomic) {
                     return Ok(*value);
                 }
                 let mut out: Vec<Value<'a>> = Vec::new();
                 for (i, item) in items.iter().enumerate() {
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Index(i),
-                    };
-                    let pe = item_pe(item, elem, rel, self.max_depth, Some(&here))?;
+                    let here = w.path().index(i);
+                    let pe = item_pe(item, elem, plan, self.max_depth, &here)?;
                     if let Some(sub) = set.with_prefix(&pe) {
                         let kept =
-                            self.reference(item, sub, At::root(elem), Some(&here), depth + 1)?;
-                        out.push(self.with_keys(kept, item, rel));
+                            self.reference(item, sub, At::root(elem), w.step(&here, elem))?;
+                        out.push(self.with_keys(kept, item, plan));
                     } else if set.has_member(&pe) {
                         out.push(*item);
                     }
@@ -638,15 +612,13 @@ impl<'a> Filter<'a, '_> {
                     if !member && sub.is_none() {
                         continue;
                     }
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Key(k),
-                    };
-                    let (child_at, _) = member_at(cursor, k, Some(&here))?;
+                    let here = w.path().key(k);
+                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
-                        self.leaf(&v, child_at, set, Some(&here), depth + 1)?
+                        self.leaf(&v, child_at, set, cw)?
                     } else if let Some(sub) = sub {
-                        self.reference(&v, sub, child_at, Some(&here), depth + 1)?
+                        self.reference(&v, sub, child_at, cw)?
                     } else {
                         continue;
                     };
@@ -666,9 +638,9 @@ impl<'a> Filter<'a, '_> {
 
     /// With `include_key_fields`: the kept item plus its key fields, in the
     /// item's member order.
-    fn with_keys(&self, kept: Value<'a>, item: &Value<'a>, rel: ListRel<'_>) -> Value<'a> {
-        let (true, ListRel::Keys(keys), Value::Object(k), Value::Object(live)) =
-            (self.opts.include_key_fields, rel, kept, item)
+    fn with_keys(&self, kept: Value<'a>, item: &Value<'a>, plan: ListPlan<'_>) -> Value<'a> {
+        let (true, ListPlan::Merge(keys), Value::Object(k), Value::Object(live)) =
+            (self.opts.include_key_fields, plan, kept, item)
         else {
             return kept;
         };
@@ -680,7 +652,7 @@ impl<'a> Filter<'a, '_> {
                     key: m.key,
                     value: v,
                 }),
-                None if keys.iter().any(|n| **n == *m.key) => Some(*m),
+                None if keys.names().any(|n| n == m.key) => Some(*m),
                 None => None,
             })
             .collect();

@@ -18,7 +18,10 @@
 //! docs/FIELDSETS.md of this repository.
 //!
 //! Must not: merge or diff patches, or do I/O. It stands on `smpatch-value`
-//! and `smpatch-schema` only. Every walk is bounded by a configurable depth.
+//! and `smpatch-schema` only, and walks on their shared parts (the walk
+//! context `smpatch_schema::Walk` with `smpatch_value::Path`, and
+//! `ListPlan::field_set` for list types) rather than copies. Every walk is
+//! bounded by a configurable depth.
 //!
 //! ```
 //! use smpatch_fieldsets::FieldSet;

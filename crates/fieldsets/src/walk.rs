@@ -3,59 +3,28 @@
 //! item, and `fields_of` (docs/FIELDSETS.md, KEP-2155).
 //!
 //! Everything that descends an object with a schema lives here (`fields_of`
-//! and the filter of `extract` both call [`resolve`] and [`item_pe`]), so the
-//! walk can move onto a shared walk context later. Recursion is bounded by
-//! `max_depth`; error locations are parent-linked on the stack and only
-//! rendered as a JSON pointer when an error is returned.
+//! and the filter of `extract` both call [`resolve`] and [`item_pe`]). Both
+//! stand on the engines' shared walk context: the position is a
+//! `smpatch_value::Path` on the call stack (rendered as a JSON pointer only
+//! in an error), depth is counted and checked by `smpatch_schema::Walk`
+//! (mapped to [`ErrorKind::TooDeep`]), each level runs in `grow_stack`, and
+//! which lists are sets, keyed (and by which keys) or atomic is
+//! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
-use smpatch_schema::{Cursor, ListType, MapType, NodeKind, PatchMeta, Strategy};
-use smpatch_value::{push_pointer_token, Value};
+use smpatch_schema::{grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, TooDeep, Walk};
+use smpatch_value::{Path, Value};
 
 use crate::error::{Error, ErrorKind};
 use crate::pe::{PathElement, PeValue};
 use crate::set::{FieldSet, MAX_SET_DEPTH};
 
-/// One step of a location in an object.
-#[derive(Clone, Copy)]
-pub(crate) enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// A location, linked to its parent on the caller's stack.
-#[derive(Clone, Copy)]
-pub(crate) struct Loc<'a> {
-    pub parent: Option<&'a Loc<'a>>,
-    pub seg: Seg<'a>,
-}
-
-/// The JSON pointer of a location (`""` at the root).
-pub(crate) fn pointer(loc: Option<&Loc<'_>>) -> String {
-    let mut segs = Vec::new();
-    let mut at = loc;
-    while let Some(l) = at {
-        segs.push(l.seg);
-        at = l.parent;
-    }
-    let mut out = String::new();
-    for s in segs.iter().rev() {
-        match s {
-            Seg::Key(k) => push_pointer_token(&mut out, k),
-            Seg::Index(i) => {
-                out.push('/');
-                out.push_str(&i.to_string());
-            }
-        }
-    }
-    out
-}
-
-/// How a list's items are identified.
-#[derive(Clone, Copy)]
-pub(crate) enum ListRel<'s> {
-    Atomic,
-    Set,
-    Keys(&'s [Box<str>]),
+/// Maps the shared walk's depth error to this crate's `too_deep` error.
+pub(crate) fn too_deep(e: TooDeep) -> Error {
+    Error::new(
+        ErrorKind::TooDeep,
+        e.pointer,
+        format!("nesting deeper than {} levels", e.limit),
+    )
 }
 
 /// What a position is, narrowed by its value.
@@ -64,7 +33,10 @@ pub(crate) enum Atom<'s> {
     /// A scalar, or a value under an atomic type: a leaf.
     Leaf,
     /// A list (the value is an array or null).
-    List { elem: Cursor<'s>, rel: ListRel<'s> },
+    List {
+        elem: Cursor<'s>,
+        plan: ListPlan<'s>,
+    },
     /// An object (the value is an object or null). `atomic` maps are leaves.
     Map { cursor: Cursor<'s>, atomic: bool },
 }
@@ -105,12 +77,12 @@ const RAW_EXTENSION: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
 pub(crate) fn resolve<'s>(
     at: At<'s>,
     value: &Value<'_>,
-    loc: Option<&Loc<'_>>,
+    path: &Path<'_>,
 ) -> Result<Atom<'s>, Error> {
     let mismatch = |want: &str| {
         Error::new(
             ErrorKind::SchemaMismatch,
-            pointer(loc),
+            path.pointer(),
             format!("expected {want}, got {}", kind_name(value)),
         )
     };
@@ -146,27 +118,11 @@ pub(crate) fn resolve<'s>(
                 let elem = c.list_items().unwrap_or(Cursor::UNKNOWN);
                 Ok(Atom::List {
                     elem,
-                    rel: list_rel(at.meta),
+                    plan: ListPlan::field_set(at.meta),
                 })
             }
             _ => Err(mismatch("a list")),
         },
-    }
-}
-
-/// `x-kubernetes-list-type` first, then the patch-strategy fallback
-/// (`merge` with a merge key: keyed by it; without: a set).
-fn list_rel(meta: &PatchMeta) -> ListRel<'_> {
-    match meta.list_type {
-        Some(ListType::Atomic) => ListRel::Atomic,
-        Some(ListType::Set) => ListRel::Set,
-        Some(ListType::Map) if meta.list_map_keys.is_empty() => ListRel::Atomic,
-        Some(ListType::Map) => ListRel::Keys(&meta.list_map_keys),
-        None if meta.strategy == Strategy::Merge => match &meta.merge_key {
-            Some(k) => ListRel::Keys(std::slice::from_ref(k)),
-            None => ListRel::Set,
-        },
-        None => ListRel::Atomic,
     }
 }
 
@@ -175,7 +131,7 @@ fn list_rel(meta: &PatchMeta) -> ListRel<'_> {
 pub(crate) fn member_at<'s>(
     cursor: Cursor<'s>,
     key: &str,
-    loc: Option<&Loc<'_>>,
+    path: &Path<'_>,
 ) -> Result<(At<'s>, bool), Error> {
     match cursor.kind() {
         Some(NodeKind::Map { .. }) => Ok((
@@ -197,7 +153,7 @@ pub(crate) fn member_at<'s>(
                 )),
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
-                    pointer(loc),
+                    path.pointer(),
                     format!(
                         "field not declared in schema{}",
                         cursor
@@ -216,11 +172,11 @@ pub(crate) fn member_at<'s>(
 pub(crate) fn item_pe(
     item: &Value<'_>,
     elem: Cursor<'_>,
-    rel: ListRel<'_>,
+    plan: ListPlan<'_>,
     max_depth: usize,
-    loc: Option<&Loc<'_>>,
+    path: &Path<'_>,
 ) -> Result<PathElement, Error> {
-    let bad = |m: &str| Error::new(ErrorKind::InvalidListItem, pointer(loc), m.to_owned());
+    let bad = |m: &str| Error::new(ErrorKind::InvalidListItem, path.pointer(), m.to_owned());
     let conv = |v: &Value<'_>| {
         PeValue::from_value(v, max_depth).map_err(|why| {
             let kind = if why == "a value nested too deeply" {
@@ -228,11 +184,11 @@ pub(crate) fn item_pe(
             } else {
                 ErrorKind::InvalidListItem
             };
-            Error::new(kind, pointer(loc), format!("list item key: {why}"))
+            Error::new(kind, path.pointer(), format!("list item key: {why}"))
         })
     };
-    match rel {
-        ListRel::Keys(keys) => {
+    match plan {
+        ListPlan::Merge(keys) if keys.is_keyed() => {
             let obj = match item {
                 Value::Object(o) => o,
                 Value::Null => {
@@ -246,18 +202,18 @@ pub(crate) fn item_pe(
                     ))
                 }
             };
-            let mut fields = Vec::with_capacity(keys.len());
-            for k in keys {
+            let mut fields = Vec::new();
+            for k in keys.names() {
                 if let Some(v) = obj.get(k) {
-                    fields.push(((**k).to_owned(), conv(&v)?));
+                    fields.push((k.to_owned(), conv(&v)?));
                 } else if let Some(d) = elem.field_default(k) {
                     if let Ok(v) = serde_json::from_str::<serde_json::Value>(d) {
-                        fields.push(((**k).to_owned(), PeValue::from_serde(&v)));
+                        fields.push((k.to_owned(), PeValue::from_serde(&v)));
                     }
                 }
             }
             if fields.is_empty() {
-                let names: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+                let names: Vec<String> = keys.names().map(|k| format!("{k:?}")).collect();
                 return Err(bad(&format!(
                     "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
                     names.join(" ")
@@ -265,7 +221,7 @@ pub(crate) fn item_pe(
             }
             Ok(PathElement::key(fields))
         }
-        ListRel::Set | ListRel::Atomic => match item {
+        ListPlan::Merge(_) | ListPlan::Atomic => match item {
             Value::Object(_) => Err(bad(
                 "associative list without keys has an element that's a map type",
             )),
@@ -381,7 +337,11 @@ pub fn fields_of(
         max_depth: opts.max_depth.min(MAX_SET_DEPTH),
         collect: true,
     };
-    let (mut set, _) = w.walk(object, At::root(schema), None, 1)?;
+    let (mut set, _) = w.walk(
+        object,
+        At::root(schema),
+        Walk::new(&Path::Root, schema, w.max_depth),
+    )?;
     if opts.strip_server_fields {
         // In place: `set.difference(&server_fields())` without a copy.
         let f = |s: &str| PathElement::Field(s.to_owned());
@@ -422,7 +382,12 @@ pub(crate) fn validate(
         max_depth: opts.max_depth.min(MAX_SET_DEPTH),
         collect: false,
     };
-    w.walk(object, At::root(schema), None, 1).map(|_| ())
+    w.walk(
+        object,
+        At::root(schema),
+        Walk::new(&Path::Root, schema, w.max_depth),
+    )
+    .map(|_| ())
 }
 
 struct Walker<'o> {
@@ -439,21 +404,26 @@ impl Walker<'_> {
         &mut self,
         value: &Value<'_>,
         at: At<'_>,
-        loc: Option<&Loc<'_>>,
-        depth: usize,
+        w: Walk<'_, '_>,
     ) -> Result<(FieldSet, bool), Error> {
-        if depth > self.max_depth && matches!(value, Value::Object(_) | Value::Array(_)) {
-            return Err(Error::new(
-                ErrorKind::TooDeep,
-                pointer(loc),
-                format!("nesting deeper than {} levels", self.max_depth),
-            ));
+        if matches!(value, Value::Object(_) | Value::Array(_)) {
+            w.check().map_err(too_deep)?;
         }
+        grow_stack(|| self.walk_in(value, at, w))
+    }
+
+    fn walk_in(
+        &mut self,
+        value: &Value<'_>,
+        at: At<'_>,
+        w: Walk<'_, '_>,
+    ) -> Result<(FieldSet, bool), Error> {
+        let path = w.path();
         let update = self.opts.shape == Shape::UpdateOnCreate;
-        match resolve(at, value, loc)? {
+        match resolve(at, value, path)? {
             Atom::Leaf
             | Atom::List {
-                rel: ListRel::Atomic,
+                plan: ListPlan::Atomic,
                 ..
             }
             | Atom::Map { atomic: true, .. } => Ok((FieldSet::new(), true)),
@@ -464,12 +434,9 @@ impl Walker<'_> {
                 let mut members = Vec::new();
                 let mut children = Vec::new();
                 for (k, v) in obj.iter() {
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Key(k),
-                    };
-                    let (child_at, declared) = member_at(cursor, k, Some(&here))?;
-                    let (below, leaf) = self.walk(&v, child_at, Some(&here), depth + 1)?;
+                    let here = path.key(k);
+                    let (child_at, declared) = member_at(cursor, k, &here)?;
+                    let (below, leaf) = self.walk(&v, child_at, w.step(&here, child_at.cursor))?;
                     let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
                     let member = update || leaf || v.is_null() || empty_obj || !declared;
                     if !self.collect {
@@ -487,17 +454,14 @@ impl Walker<'_> {
                 }
                 Ok((FieldSet::from_parts(members, children), false))
             }
-            Atom::List { elem, rel } => {
+            Atom::List { elem, plan } => {
                 let Value::Array(items) = value else {
                     return Ok((FieldSet::new(), false));
                 };
                 let mut pes: Vec<(PathElement, usize)> = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    let here = Loc {
-                        parent: loc,
-                        seg: Seg::Index(i),
-                    };
-                    pes.push((item_pe(item, elem, rel, self.max_depth, Some(&here))?, i));
+                    let here = path.index(i);
+                    pes.push((item_pe(item, elem, plan, self.max_depth, &here)?, i));
                 }
                 pes.sort_by(|a, b| a.0.cmp(&b.0));
                 let mut members = Vec::with_capacity(pes.len());
@@ -515,25 +479,17 @@ impl Walker<'_> {
                     if end - j > 1 {
                         if !self.opts.allow_duplicates {
                             let second = pes.get(j + 1).map(|x| x.1).unwrap_or(*idx);
-                            let here = Loc {
-                                parent: loc,
-                                seg: Seg::Index(second.max(*idx)),
-                            };
                             return Err(Error::new(
                                 ErrorKind::DuplicateListItem,
-                                pointer(Some(&here)),
+                                path.index(second.max(*idx)).pointer(),
                                 format!("duplicate entries for key {pe}"),
                             ));
                         }
                         members.push(pe.clone());
                     } else {
-                        let here = Loc {
-                            parent: loc,
-                            seg: Seg::Index(*idx),
-                        };
+                        let here = path.index(*idx);
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
-                        let (below, _) =
-                            self.walk(&item, At::root(elem), Some(&here), depth + 1)?;
+                        let (below, _) = self.walk(&item, At::root(elem), w.step(&here, elem))?;
                         if self.collect {
                             members.push(pe.clone());
                             if !below.is_empty() {

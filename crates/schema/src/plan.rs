@@ -69,6 +69,59 @@ pub enum ListPlan<'m> {
     Merge(KeySpec<'m>),
 }
 
+impl<'m> ListPlan<'m> {
+    /// The list decision of server-side apply's field sets (KEP-2155), which
+    /// differs from SMP's [`Rules::list_plan`]: `x-kubernetes-list-type`
+    /// comes first and applies to built-in fields too (`atomic`: atomic;
+    /// `set`: [`KeySpec::Value`]; `map`: keyed by all its list-map keys,
+    /// atomic without any); only without a list type does the patch strategy
+    /// decide (`merge` with a merge key: keyed by it; `merge` without: a
+    /// set; else atomic). Quirk and compound-key settings do not apply.
+    ///
+    /// ```
+    /// use smpatch_schema::{KeySpec, ListPlan, PatchMeta, Strategy};
+    /// let meta = PatchMeta { strategy: Strategy::Merge, ..PatchMeta::EMPTY };
+    /// assert_eq!(ListPlan::field_set(&meta), ListPlan::Merge(KeySpec::Value));
+    /// ```
+    pub fn field_set(meta: &'m PatchMeta) -> ListPlan<'m> {
+        match meta.list_type {
+            Some(ListType::Atomic) => ListPlan::Atomic,
+            Some(ListType::Set) => ListPlan::Merge(KeySpec::Value),
+            Some(ListType::Map) => match map_keys(meta) {
+                Some(ks) => ListPlan::Merge(KeySpec::Compound(ks)),
+                None => ListPlan::Atomic,
+            },
+            None if meta.strategy == Strategy::Merge => match meta.merge_key() {
+                Some(k) => ListPlan::Merge(KeySpec::Single(k)),
+                None => ListPlan::Merge(KeySpec::Value),
+            },
+            None => ListPlan::Atomic,
+        }
+    }
+}
+
+impl<'m> KeySpec<'m> {
+    /// How an element of a list in a new object finds its counterpart in
+    /// the old object, whatever the list's strategy (the union pass's
+    /// ratcheting, KEP-1027/KEP-2887): the merge key, else the list-map
+    /// keys of a `list-type: map` list (built-in or not); [`KeySpec::Value`]
+    /// here means "by position".
+    ///
+    /// ```
+    /// use smpatch_schema::{KeySpec, PatchMeta};
+    /// let meta = PatchMeta { merge_key: Some("name".into()), ..PatchMeta::EMPTY };
+    /// assert_eq!(KeySpec::pairing(&meta), KeySpec::Single("name"));
+    /// assert_eq!(KeySpec::pairing(&PatchMeta::EMPTY), KeySpec::Value);
+    /// ```
+    pub fn pairing(meta: &'m PatchMeta) -> KeySpec<'m> {
+        match (meta.merge_key(), map_keys(meta)) {
+            (Some(k), _) => KeySpec::Single(k),
+            (None, Some(ks)) => KeySpec::Compound(ks),
+            (None, None) => KeySpec::Value,
+        }
+    }
+}
+
 /// Which sort of value a field holds, for [`Rules::field`]: a list lookup
 /// answers the ELEMENT schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +301,46 @@ mod tests {
             KeySpec::Single("name").names().collect::<Vec<_>>(),
             ["name"]
         );
+    }
+
+    #[test]
+    fn field_set_plans_and_pairing() {
+        // Server-side apply: list-type first, also for built-ins and over a
+        // `replace` strategy; `merge` without a list type falls back.
+        let native_map = PatchMeta {
+            native: true,
+            ..meta(Strategy::Replace, None, Some(ListType::Map), &["a", "b"])
+        };
+        assert!(matches!(
+            ListPlan::field_set(&native_map),
+            ListPlan::Merge(KeySpec::Compound(ks)) if ks.len() == 2
+        ));
+        assert_eq!(Rules::default().list_plan(&native_map), ListPlan::Atomic);
+        let keyless_map = meta(Strategy::Merge, Some("k"), Some(ListType::Map), &[]);
+        assert_eq!(ListPlan::field_set(&keyless_map), ListPlan::Atomic);
+        let merge = meta(Strategy::Merge, Some("name"), None, &[]);
+        assert_eq!(
+            ListPlan::field_set(&merge),
+            ListPlan::Merge(KeySpec::Single("name"))
+        );
+        let merge_set = meta(Strategy::Merge, None, None, &[]);
+        assert_eq!(
+            ListPlan::field_set(&merge_set),
+            ListPlan::Merge(KeySpec::Value)
+        );
+        let set = meta(Strategy::Merge, Some("name"), Some(ListType::Set), &[]);
+        assert_eq!(ListPlan::field_set(&set), ListPlan::Merge(KeySpec::Value));
+        assert_eq!(
+            ListPlan::field_set(&meta(Strategy::None, None, None, &[])),
+            ListPlan::Atomic
+        );
+        // Pairing: merge key, else list-map keys (built-in or not), else position.
+        assert_eq!(KeySpec::pairing(&set), KeySpec::Single("name"));
+        assert!(matches!(
+            KeySpec::pairing(&native_map),
+            KeySpec::Compound(_)
+        ));
+        assert_eq!(KeySpec::pairing(&merge_set), KeySpec::Value);
     }
 
     #[test]

@@ -8,7 +8,11 @@
 //!
 //! Must not: merge patches or parse schemas itself; it reads union metadata
 //! from `smpatch-schema` (compiled and indexed once, when the schema loads)
-//! and values from `smpatch-value`. It never changes its inputs.
+//! and values from `smpatch-value`. It never changes its inputs. Its one
+//! walk stands on the engines' shared parts, not copies: the walk context
+//! `smpatch_schema::Walk` (depth guard, `grow_stack`) with
+//! `smpatch_value::Path` for pointers, and `KeySpec::pairing` to find a list
+//! element's old counterpart.
 //!
 //! Both unions declaration formats are supported: KEP-1027 (`fieldMembers`
 //! on the discriminator property) and the struct-level list
@@ -173,11 +177,14 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-fn too_deep(e: walk::TooDeep, limit: usize) -> Error {
+fn too_deep(e: smpatch_schema::TooDeep) -> Error {
     Error {
         kind: ErrorKind::TooDeep,
         path: e.pointer,
-        message: format!("the object nests deeper than the limit of {limit} levels"),
+        message: format!(
+            "the object nests deeper than the limit of {} levels",
+            e.limit
+        ),
     }
 }
 
@@ -218,8 +225,7 @@ pub fn normalize<'a>(
         opts,
         cleared: Vec::new(),
     };
-    let changed = walk::walk(arena, old, new, cursor, opts.max_depth, &mut v)
-        .map_err(|e| too_deep(e, opts.max_depth))?;
+    let changed = walk::walk(arena, old, new, cursor, opts.max_depth, &mut v).map_err(too_deep)?;
     Ok(Normalized {
         value: changed.unwrap_or(new),
         cleared: v.cleared,
@@ -260,7 +266,6 @@ pub fn validate(
         opts,
         violations: Vec::new(),
     };
-    walk::walk(&arena, old, new, cursor, opts.max_depth, &mut v)
-        .map_err(|e| too_deep(e, opts.max_depth))?;
+    walk::walk(&arena, old, new, cursor, opts.max_depth, &mut v).map_err(too_deep)?;
     Ok(v.violations)
 }

@@ -4,9 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use smpatch_schema::{Cursor, Union, UnionMember};
-use smpatch_value::{render, Arena, Member, Object, Value};
+use smpatch_value::{render, Arena, Member, Object, Path, Step, Value};
 
-use crate::walk::{Path, Visitor};
+use crate::walk::Visitor;
 use crate::{Options, Rule, Violation};
 
 /// An object with member lookup that stays linear in the object's size when
@@ -298,7 +298,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         old: Option<Object<'o>>,
         new: Object<'a>,
         cursor: Cursor<'_>,
-        path: &Path<'a>,
+        path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]> {
         let unions = cursor.unions();
         let (o, n) = (
@@ -321,13 +321,13 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
             .collect();
         for m in new.members() {
             if clear.contains(&m.key) {
-                self.cleared.push(path.pointer_to(m.key));
+                self.cleared.push(path.pointer_with([Step::Key(m.key)]));
             }
         }
         Some(self.arena.alloc_slice_copy(&members))
     }
 
-    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: &[Box<str>], _: &Path<'a>) {}
+    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: &[Box<str>], _: &Path<'_>) {}
 }
 
 /// The validation visitor: collects every violation.
@@ -342,7 +342,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         old: Option<Object<'o>>,
         new: Object<'a>,
         cursor: Cursor<'_>,
-        path: &Path<'a>,
+        path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]> {
         let unions = cursor.unions();
         let (o, n) = (
@@ -373,7 +373,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
                     continue;
                 }
                 let pointer = match &f.field {
-                    Some(field) => path.pointer_to(field),
+                    Some(field) => path.pointer_with([Step::Key(field)]),
                     None => path.pointer(),
                 };
                 self.violations.push(Violation {
@@ -391,7 +391,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         old: Option<Value<'o>>,
         new: Value<'a>,
         allowed: &[Box<str>],
-        path: &Path<'a>,
+        path: &Path<'_>,
     ) {
         if !self.opts.check_enums || !is_scalar(new) || in_enum(new, allowed) {
             return;

@@ -146,6 +146,38 @@ fn depth_guard_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
+fn a_very_deep_walk_under_a_huge_limit_does_not_overflow() {
+    // The walk recurses, one `grow_stack` per level: 300,000 levels under a
+    // limit that lets them all through must neither overflow nor fail.
+    const DEPTH: usize = 300_000;
+    let s = schema();
+    let arena = Arena::new();
+    let mut text = String::with_capacity(DEPTH * 10 + 64);
+    for _ in 0..DEPTH {
+        text.push_str(r#"{"self":"#);
+    }
+    text.push_str(r#"{"byName":[{"name":"x","t":"B","a":1,"b":2}]}"#);
+    for _ in 0..DEPTH {
+        text.push('}');
+    }
+    let opts = ParseOptions::default().with_max_depth(DEPTH + 10);
+    let v = parse_json(&arena, text.as_bytes(), &opts).unwrap();
+    let cursor = s.cursor("Host").unwrap();
+    let huge = Options {
+        max_depth: DEPTH + 10,
+        ..Options::default()
+    };
+    let bottom = format!("{}/byName/0", "/self".repeat(DEPTH));
+    // Created with `t: B`: the deselected member `a` is cleared.
+    let r = normalize(&arena, None, v, cursor, &huge).unwrap();
+    assert_eq!(r.cleared, vec![format!("{bottom}/a")]);
+    let found = validate(None, v, cursor, &huge).unwrap();
+    assert_eq!(found.len(), 2); // V3 and V5 at the bottom
+    assert!(found.iter().any(|f| f.path == bottom));
+    assert!(found.iter().any(|f| f.path == format!("{bottom}/a")));
+}
+
+#[test]
 fn long_values_are_cut_in_messages() {
     let s = schema();
     let arena = Arena::new();
