@@ -9,7 +9,7 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use serde_json::json;
 use smpatch::k8s::{apply_typed, create_three_way_typed, type_ref};
-use smpatch::{ApplyOptions, CreateOptions, TypeRef};
+use smpatch::{ApplyOptions, CreateOptions, OnConflict, ThreeWayDocs, TypeRef};
 
 fn deployment(replicas: i32, containers: &[(&str, &str)]) -> Deployment {
     Deployment {
@@ -71,11 +71,9 @@ fn main() -> Result<(), smpatch::Error> {
     let manifest = deployment(3, &[("web", "nginx:1.27")]);
     let live = deployment(2, &[("web", "nginx:1.25"), ("injected", "proxy:1")]);
     let patch = create_three_way_typed(
-        &last_applied,
-        &manifest,
-        &live,
+        ThreeWayDocs::new(&last_applied, &manifest, &live),
         schema,
-        true,
+        OnConflict::Overwrite,
         &CreateOptions::default(),
     )?;
     println!("{patch}");

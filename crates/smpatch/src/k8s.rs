@@ -12,7 +12,9 @@
 //!
 //! [k8s-openapi]: https://crates.io/crates/k8s-openapi
 
-use crate::{ApplyOptions, CreateOptions, Error, FacadeKind, Schema, TypeRef};
+use crate::{
+    ApplyOptions, CreateOptions, Error, FacadeKind, OnConflict, Schema, ThreeWayDocs, TypeRef,
+};
 use k8s_openapi::serde::{de::DeserializeOwned, Serialize};
 use k8s_openapi::Resource;
 
@@ -73,28 +75,27 @@ where
     )
 }
 
-/// The three-way patch of `kubectl apply`: `last_applied` (the object of
-/// the last-applied annotation), `modified` (the new manifest) and `live`.
-/// With `overwrite == false`, a change made on the server that the patch
-/// would undo is a `conflict` error.
+/// The three-way patch of `kubectl apply`: `docs.original` (the object of
+/// the last-applied annotation), `docs.modified` (the new manifest) and
+/// `docs.current` (the live object). With [`OnConflict::Fail`], a change made
+/// on the server that the patch would undo is a `conflict` error.
 pub fn create_three_way_typed<K>(
-    last_applied: &K,
-    modified: &K,
-    live: &K,
+    docs: ThreeWayDocs<'_, K>,
     schema: &Schema,
-    overwrite: bool,
+    on_conflict: OnConflict,
     opts: &CreateOptions,
 ) -> Result<serde_json::Value, Error>
 where
     K: Resource + Serialize,
 {
+    let original = to_json(docs.original, "original")?;
+    let modified = to_json(docs.modified, "modified")?;
+    let current = to_json(docs.current, "current")?;
     crate::create_three_way_json(
-        &to_json(last_applied, "last_applied")?,
-        &to_json(modified, "modified")?,
-        &to_json(live, "live")?,
+        ThreeWayDocs::new(&original, &modified, &current),
         schema,
         &type_ref::<K>(),
-        overwrite,
+        on_conflict,
         opts,
     )
 }
