@@ -166,7 +166,11 @@ fn enums_of_a_real_spec_are_checked() {
     // The shared v1.27 swagger declares field enums (the embedded v1.37
     // schema has none besides apiVersion/kind): SeccompProfile.type is a
     // closed enum (V1 for its union), imagePullPolicy a plain enum.
-    let swagger = "../shared/openapi/kubernetes-v1.27.swagger.json";
+    let Some(swagger) = smpatch_testkit::shared_path("openapi/kubernetes-v1.27.swagger.json")
+    else {
+        return;
+    };
+    let swagger = swagger.to_str().expect("UTF-8 path");
     let file = format!("{K8S}/pod-bad-enums.yaml");
     let (code, out, err) = smpatch(&["validate", "-f", &file, "--schema", swagger]);
     assert_eq!(code, 1, "{err}");

@@ -904,15 +904,16 @@ fn readded_element_composes_again() {
     );
 }
 
-fn merge_item_schema() -> Schema {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/schemas/merge-item.v2.json");
-    Schema::load_path(p).unwrap()
+/// The shared conformance `mergeItem` schema; `None` when the shared suite
+/// is absent (the tests using it skip, after testkit's notice).
+fn merge_item_schema() -> Option<Schema> {
+    let p = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
+    Some(Schema::load_path(p).unwrap())
 }
 
 /// Compose on the `mergeItem` schema: the composed patch, or the error kind.
 fn compose_merge_item(p1: &J, p2: &J, fix_quirks: bool) -> Result<J, ErrorKind> {
-    let schema = merge_item_schema();
+    let schema = merge_item_schema().unwrap();
     let cursor = schema.cursor("mergeItem").unwrap();
     let arena = Arena::new();
     let (p1, p2) = (
@@ -928,7 +929,7 @@ fn compose_merge_item(p1: &J, p2: &J, fix_quirks: bool) -> Result<J, ErrorKind> 
 /// The law on the `mergeItem` schema, with and without `fix_quirks`: the
 /// composed patch gives the sequential result on `d`.
 fn merge_item_law(d: &J, p1: &J, p2: &J) {
-    let schema = merge_item_schema();
+    let schema = merge_item_schema().unwrap();
     let cursor = schema.cursor("mergeItem").unwrap();
     for fix_quirks in [false, true] {
         let arena = Arena::new();
@@ -962,6 +963,9 @@ fn merge_item_law(d: &J, p1: &J, p2: &J) {
 /// with `$retainKeys` is not written beside `null`.
 #[test]
 fn fuzz_b_order_list_of_a_dropped_field() {
+    if merge_item_schema().is_none() {
+        return;
+    }
     let (p1, p2) = (
         json!({"mergingIntList": [1]}),
         json!({"$retainKeys": [], "$setElementOrder/mergingIntList": [1]}),
@@ -977,6 +981,9 @@ fn fuzz_b_order_list_of_a_dropped_field() {
 /// Fuzz finding K: `$patch: delete` on a replace-strategy field deletes it.
 #[test]
 fn fuzz_k_delete_of_a_replace_field() {
+    if merge_item_schema().is_none() {
+        return;
+    }
     let (p1, p2) = (
         json!({"replacingItem": {"Raw": "a"}}),
         json!({"replacingItem": {"$patch": "delete"}}),
@@ -998,6 +1005,9 @@ fn fuzz_k_delete_of_a_replace_field() {
 /// are refused with the error apply gives where the field exists.
 #[test]
 fn fuzz_malformed_patches_are_refused() {
+    if merge_item_schema().is_none() {
+        return;
+    }
     use ErrorKind::*;
     let cases = [
         // A: duplicate merge keys.

@@ -83,11 +83,9 @@ fn explain_volumes() {
 /// retainKeys flag and merge key (Kubernetes does not change these).
 #[test]
 fn embedded_agrees_with_swagger_1_27() {
-    let shared = std::env::var_os("SMPATCH_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-        });
+    let Some(shared) = smpatch_testkit::shared_dir() else {
+        return;
+    };
     let old =
         smpatch_schema::Schema::load_path(shared.join("openapi/kubernetes-v1.27.swagger.json"))
             .unwrap();

@@ -303,16 +303,12 @@ fn bytes_and_str_lines_answer_alike() {
     );
 }
 
-fn root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[test]
 fn batch_caches_schema_files() {
-    let schema = root().join("../shared/conformance/schemas/merge-item.v2.json");
-    if !schema.exists() {
+    let Some(schema) = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")
+    else {
         return;
-    }
+    };
     let mut state = BatchState::new();
     for id in 0..3 {
         let line = format!(

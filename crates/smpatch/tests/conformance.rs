@@ -3,8 +3,12 @@
 //! (`smpatch::batch::handle_line`), against the v2 and the v3 schema of each
 //! case. Prints `conformance: N passed, M failed, K skipped`.
 //!
+//! The shared suite is optional: without it the project's own cases run
+//! alone, after the notice of `smpatch_testkit::shared_dir` (a failure when
+//! `SMPATCH_REQUIRE_SHARED=1`, as in CI).
+//!
 //! Environment: `SMPATCH_SHARED` (default `<repo>/../shared`), `SMPATCH_CASE`
-//! (run only cases whose name contains this text).
+//! (run only cases whose name contains this text), `SMPATCH_REQUIRE_SHARED`.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
 
@@ -14,13 +18,6 @@ use std::path::{Path, PathBuf};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("SMPATCH_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => repo_root().join("../shared"),
-    }
 }
 
 /// Reference message fragments → our error kinds.
@@ -129,17 +126,20 @@ fn sort_lists<'a>(arena: &'a Arena, v: Value<'a>) -> Value<'a> {
     }
 }
 
-/// Every case file: `*.json` directly in the shared conformance folder, and
-/// every `*.json` below `testdata/` that holds a list of cases.
-fn case_files(conformance: &Path) -> Vec<PathBuf> {
+/// Every case file: `*.json` directly in the shared conformance folder (when
+/// there is one), and every `*.json` below `testdata/` that holds a list of
+/// cases.
+fn case_files(conformance: Option<&Path>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut shared: Vec<PathBuf> = std::fs::read_dir(conformance)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", conformance.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    shared.sort();
-    files.extend(shared);
+    if let Some(conformance) = conformance {
+        let mut shared: Vec<PathBuf> = std::fs::read_dir(conformance)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", conformance.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        shared.sort();
+        files.extend(shared);
+    }
     let mut stack = vec![repo_root().join("testdata")];
     let mut own = Vec::new();
     while let Some(dir) = stack.pop() {
@@ -175,12 +175,12 @@ fn is_case_list(v: &Value<'_>) -> bool {
 const INPUTS: &[&str] = &["original", "patch", "modified", "current", "left", "right"];
 
 fn main() {
-    let shared = shared_dir();
-    let conformance = shared.join("conformance");
-    if !conformance.is_dir() {
+    // `None`: the shared suite is absent (notice printed); own cases only.
+    let conformance = smpatch_testkit::shared_dir().map(|shared| shared.join("conformance"));
+    if let Some(c) = conformance.as_deref().filter(|c| !c.is_dir()) {
         eprintln!(
             "conformance: the shared conformance folder is missing: {} (set SMPATCH_SHARED)",
-            conformance.display()
+            c.display()
         );
         std::process::exit(1);
     }
@@ -188,14 +188,14 @@ fn main() {
     let mut state = BatchState::new();
     let mut tally = Tally::default();
     let mut files_run = 0;
-    for file in case_files(&conformance) {
+    for file in case_files(conformance.as_deref()) {
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let arena = Arena::new();
         let opts = ParseOptions::default().with_max_depth(1024);
         let doc = match parse_json(&arena, &bytes, &opts) {
             Ok(d) => d,
             Err(e) => {
-                if file.starts_with(&conformance) {
+                if conformance.as_deref().is_some_and(|c| file.starts_with(c)) {
                     panic!("{}: {e}", file.display());
                 }
                 continue;
@@ -218,7 +218,7 @@ fn main() {
                 *case,
                 name,
                 &case_dir,
-                &conformance,
+                conformance.as_deref(),
             );
         }
     }
@@ -247,7 +247,7 @@ fn schema_variants<'a>(
     arena: &'a Arena,
     schema: Option<Value<'a>>,
     case_dir: &Path,
-    conformance: &Path,
+    conformance: Option<&Path>,
 ) -> Vec<(String, Option<Value<'a>>)> {
     let Some(s) = schema else {
         return vec![("detect".into(), None)];
@@ -257,10 +257,9 @@ fn schema_variants<'a>(
     };
     let resolve = |f: &str| -> PathBuf {
         let local = case_dir.join(f);
-        if local.exists() {
-            local
-        } else {
-            conformance.join(f)
+        match conformance {
+            Some(c) if !local.exists() => c.join(f),
+            _ => local,
         }
     };
     let mut files = vec![("v2".to_owned(), resolve(file))];
@@ -299,7 +298,7 @@ fn run_case<'a>(
     case: Value<'a>,
     name: &str,
     case_dir: &Path,
-    conformance: &Path,
+    conformance: Option<&Path>,
 ) {
     let sorted = case.get("compare").and_then(|c| c.as_str()) == Some("sorted-merge-lists");
     let case_raw = case

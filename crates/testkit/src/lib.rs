@@ -11,8 +11,13 @@
 //! widget schema) are the other generator family; new shared generators
 //! belong here.
 //!
+//! Also owns [`shared_dir`]: where the optional shared reference suite is
+//! (`$SMPATCH_SHARED`, else `../shared` beside the repository), with the
+//! skip notice every test prints when it is absent.
+//!
 //! Must not: depend on the smpatch crates (fuzz and every crate's tests can
-//! use it without cycles), or read files.
+//! use it without cycles), or read files (it only checks whether the shared
+//! folder exists).
 //!
 //! ```
 //! use smpatch_testkit::{from_bytes, merge_item_doc};
@@ -21,10 +26,12 @@
 //! ```
 #![deny(missing_docs)]
 
+mod shared;
 mod unions;
 
 pub use arbitrary::{Arbitrary, Result, Unstructured};
 use serde_json::{Map, Value as J};
+pub use shared::{shared_dir, shared_location, shared_path, skip_notice, REQUIRE_ENV, SHARED_ENV};
 pub use unions::{union_host, union_nondisc, union_src, union_strict};
 
 /// Runs a generator on `bytes`; when the bytes run out, choices default to

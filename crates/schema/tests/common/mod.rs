@@ -9,10 +9,13 @@ use smpatch_schema::{strategy_text, Cursor, NodeKind, Schema};
 
 /// `../shared` (env `SMPATCH_SHARED`, default beside the repository).
 pub fn shared() -> PathBuf {
-    match std::env::var_os("SMPATCH_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
+    smpatch_testkit::shared_location()
+}
+
+/// Whether the shared suite is present; when not, the caller skips (after
+/// testkit's notice; a failure when `SMPATCH_REQUIRE_SHARED=1`).
+pub fn present() -> bool {
+    smpatch_testkit::shared_dir().is_some()
 }
 
 pub fn load(rel: &str) -> Schema {

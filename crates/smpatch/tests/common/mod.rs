@@ -6,22 +6,15 @@
 
 use proptest::prelude::*;
 use smpatch::{Schema, TypeRef};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("SMPATCH_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
-
-/// The shared conformance `mergeItem` schema; `None` (with a notice) when
-/// the shared folder is missing.
+/// The shared conformance `mergeItem` schema; `None` (with testkit's notice;
+/// a failure when `SMPATCH_REQUIRE_SHARED=1`) when the shared folder is
+/// missing.
 pub fn merge_item() -> Option<&'static Schema> {
     static S: OnceLock<Option<Schema>> = OnceLock::new();
     S.get_or_init(|| {
-        let path = shared_dir().join("conformance/schemas/merge-item.v2.json");
+        let path = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
         match smpatch::load_schema(&path) {
             Ok(s) => Some(s),
             Err(e) => {
