@@ -285,6 +285,18 @@ fn check_union(
     }
 }
 
+/// The unions a type declares, with indexed views of the old and new object
+/// (what both visitors start from).
+fn views<'a, 'o, 's>(
+    old: Option<Object<'o>>,
+    new: Object<'a>,
+    cursor: Cursor<'s>,
+) -> (&'s [Union], Option<Obj<'o>>, Obj<'a>) {
+    let unions = cursor.unions();
+    let o = old.map(|o| Obj::new(o, unions.len()));
+    (unions, o, Obj::new(new, unions.len()))
+}
+
 /// The normalization visitor: clears members and records their pointers.
 pub(crate) struct Normalizer<'a, 'o> {
     pub arena: &'a Arena,
@@ -300,11 +312,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         cursor: Cursor<'_>,
         path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]> {
-        let unions = cursor.unions();
-        let (o, n) = (
-            old.map(|o| Obj::new(o, unions.len())),
-            Obj::new(new, unions.len()),
-        );
+        let (unions, o, n) = views(old, new, cursor);
         let mut clear: Vec<&str> = Vec::new();
         for u in unions {
             clear_for(u, o.as_ref(), &n, self.opts, &mut clear);
@@ -313,15 +321,12 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
             return None;
         }
         let clear: HashSet<&str> = clear.into_iter().collect();
-        let members: Vec<Member<'a>> = new
-            .members()
-            .iter()
-            .filter(|m| !clear.contains(&m.key))
-            .copied()
-            .collect();
+        let mut members: Vec<Member<'a>> = Vec::with_capacity(new.len());
         for m in new.members() {
             if clear.contains(&m.key) {
                 self.cleared.push(path.pointer_with([Step::Key(m.key)]));
+            } else {
+                members.push(*m);
             }
         }
         Some(self.arena.alloc_slice_copy(&members))
@@ -344,11 +349,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         cursor: Cursor<'_>,
         path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]> {
-        let unions = cursor.unions();
-        let (o, n) = (
-            old.map(|o| Obj::new(o, unions.len())),
-            Obj::new(new, unions.len()),
-        );
+        let (unions, o, n) = views(old, new, cursor);
         for u in unions {
             let mut found = Vec::new();
             check_union(u, o.as_ref(), &n, cursor, &mut found);
