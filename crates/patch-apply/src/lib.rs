@@ -154,7 +154,9 @@ pub fn apply<'a>(
 ) -> Result<Value<'a>, Error> {
     let original = top_object(original, "original")?;
     let patch = top_object(patch, "patch")?;
-    Merger::new(arena, opts, Mode::Apply).merge_object(Value::Object(original), patch, cursor)
+    let root = smpatch_value::Path::Root;
+    let w = smpatch_schema::Walk::new(&root, cursor, opts.max_depth);
+    Merger::new(arena, opts, Mode::Apply).merge_object(Value::Object(original), patch, w)
 }
 
 /// Merges `patch` into the accumulated patch `acc` (spec §3.15, COMPOSE
@@ -173,7 +175,9 @@ pub fn compose_patches<'a>(
 ) -> Result<Value<'a>, Error> {
     let acc = top_object(acc, "first patch")?;
     let patch = top_object(patch, "second patch")?;
-    Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, cursor)
+    let root = smpatch_value::Path::Root;
+    let w = smpatch_schema::Walk::new(&root, cursor, opts.max_depth);
+    Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, w)
 }
 
 #[cfg(test)]
