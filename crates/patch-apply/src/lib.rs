@@ -33,7 +33,7 @@ mod identity;
 mod merge;
 mod rules;
 
-pub use check::check_patch;
+pub use check::{check_composable, check_patch};
 pub use error::{push_pointer_token, Error, ErrorKind};
 pub use rules::{element_kind, KindRule};
 

@@ -7,7 +7,7 @@ use crate::shared::{lookup_error, too_deep};
 use crate::CreateOptions;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};
-use smpatch_patch_apply::{check_patch, ApplyOptions, Error, ErrorKind, KindRule};
+use smpatch_patch_apply::{check_composable, ApplyOptions, Error, ErrorKind, KindRule};
 use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, KeySpec, ListPlan, Strategy, Walk};
 use smpatch_value::{Arena, Member, Object, Path, Value};
 
@@ -31,7 +31,7 @@ pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
         .with_max_depth(opts.depth_limit())
 }
 
-/// The `$patch` directive of `v` (every patch passed [`check_patch`], so a
+/// The `$patch` directive of `v` (every patch passed [`check_composable`], so a
 /// `$patch` value is one of the three).
 fn directive_of(v: &Value<'_>) -> Option<PatchDirective> {
     directives::patch_directive(v)
@@ -74,8 +74,8 @@ pub(crate) fn compose_public<'a>(
 ) -> Result<Value<'a>, Error> {
     let c = Composer { arena, opts };
     let ao = apply_options(opts);
-    check_patch(p1, cursor, &ao)?;
-    check_patch(p2, cursor, &ao)?;
+    check_composable(p1, cursor, &ao)?;
+    check_composable(p2, cursor, &ao)?;
     let root = Path::Root;
     c.object(p1, p2, Walk::new(&root, cursor, opts.depth_limit()))
 }
