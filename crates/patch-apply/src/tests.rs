@@ -232,7 +232,9 @@ fn set_element_order() {
         json!({"$setElementOrder/items":[{"id":"2"},{"id":"1"},{"id":"4"},{"id":"3"}]}),
         json!({"items":[{"id":"2"},{"id":"1"},{"id":"9"},{"id":"4"},{"id":"3"}]}),
     );
-    // R' of §3.11.4.
+    // The effective live order R' (live after deletions, then the appended
+    // elements, cut to the live length) places the elements the order list
+    // leaves out.
     check(
         json!({"items":[{"id":"p"},{"id":"q"},{"id":"r"}]}),
         json!({"$setElementOrder/items":[{"id":"q"},{"id":"s"}],

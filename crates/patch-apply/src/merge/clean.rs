@@ -1,4 +1,4 @@
-//! Cleaning values about to be stored (spec §3.4): APPLY drops nulls and
+//! Cleaning values about to be stored: APPLY drops nulls and
 //! directives, both modes drop `$patch` objects.
 
 use super::{Merger, Mode};
@@ -22,7 +22,7 @@ pub(super) enum Cleaned<'a> {
 }
 
 impl<'a> Merger<'a, '_> {
-    // ----- cleaning (§3.4) --------------------------------------------------------
+    // ----- cleaning ---------------------------------------------------------------
 
     /// Cleans a value about to be stored: APPLY drops null members and every
     /// directive (Q6/Q7/Q9/Q10/Q30 fixed); both modes drop objects holding

@@ -1,4 +1,4 @@
-//! Lists (spec §3.8, §3.9, §3.12): the element-kind check, primitive sets
+//! Lists (the reference's `mergeSlice`): the element-kind check, primitive sets
 //! and keyed merges with their special elements.
 
 use super::clean::{Cleaned, Place};

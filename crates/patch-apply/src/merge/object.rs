@@ -1,4 +1,4 @@
-//! Objects (spec §3.2–§3.7): `$patch`, `$retainKeys`, fields and
+//! Objects (the reference's `mergeMap`): `$patch`, `$retainKeys`, fields and
 //! `$deleteFromPrimitiveList`, on a working copy of the target object.
 
 use super::clean::{Cleaned, Place};
@@ -47,7 +47,7 @@ impl<'a> WorkObject<'a> {
             w.index = Some(FxHashMap::default());
         }
         for m in o.members() {
-            // Duplicate keys: the last occurrence wins (§1.4).
+            // Duplicate keys: the last occurrence wins (as Go's decoder).
             w.set(m.key, m.value);
         }
         w

@@ -1,4 +1,5 @@
-//! Ordering (spec §3.10) and `$setElementOrder` (§3.11).
+//! Ordering of merged lists (the reference's `normalizeElementOrder`) and
+//! `$setElementOrder`.
 
 use super::list::{Deferred, ListMerge, Order};
 use super::object::{FieldOp, WorkObject};
