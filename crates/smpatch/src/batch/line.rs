@@ -128,3 +128,39 @@ fn skip_value(text: &[u8], mut i: usize) -> Option<usize> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::member;
+
+    fn id(text: &str) -> Option<&str> {
+        member(text.as_bytes(), b"id").and_then(|raw| std::str::from_utf8(raw).ok())
+    }
+
+    #[test]
+    fn member_skips_earlier_values_without_building_them() {
+        assert_eq!(id(r#"{"id": 7}"#), Some("7"));
+        assert_eq!(id(r#" { "op" : "x" , "id" : "a\"}" } "#), Some(r#""a\"}""#));
+        let nested = r#"{"patch": {"a": ["]", "}", {"b": [1, [2]]}]}, "id": [1, {"x": 2}]}"#;
+        assert_eq!(id(nested), Some(r#"[1, {"x": 2}]"#));
+        assert_eq!(
+            id(r#"{"i\u0064": 1, "id": 2}"#),
+            Some("2"),
+            "escaped keys do not match"
+        );
+    }
+
+    #[test]
+    fn member_stops_where_the_line_stops_being_readable() {
+        // Members after `id` may be broken: `id` is still found.
+        assert_eq!(id(r#"{"id": 3, "patch": {"#), Some("3"));
+        assert_eq!(id("{\"id\": 4, \"x\": \"\u{0}"), Some("4"));
+        // `id` itself cut off, or behind a broken member: not found.
+        assert_eq!(id(r#"{"id": 12"#), None);
+        assert_eq!(id(r#"{"id": "abc"#), None);
+        assert_eq!(id(r#"{"patch": {"a": 1, "id": 5"#), None);
+        assert_eq!(id(r#"{"patch" 1, "id": 5}"#), None);
+        assert_eq!(id(r#"[{"id": 5}]"#), None);
+        assert_eq!(id(""), None);
+    }
+}
