@@ -116,3 +116,13 @@ def test_check_catches_a_drifted_stub():
                      "max_depth=None): ...").body[0]
     with pytest.raises(AssertionError, match="fix_quirks"):
         check("apply", smpatch.apply, {"apply": [stub, stub]})
+
+
+def test_stub_all_matches_the_package():
+    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+    (stub_all,) = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+    ]
+    assert stub_all == smpatch.__all__
