@@ -1,11 +1,10 @@
 """The typed surface (`smpatch/__init__.pyi`) agrees with the compiled
 functions: the stub's `__all__` is the package's, every public function and
-`Schema` method has a stub, and every
-stub (each `@overload` of it) names the runtime parameters in the same
-order (keyword-only ones in any order), with the same kind and the same
-default. The one allowed difference: an overload that types
-``as_bytes: Literal[True]`` gives it no default (that is how the overload
-is chosen)."""
+`Schema` method has a stub, and every stub (each `@overload` of it) names the
+runtime parameters in the same order (keyword-only ones in any order), with
+the same kind and the same default. The one allowed difference: an overload
+that types ``as_bytes: Literal[True]`` gives it no default (that is how the
+overload is chosen)."""
 
 from __future__ import annotations
 
