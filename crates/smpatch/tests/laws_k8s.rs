@@ -1,7 +1,7 @@
 //! Algebraic laws (I1 two-way round trip, I4 three-way with overwrite, I5
 //! three-way from the original; each stated at its test) on real
-//! Kubernetes types of the embedded schema, through the facade: generated `apps/v1/Deployment` and
-//! `v1/Service` documents. (crates/smpatch/tests/laws.rs and
+//! Kubernetes types of the embedded schema, through the facade: generated
+//! `apps/v1/Deployment` and `v1/Service` documents. (crates/smpatch/tests/laws.rs and
 //! crates/patch-create/tests/laws.rs state the laws on the conformance
 //! `mergeItem` and the widget schemas.)
 //!
