@@ -102,14 +102,14 @@ fn scope(rel: &str) -> Option<Scope> {
     let file = rel.rsplit('/').next().unwrap_or(rel);
     let in_src =
         |ext: &str| rel.starts_with("crates/") && rel.contains("/src/") && rel.ends_with(ext);
-    if file.starts_with("README") || (rel.starts_with("docs/") && rel.ends_with(".md")) {
+    let markdown = file.starts_with("README") || (rel.starts_with("docs/") && rel.ends_with(".md"));
+    let cli = rel.starts_with("crates/cli/src/") && rel.ends_with(".rs");
+    let stub = rel.starts_with("bindings/python/") && rel.ends_with(".pyi");
+    let rust = in_src(".rs") || (rel.starts_with("bindings/python/src/") && rel.ends_with(".rs"));
+    if markdown || cli || stub {
         Some(Scope::All)
-    } else if rel.starts_with("crates/cli/src/") && rel.ends_with(".rs") {
-        Some(Scope::All)
-    } else if in_src(".rs") || (rel.starts_with("bindings/python/src/") && rel.ends_with(".rs")) {
+    } else if rust {
         Some(Scope::RustNoPlainComments)
-    } else if rel.starts_with("bindings/python/") && rel.ends_with(".pyi") {
-        Some(Scope::All)
     } else {
         None
     }
