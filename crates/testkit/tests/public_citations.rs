@@ -4,7 +4,9 @@
 //! and the Python stubs. Users do not have the reference spec those point
 //! into; cite docs/ (docs/QUIRKS.md for quirk numbers), a KEP by number or
 //! the upstream Go function instead. Plain `//` code comments are not
-//! checked. A failure names every offending file and line.
+//! checked. A failure names every offending file and line. Every quirk
+//! number `Qn` that user-facing text names has its section in
+//! docs/QUIRKS.md.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -214,4 +216,77 @@ fn the_check_sees_what_it_must() {
     );
     assert_eq!(scope("crates/schema/tests/features.rs"), None);
     assert_eq!(scope("tasks/reliability/src/table.rs"), None);
+}
+
+/// The quirk numbers (`Q` followed by digits, as a whole word) in `line`.
+fn quirk_numbers(line: &str) -> Vec<u32> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    for i in 0..b.len() {
+        if b[i] != b'Q' || (i > 0 && word(b[i - 1])) {
+            continue;
+        }
+        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = i + 1 + digits;
+        if digits == 0 || (end < b.len() && word(b[end])) {
+            continue;
+        }
+        if let Ok(n) = line[i + 1..end].parse() {
+            out.push(n);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_quirk_number_is_described_in_quirks_md() {
+    let root = repo_root();
+    let quirks = fs::read_to_string(root.join("docs/QUIRKS.md")).expect("docs/QUIRKS.md exists");
+    let described: Vec<u32> = quirks
+        .lines()
+        .filter_map(|l| l.strip_prefix("## Q"))
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let mut missing = Vec::new();
+    for path in &files {
+        let rel = path
+            .strip_prefix(&root)
+            .expect("walked below the root")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if scope(&rel).is_none() {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(path) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            for n in quirk_numbers(line) {
+                if !described.contains(&n) {
+                    missing.push(format!("{rel}:{}: Q{n}", i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        described.len() > 20,
+        "docs/QUIRKS.md describes only {described:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "quirk numbers without a section in docs/QUIRKS.md:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn quirk_numbers_are_whole_words() {
+    assert_eq!(
+        quirk_numbers("Q1, (Q23) Q6/Q7 [QUIRK Q8]"),
+        vec![1, 23, 6, 7, 8]
+    );
+    assert!(quirk_numbers("XQ1 Q1a Q SQL Q_2").is_empty());
 }
