@@ -48,9 +48,10 @@ use smpatch_value::{Arena, Value};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApplyOptions {
-    /// Turn on the fixes of the reference's quirks docs/DIVERGENCES.md lists (Q3,
-    /// Q8, Q11, Q12, Q15, Q20, Q22, Q23). Q6/Q7/Q9/Q10/Q30 (directive leaks),
-    /// Q13 (hash order) and Q14 (null elements) are always fixed.
+    /// Turn on the fixes of the reference's quirks Q3, Q8, Q11, Q12, Q15, Q20,
+    /// Q22 and Q23 (docs/QUIRKS.md describes each, docs/DIVERGENCES.md lists
+    /// them). Q6/Q7/Q9/Q10/Q30 (directive leaks), Q13 (hash order) and Q14
+    /// (null elements) are always fixed.
     pub fix_quirks: bool,
     /// Identify elements of lists that have both a patch merge key and
     /// `x-kubernetes-list-map-keys` by all the list-map keys (e.g. container

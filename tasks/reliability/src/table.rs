@@ -494,7 +494,8 @@ fn patch_object_value() -> Outcome {
     )
 }
 
-/// Inserted values holding `$patch` are not inserted (spec §3.4), whatever
+/// Inserted values holding `$patch` are not inserted (as the reference's
+/// `removeDirectives` drops them, docs/QUIRKS.md#q8), whatever
 /// the directive's value.
 fn patch_object_value_inserted() -> Outcome {
     merge_item_apply(
