@@ -905,7 +905,7 @@ fn base_cases() -> Vec<Case> {
             run: patch_object_value,
         },
         Case {
-            name: "$patch: {object} in an inserted value (not inserted, §3.4)",
+            name: "$patch: {object} in an inserted value (not inserted, as upstream)",
             expect: Ok("{}"),
             run: patch_object_value_inserted,
         },
