@@ -116,7 +116,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
 /// only the lowest flag is used).
 #[inline(always)]
-fn stop_mask(w: u64) -> u64 {
+pub(crate) fn stop_mask(w: u64) -> u64 {
     let quote = w ^ (LO * b'"' as u64);
     let bslash = w ^ (LO * b'\\' as u64);
     let zero_q = quote.wrapping_sub(LO) & !quote;
@@ -285,6 +285,10 @@ impl<'a> Parser<'a, '_> {
 
     #[inline(always)]
     fn skip_ws(&mut self) {
+        // Compact input has no whitespace: one comparison settles it.
+        if self.b.get(self.pos).is_none_or(|&c| c > b' ') {
+            return;
+        }
         while let Some(&c) = self.b.get(self.pos) {
             if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
@@ -703,6 +707,9 @@ fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
 /// Index of the first member whose key already appeared, if any. Linear for
 /// small objects, hashed for large ones.
 pub(crate) fn first_duplicate(ms: &[Member<'_>]) -> Option<usize> {
+    if ms.len() < 2 {
+        return None;
+    }
     if ms.len() <= 16 {
         for i in 1..ms.len() {
             let k = ms[i].key;
