@@ -312,6 +312,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// Reads `"key"` and the `:` after it; the position is at the `"`.
+    #[inline(always)]
     fn parse_key(&mut self) -> Result<(), ParseError> {
         if self.b.get(self.pos) != Some(&b'"') {
             return Err(self.unexpected("a string key"));
