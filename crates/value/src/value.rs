@@ -280,9 +280,40 @@ pub struct Member<'a> {
 
 /// An object: members in insertion order. Keys are unique in objects built by
 /// this workspace's parsers and algorithms.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// An object the JSON parser read from compact text (no whitespace, no
+/// escapes; see [`Object::compact_source`]) also remembers that text, so the
+/// compact writer copies an unchanged subtree instead of rewriting it. The
+/// text rides in a hidden first member whose key is a private marker: no
+/// field is added, `Value` stays 24 bytes, and [`Object::members`] never
+/// shows it.
+#[derive(Clone, Copy, Default)]
 pub struct Object<'a> {
+    /// The members, after the source marker when there is one.
     members: &'a [Member<'a>],
+}
+
+/// The key of the hidden member that carries an object's compact source
+/// text. Identified by address (a `static` has one), never by content, so
+/// no key read from input or built by a caller can be taken for it.
+static SOURCE_MARK: [u8; 1] = [0];
+
+/// The marker key, or `None` (never in practice: the bytes are UTF-8).
+pub(crate) fn source_mark() -> Option<&'static str> {
+    std::str::from_utf8(&SOURCE_MARK).ok()
+}
+
+#[inline(always)]
+fn is_source_mark(key: &str) -> bool {
+    std::ptr::eq(key.as_ptr(), SOURCE_MARK.as_ptr())
+}
+
+impl std::fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Object")
+            .field("members", &self.members())
+            .finish()
+    }
 }
 
 impl<'a> Object<'a> {
@@ -295,28 +326,56 @@ impl<'a> Object<'a> {
     }
 
     /// The members in insertion order.
+    #[inline]
     pub fn members(&self) -> &'a [Member<'a>] {
-        self.members
+        match self.members.split_first() {
+            Some((first, rest)) if is_source_mark(first.key) => rest,
+            _ => self.members,
+        }
+    }
+
+    /// The compact JSON text this object was parsed from, when that text is
+    /// exactly what the compact writer would write for it: the JSON parser
+    /// records it for objects of at least [`COMPACT_SOURCE_MIN`] bytes with
+    /// no whitespace and no escape sequence anywhere inside (and no
+    /// duplicate key). Objects built any other way have none.
+    ///
+    /// [`COMPACT_SOURCE_MIN`]: crate::parse_json::COMPACT_SOURCE_MIN
+    #[inline]
+    pub(crate) fn compact_source(&self) -> Option<&'a str> {
+        match self.members.first() {
+            Some(Member {
+                key,
+                value: Value::String(text),
+            }) if is_source_mark(key) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Wraps members after a marker member carrying `source` (the parser's
+    /// side of [`Object::compact_source`]); `with_mark` must start with it.
+    pub(crate) fn from_marked(with_mark: &'a [Member<'a>]) -> Self {
+        Object { members: with_mark }
     }
 
     /// Iterates `(key, value)` pairs in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, Value<'a>)> + 'a {
-        self.members.iter().map(|m| (m.key, m.value))
+        self.members().iter().map(|m| (m.key, m.value))
     }
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.members().len()
     }
 
     /// True when there are no members.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.members().is_empty()
     }
 
     /// The value of `key` (linear scan; the last one if a key repeats).
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        self.members
+        self.members()
             .iter()
             .rev()
             .find(|m| m.key == key)
@@ -325,7 +384,7 @@ impl<'a> Object<'a> {
 
     /// True when `key` is present.
     pub fn contains_key(&self, key: &str) -> bool {
-        self.members.iter().any(|m| m.key == key)
+        self.members().iter().any(|m| m.key == key)
     }
 }
 

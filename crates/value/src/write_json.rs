@@ -236,16 +236,21 @@ fn write_compact(out: &mut String, v: &Value<'_>) {
                     continue;
                 }
             },
-            Value::Object(o) => match o.members().split_first() {
-                None => out.push_str("{}"),
-                Some((first, rest)) => {
+            Value::Object(o) => {
+                if let Some(text) = o.compact_source() {
+                    // Read from compact text and unchanged since: that text
+                    // is what the members would be written as.
+                    out.push_str(text);
+                } else if let Some((first, rest)) = o.members().split_first() {
                     out.push('{');
                     write_key(out, first.key);
                     stack.push(Open::Object(rest.iter()));
                     cur = first.value;
                     continue;
+                } else {
+                    out.push_str("{}");
                 }
-            },
+            }
         }
         // `cur` is written: find the next item, closing finished containers.
         loop {
