@@ -42,9 +42,7 @@ fn main() {
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
-        | "parse-serde" => {
-            case_deployment_50()
-        }
+        | "parse-serde" => case_deployment_50(),
         _ => case_env_all(n),
     };
     let schema = smpatch_schema::embedded();
