@@ -215,8 +215,8 @@ fn tree() -> impl Strategy<Value = T> {
 /// The general writer's compact output (it never uses source text).
 fn general(v: &Value<'_>) -> String {
     let mut out = Vec::new();
-    write_json_to(&mut out, v).unwrap();
-    String::from_utf8(out).unwrap()
+    write_json_to(&mut out, v).expect("writing to a Vec");
+    String::from_utf8(out).expect("UTF-8 output")
 }
 
 proptest! {
@@ -235,12 +235,12 @@ proptest! {
         style.write(&mut text, &t);
         let arena = Arena::new();
         let opts = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
-        let v = parse_json(&arena, text.as_bytes(), &opts).unwrap();
+        let v = parse_json(&arena, text.as_bytes(), &opts).expect("valid JSON");
         let fast = to_json_string(&v);
         prop_assert_eq!(&fast, &general(&v), "input: {}", text);
         // Compact output read again keeps every object's source: written
         // again it is the same text, and the same as the general writer's.
-        let again = parse_json(&arena, fast.as_bytes(), &opts).unwrap();
+        let again = parse_json(&arena, fast.as_bytes(), &opts).expect("valid JSON");
         prop_assert_eq!(&to_json_string(&again), &fast);
         prop_assert_eq!(&general(&again), &fast);
         prop_assert!(again == v);
@@ -284,7 +284,7 @@ fn every_escape_form_is_written_as_the_writer_writes_it() {
         (r#""a":"<&>é","b":{},"c":[]"#, r#""a":"<&>é","b":{},"c":[]"#),
     ] {
         let input = big_object(inner);
-        let v = parse_json(&arena, input.as_bytes(), &opts).unwrap();
+        let v = parse_json(&arena, input.as_bytes(), &opts).expect("valid JSON");
         let out = to_json_string(&v);
         assert_eq!(out, big_object(want), "{inner}");
         assert_eq!(out, general(&v), "{inner}");
@@ -314,7 +314,7 @@ fn whitespace_and_duplicates_anywhere_are_not_copied() {
     }
     let dup = big_object(r#""a":1,"a":2"#);
     let opts = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
-    let v = parse_json(&arena, dup.as_bytes(), &opts).unwrap();
+    let v = parse_json(&arena, dup.as_bytes(), &opts).expect("valid JSON");
     assert_eq!(to_json_string(&v), big_object(r#""a":2"#));
 }
 
@@ -323,8 +323,8 @@ fn the_source_is_never_a_member() {
     let arena = Arena::new();
     // A key that is a NUL character, like nothing else the parser makes.
     let input = big_object(r#""\u0000":1,"":2"#);
-    let v = parse_json(&arena, input.as_bytes(), &ParseOptions::default()).unwrap();
-    let o = v.as_object().unwrap();
+    let v = parse_json(&arena, input.as_bytes(), &ParseOptions::default()).expect("valid JSON");
+    let o = v.as_object().expect("an object");
     let keys: Vec<&str> = o.iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["pad", "\u{0}", "", "o"]);
     assert_eq!(o.len(), 4);

@@ -166,7 +166,7 @@ proptest! {
         let v = build(&arena, &t);
         let fast = to_json_string(&v);
         let mut general = Vec::new();
-        write_json_to(&mut general, &v).unwrap();
+        write_json_to(&mut general, &v).expect("writing to a Vec");
         prop_assert_eq!(fast.as_bytes(), &general[..]);
         let mut appended = String::from("prefix");
         write_json(&mut appended, &v);
