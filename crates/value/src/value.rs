@@ -359,21 +359,25 @@ impl<'a> Object<'a> {
     }
 
     /// Iterates `(key, value)` pairs in insertion order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, Value<'a>)> + 'a {
         self.members().iter().map(|m| (m.key, m.value))
     }
 
     /// Number of members.
+    #[inline]
     pub fn len(&self) -> usize {
         self.members().len()
     }
 
     /// True when there are no members.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.members().is_empty()
     }
 
     /// The value of `key` (linear scan; the last one if a key repeats).
+    #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         self.members()
             .iter()
@@ -383,6 +387,7 @@ impl<'a> Object<'a> {
     }
 
     /// True when `key` is present.
+    #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
         self.members().iter().any(|m| m.key == key)
     }
