@@ -4,6 +4,12 @@
 //! frame stack; finished items wait in two scratch vectors (list items and
 //! object members) and are copied into one arena slice when their container
 //! closes. Unescaped strings are borrowed from the input.
+//!
+//! Objects read from text exactly as the compact writer writes them keep
+//! that text (see `Parser::events` and `Object`): a count of what makes text
+//! differ from the writer's output (whitespace, an escape written another
+//! way, a collapsed duplicate key) that did not move between an object's
+//! `{` and `}` means its text can be copied verbatim.
 
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 use crate::path::{pointer_of, Step};
