@@ -28,6 +28,7 @@
 mod compose;
 mod conflict;
 mod diff;
+mod diff3;
 mod gosort;
 mod keys;
 mod shared;
@@ -139,7 +140,7 @@ impl CreateOptions {
         }
     }
 
-    fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
+    pub(crate) fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
         Differ {
             arena,
             rules: self.rules(),
@@ -350,28 +351,28 @@ pub fn create_three_way<'a>(
     let m = top_object(docs.modified, "modified")?;
     let c = top_object(docs.current, "current")?;
     let differ = opts.differ(arena);
-    let delta = differ.diff_objects(
-        c,
-        m,
-        differ.root(&Path::Root, cursor),
-        DiffFlags {
-            set_element_order: true,
-            ignore_changes_and_additions: false,
-            ignore_deletions: true,
-        },
-        RetainKeys::Skip,
-    )?;
-    let deletions = differ.diff_objects(
-        o,
-        m,
-        differ.root(&Path::Root, cursor),
-        DiffFlags {
-            set_element_order: true,
-            ignore_changes_and_additions: true,
-            ignore_deletions: false,
-        },
-        RetainKeys::Skip,
-    )?;
+    // The three diffs in one descent; on any error they run one after the
+    // other, in the order that reports the first error exactly.
+    let fused = differ.diff_three(o, m, c, differ.root(&Path::Root, cursor), RetainKeys::Skip);
+    let (delta, deletions) = match &fused {
+        Some(t) => (t.delta, t.deletions),
+        None => (
+            differ.diff_objects(
+                c,
+                m,
+                differ.root(&Path::Root, cursor),
+                diff3::DELTA,
+                RetainKeys::Skip,
+            )?,
+            differ.diff_objects(
+                o,
+                m,
+                differ.root(&Path::Root, cursor),
+                diff3::DELETIONS,
+                RetainKeys::Skip,
+            )?,
+        ),
+    };
     let patch = compose::compose_reference(
         arena,
         Value::Object(deletions),
@@ -381,13 +382,16 @@ pub fn create_three_way<'a>(
     )?;
     check_preconditions(&patch, preconditions)?;
     if on_conflict == OnConflict::Fail {
-        let changed = Value::Object(differ.diff_objects(
-            o,
-            c,
-            differ.root(&Path::Root, cursor),
-            DiffFlags::default(),
-            RetainKeys::Skip,
-        )?);
+        let changed = Value::Object(match &fused {
+            Some(t) => t.changed,
+            None => differ.diff_objects(
+                o,
+                c,
+                differ.root(&Path::Root, cursor),
+                diff3::CHANGED,
+                RetainKeys::Skip,
+            )?,
+        });
         let mut checker = conflict::Checker {
             rules: opts.rules(),
             max_depth: opts.depth_limit(),

@@ -1,0 +1,579 @@
+//! The three diffs of the three-way patch in one descent (issue 13):
+//! `delta` (current to modified, no deletions), `deletions` (original to
+//! modified, deletions only) and `changed` (original to current, for the
+//! conflict check), each exactly as [`Differ::diff_objects`] builds it.
+//!
+//! Where the three documents line up (objects under one key, keyed lists
+//! whose elements all carry unique string merge keys) one step serves the
+//! three diffs: one schema lookup, one index per document. Everywhere else
+//! each diff takes its own step (`Differ::diff_member`, `diff_objects`),
+//! so the outputs are those of the separate diffs by construction.
+//!
+//! Architecture Invariant: any error gives up (`None`); the caller then
+//! runs the three diffs one after the other, which report the error (and
+//! the first of several) exactly as before.
+
+use crate::diff::{DiffFlags, Differ, ListDiff, RetainKeys};
+use crate::shared::{element_kind, Index};
+use rustc_hash::FxHashMap;
+use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
+use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
+use smpatch_value::{Kind, Member, Object, Path, Value};
+
+/// The flags of `delta`: current to modified, additions and changes.
+pub(crate) const DELTA: DiffFlags = DiffFlags {
+    set_element_order: true,
+    ignore_changes_and_additions: false,
+    ignore_deletions: true,
+};
+
+/// The flags of `deletions`: original to modified, deletions only.
+pub(crate) const DELETIONS: DiffFlags = DiffFlags {
+    set_element_order: true,
+    ignore_changes_and_additions: true,
+    ignore_deletions: false,
+};
+
+/// The flags of `changed`: original to current, everything.
+pub(crate) const CHANGED: DiffFlags = DiffFlags {
+    set_element_order: false,
+    ignore_changes_and_additions: false,
+    ignore_deletions: false,
+};
+
+/// The three diffs of one position.
+pub(crate) struct Three<'a> {
+    pub(crate) delta: Object<'a>,
+    pub(crate) deletions: Object<'a>,
+    pub(crate) changed: Object<'a>,
+}
+
+/// What `changed` holds for one key of current, worked out in the step
+/// that served the other two diffs.
+#[derive(Clone, Copy)]
+enum Done<'a> {
+    Object(Object<'a>),
+    List(ListDiff<'a>),
+}
+
+/// The identity of an arena container: two values with one identity are
+/// the same value (so their diffs are the same).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ident {
+    Object(usize, usize),
+    Array(usize, usize),
+    None,
+}
+
+fn ident(v: &Value<'_>) -> Ident {
+    match v {
+        Value::Object(o) => Ident::Object(o.members().as_ptr() as usize, o.len()),
+        Value::Array(a) => Ident::Array(a.as_ptr() as usize, a.len()),
+        _ => Ident::None,
+    }
+}
+
+/// One element of a keyed list: the object, its merge-key member (the last
+/// of that name, as `Object::get` reads it) and the key string.
+type Elem<'a> = (Object<'a>, Member<'a>, &'a str);
+
+/// The elements of `list` and the position of each key, when every element
+/// is an object with a string merge key and no key repeats.
+fn keyed_side<'a>(
+    list: &'a [Value<'a>],
+    key: &str,
+) -> Option<(Vec<Elem<'a>>, FxHashMap<&'a str, u32>)> {
+    let mut elems = Vec::with_capacity(list.len());
+    let mut index = FxHashMap::with_capacity_and_hasher(list.len(), Default::default());
+    for (i, v) in list.iter().enumerate() {
+        let obj = v.as_object()?;
+        let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
+        let k = mem.value.as_str()?;
+        if index.insert(k, i as u32).is_some() {
+            return None;
+        }
+        elems.push((obj, mem, k));
+    }
+    Some((elems, index))
+}
+
+/// The outcome of [`Differ::keyed_three`].
+enum Keyed<'a> {
+    /// The lists are outside the shared case: each diff takes its own step.
+    Apart,
+    /// An error: give up.
+    Bail,
+    /// `delta`, `deletions`, `changed`.
+    Done([ListDiff<'a>; 3]),
+}
+
+/// One side pair of a keyed list: the old and the new list.
+struct Pair<'x, 'a> {
+    a: &'x [Elem<'a>],
+    a_index: &'x FxHashMap<&'a str, u32>,
+    b_list: &'a [Value<'a>],
+    b: &'x [Elem<'a>],
+}
+
+impl<'x, 'a> Pair<'x, 'a> {
+    fn new(
+        a: &'x [Elem<'a>],
+        a_index: &'x FxHashMap<&'a str, u32>,
+        b_list: &'a [Value<'a>],
+        b: &'x [Elem<'a>],
+    ) -> Self {
+        Pair {
+            a,
+            a_index,
+            b_list,
+            b,
+        }
+    }
+}
+
+impl<'a> Differ<'a> {
+    /// `delta`, `deletions` and `changed` of the objects `o` (original),
+    /// `m` (modified) and `c` (current) at `w`; `None` on any error.
+    pub(crate) fn diff_three(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        w.check().ok()?;
+        grow_stack(|| self.diff_three_inner(o, m, c, w, rk))
+    }
+
+    fn diff_three_inner(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        let (cur, path) = (w.cursor(), w.path());
+        let o_index = Index::new(o);
+        let c_index = Index::new(c);
+        let mut delta = self.take_scratch();
+        let mut dels = self.take_scratch();
+        let mut retain: Vec<&'a str> = Vec::new();
+        let mut done: Vec<(&'a str, Ident, Done<'a>)> = Vec::new();
+        for mem in m.members() {
+            let (k, mv) = (mem.key, mem.value);
+            if rk == RetainKeys::Build && !mv.is_null() {
+                retain.push(k);
+            }
+            let cv = c_index.get(k);
+            let ov = o_index.get(k);
+            if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
+                let here = Path::Key(path, k);
+                match (ov, mv, cv) {
+                    (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
+                        let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
+                        if field.meta.strategy != Strategy::Replace {
+                            let sub = self.diff_three(
+                                oo,
+                                mo,
+                                co,
+                                w.step(&here, field.cursor),
+                                RetainKeys::of(field.meta),
+                            )?;
+                            if !sub.delta.is_empty() {
+                                delta.push(Member {
+                                    key: k,
+                                    value: Value::Object(sub.delta),
+                                });
+                            }
+                            if !sub.deletions.is_empty() {
+                                dels.push(Member {
+                                    key: k,
+                                    value: Value::Object(sub.deletions),
+                                });
+                            }
+                            done.push((k, ident(&cv), Done::Object(sub.changed)));
+                            continue;
+                        }
+                    }
+                    (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
+                        let field = self.rules.field(cur, k, FieldShape::List).ok()?;
+                        if let ListPlan::Merge(KeySpec::Single(key)) =
+                            self.rules.list_plan(field.meta)
+                        {
+                            match self.keyed_three(
+                                (ol, ml, cl),
+                                w.step(&here, field.cursor),
+                                key,
+                                RetainKeys::of(field.meta),
+                            ) {
+                                Keyed::Apart => {}
+                                Keyed::Bail => return None,
+                                Keyed::Done([d, x, ch]) => {
+                                    self.push_list_diff(&mut delta, k, d);
+                                    self.push_list_diff(&mut dels, k, x);
+                                    done.push((k, ident(&cv), Done::List(ch)));
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.diff_member(cv, k, mv, w, DELTA, &mut delta).ok()?;
+            self.diff_member(ov, k, mv, w, DELETIONS, &mut dels).ok()?;
+        }
+        let m_index = Index::new(m);
+        let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
+        let deletions = self.finish_diff(o, &m_index, dels, retain, DELETIONS);
+
+        // `changed`, in current's order, reusing the shared steps.
+        let done_index: Option<FxHashMap<&'a str, usize>> =
+            (done.len() > 8).then(|| done.iter().enumerate().map(|(i, d)| (d.0, i)).collect());
+        let mut changed = self.take_scratch();
+        let mut c_retain: Vec<&'a str> = Vec::new();
+        for mem in c.members() {
+            let (k, cv) = (mem.key, mem.value);
+            if rk == RetainKeys::Build && !cv.is_null() {
+                c_retain.push(k);
+            }
+            let found = match &done_index {
+                Some(ix) => ix.get(k).map(|&i| done[i]),
+                None => done.iter().find(|d| d.0 == k).copied(),
+            };
+            // Only the value the shared step saw (a repeated key of current
+            // holds another).
+            match found.filter(|d| d.1 == ident(&cv)) {
+                Some((_, _, Done::Object(sub))) => {
+                    if !sub.is_empty() {
+                        changed.push(Member {
+                            key: k,
+                            value: Value::Object(sub),
+                        });
+                    }
+                }
+                Some((_, _, Done::List(d))) => self.push_list_diff(&mut changed, k, d),
+                None => {
+                    self.diff_member(o_index.get(k), k, cv, w, CHANGED, &mut changed)
+                        .ok()?;
+                }
+            }
+        }
+        let changed = self.finish_diff(o, &c_index, changed, c_retain, CHANGED);
+        Some(Three {
+            delta,
+            deletions,
+            changed,
+        })
+    }
+
+    /// The three diffs of a merge list keyed by `key` (`w`: the list's path
+    /// and ELEMENT schema), when all three lists are in the case
+    /// `diff_keyed_unique` answers.
+    fn keyed_three(
+        &self,
+        (o, m, c): (&'a [Value<'a>], &'a [Value<'a>], &'a [Value<'a>]),
+        w: Walk<'_, '_>,
+        key: &str,
+        retain: RetainKeys,
+    ) -> Keyed<'a> {
+        let path = w.path();
+        // `diff_lists`' own answers for an empty old list, and its kind
+        // check, stay with the separate diffs.
+        if o.is_empty() || c.is_empty() {
+            return Keyed::Apart;
+        }
+        let object = |a: &[Value<'_>], b: &[Value<'_>]| {
+            matches!(element_kind(a, b, path), Ok(Some(Kind::Object)))
+        };
+        if !(object(c, m) && object(o, m) && object(o, c)) {
+            return Keyed::Apart;
+        }
+        let (Some((o_e, o_ix)), Some((m_e, _)), Some((c_e, c_ix))) =
+            (keyed_side(o, key), keyed_side(m, key), keyed_side(c, key))
+        else {
+            return Keyed::Apart;
+        };
+        // Per element of m: its diff against current's and original's
+        // element of that key; per element of current: against original's.
+        let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
+        let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
+        let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
+        for (mi, &(me, _, k)) in m_e.iter().enumerate() {
+            let here = Path::Index(path, mi);
+            let ww = w.step(&here, w.cursor());
+            let ci = c_ix.get(k).map(|&i| i as usize);
+            let oi = o_ix.get(k).map(|&i| i as usize);
+            match (oi, ci) {
+                (Some(oi), Some(ci)) => {
+                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain) else {
+                        return Keyed::Bail;
+                    };
+                    d_sub[mi] = Some(t.delta);
+                    x_sub[mi] = Some(t.deletions);
+                    c_sub[ci] = Some(t.changed);
+                }
+                (None, Some(ci)) => match self.diff_objects(c_e[ci].0, me, ww, DELTA, retain) {
+                    Ok(s) => d_sub[mi] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                },
+                (Some(oi), None) => match self.diff_objects(o_e[oi].0, me, ww, DELETIONS, retain) {
+                    Ok(s) => x_sub[mi] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                },
+                (None, None) => {}
+            }
+        }
+        for (ci, &(ce, _, k)) in c_e.iter().enumerate() {
+            if c_sub[ci].is_some() {
+                continue;
+            }
+            if let Some(&oi) = o_ix.get(k) {
+                let here = Path::Index(path, ci);
+                match self.diff_objects(
+                    o_e[oi as usize].0,
+                    ce,
+                    w.step(&here, w.cursor()),
+                    CHANGED,
+                    retain,
+                ) {
+                    Ok(s) => c_sub[ci] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                }
+            }
+        }
+        let d = self.assemble(Pair::new(&c_e, &c_ix, m, &m_e), &d_sub, key, DELTA);
+        let x = self.assemble(Pair::new(&o_e, &o_ix, m, &m_e), &x_sub, key, DELETIONS);
+        let ch = self.assemble(Pair::new(&o_e, &o_ix, c, &c_e), &c_sub, key, CHANGED);
+        match (d, x, ch) {
+            (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
+            _ => Keyed::Bail,
+        }
+    }
+
+    /// `diff_keyed_unique`'s result from the element diffs `subs` (one per
+    /// element of the new list that has a partner in the old one).
+    fn assemble(
+        &self,
+        p: Pair<'_, 'a>,
+        subs: &[Option<Object<'a>>],
+        key: &str,
+        flags: DiffFlags,
+    ) -> Option<ListDiff<'a>> {
+        let ica = flags.ignore_changes_and_additions;
+        let mut keep: Vec<Value<'a>> = Vec::new();
+        let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
+        let mut matched = vec![false; p.a.len()];
+        for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
+            match p.a_index.get(k) {
+                None => {
+                    if !ica {
+                        let e = p.b_list[bi];
+                        if directives::is_delete(&e) {
+                            deletes.push((k, e));
+                        } else {
+                            keep.push(e);
+                        }
+                    }
+                }
+                Some(&ai) => {
+                    matched[ai as usize] = true;
+                    let sub = subs[bi]?;
+                    if !sub.is_empty() {
+                        let sub = self.with_key_member(sub, key_member);
+                        if directives::is_delete(&sub) {
+                            deletes.push((k, sub));
+                        } else {
+                            keep.push(sub);
+                        }
+                    }
+                }
+            }
+        }
+        if !flags.ignore_deletions {
+            for (ai, &was_matched) in matched.iter().enumerate() {
+                if !was_matched {
+                    let (ae, _, ak) = p.a[ai];
+                    deletes.push((
+                        ak,
+                        self.key_object(ae, KeySpec::Single(key), Some(PatchDirective::Delete)),
+                    ));
+                }
+            }
+        }
+        deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        let n_add = keep.len() + deletes.len();
+        keep.extend(deletes.into_iter().map(|(_, v)| v));
+        let same_order = p.a.len() == p.b.len() && p.a.iter().zip(p.b).all(|(x, y)| x.2 == y.2);
+        let emit_order = flags.set_element_order
+            && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
+        let order = if emit_order && !p.b.is_empty() {
+            let members = self
+                .arena
+                .alloc_slice_fill_iter(p.b.iter().map(|&(_, mem, _)| mem));
+            let items = self.arena.alloc_slice_fill_iter(
+                members
+                    .iter()
+                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+            );
+            Some(Value::Array(items))
+        } else {
+            None
+        };
+        Some(ListDiff {
+            add: (!keep.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&keep))),
+            del: None,
+            order,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The oracle: the three diffs run one after the other.
+    #![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
+
+    use super::{CHANGED, DELETIONS, DELTA};
+    use crate::diff::RetainKeys;
+    use crate::CreateOptions;
+    use proptest::prelude::*;
+    use serde_json::Value as J;
+    use smpatch_schema::{Cursor, Schema};
+    use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch};
+    use smpatch_value::{from_serde, to_json_string, Arena, Path};
+
+    fn merge_item_schema() -> Option<Schema> {
+        let p = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
+        Some(Schema::load_path(p).unwrap())
+    }
+
+    /// What the fused walk gave: `None` when it gave up.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Outcome {
+        Fused,
+        GaveUp,
+    }
+
+    /// Runs both ways; panics when the fused walk answers and differs from
+    /// the separate diffs (or answers where one of them fails).
+    fn compare(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> Outcome {
+        let arena = Arena::new();
+        let doc = |v: &J| from_serde(&arena, v, 256).unwrap().as_object();
+        let (Some(ov), Some(mv), Some(cv)) = (doc(o), doc(m), doc(c)) else {
+            return Outcome::GaveUp;
+        };
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let fused = differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip);
+        let apart = |a, b, flags| {
+            differ
+                .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
+                .map(|p| to_json_string(&smpatch_value::Value::Object(p)))
+        };
+        let Some(t) = fused else {
+            return Outcome::GaveUp;
+        };
+        let show = |p| to_json_string(&smpatch_value::Value::Object(p));
+        let ctx = format!("o={o} m={m} c={c} opts={opts:?}");
+        assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
+        assert_eq!(
+            Ok(show(t.deletions)),
+            apart(ov, mv, DELETIONS),
+            "deletions: {ctx}"
+        );
+        assert_eq!(
+            Ok(show(t.changed)),
+            apart(ov, cv, CHANGED),
+            "changed: {ctx}"
+        );
+        Outcome::Fused
+    }
+
+    /// One document of a triple: well-formed, rich in directives and
+    /// malformed parts, or a copy of an earlier one.
+    fn doc(bytes: &[u8], kind: u8, earlier: &[J]) -> J {
+        match kind % 4 {
+            0 | 1 => from_bytes(bytes, |u| merge_item_doc(u, 3)),
+            2 => from_bytes(bytes, |u| merge_item_patch(u, 3)),
+            _ => earlier.last().cloned().unwrap_or_default(),
+        }
+    }
+
+    fn options(fix_quirks: bool, compound_keys: bool) -> CreateOptions {
+        CreateOptions::default()
+            .with_fix_quirks(fix_quirks)
+            .with_compound_keys(compound_keys)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn fused_equals_separate_diffs(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+        ) {
+            let Some(schema) = merge_item_schema() else { return Ok(()) };
+            let cursor = schema.cursor("mergeItem").unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                let d = doc(&bytes[i], kinds[i], &docs);
+                docs.push(d);
+            }
+            compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
+        }
+    }
+
+    /// The fused walk answers for most well-formed triples (the oracle test
+    /// above cannot pass by giving up everywhere).
+    #[test]
+    fn fused_answers_well_formed_triples() {
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let mut fused = 0;
+        let total = 300u32;
+        for seed in 0..total {
+            let bytes = |salt: u32| -> Vec<u8> {
+                (0..160u32)
+                    .map(|i| {
+                        (seed.wrapping_mul(2_654_435_761) ^ (i + salt).wrapping_mul(40_503)) as u8
+                    })
+                    .collect()
+            };
+            let o = from_bytes(&bytes(1), |u| merge_item_doc(u, 3));
+            let m = from_bytes(&bytes(7), |u| merge_item_doc(u, 3));
+            let c = from_bytes(&bytes(13), |u| merge_item_doc(u, 3));
+            if compare(&o, &m, &c, cursor, &options(seed % 2 == 0, seed % 3 == 0)) == Outcome::Fused
+            {
+                fused += 1;
+            }
+        }
+        assert!(fused * 10 >= total * 9, "fused {fused} of {total}");
+    }
+
+    #[test]
+    fn fused_shares_keyed_lists_and_objects() {
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let o = serde_json::json!({"mergingList": [{"name": "a", "value": "1", "other": "x"}, {"name": "b"}],
+            "mergeItemPtr": {"value": "v", "mergingIntList": [1, 2]}, "simpleMap": {"k1": "a"}});
+        let m = serde_json::json!({"mergingList": [{"name": "c"}, {"name": "a", "value": "2"}],
+            "mergeItemPtr": {"value": "w", "mergingIntList": [2, 3]}});
+        let c = serde_json::json!({"mergingList": [{"name": "a", "value": "1", "other": "y"}, {"name": "b"}, {"name": "d"}],
+            "mergeItemPtr": {"value": "v", "mergingIntList": [1, 2], "other": "o"}, "simpleMap": {"k1": "b"}});
+        for (fq, ck) in [(false, false), (true, false), (false, true), (true, true)] {
+            assert_eq!(
+                compare(&o, &m, &c, cursor, &options(fq, ck)),
+                Outcome::Fused
+            );
+        }
+    }
+}
