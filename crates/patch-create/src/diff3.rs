@@ -65,6 +65,32 @@ enum Ident {
     None,
 }
 
+/// Equal scalars as the diff compares them (`same_value`).
+fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x.same_value(y),
+        _ => false,
+    }
+}
+
+/// True when the three objects have the same keys in the same order and
+/// no key twice.
+fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
+    let (om, mm, cm) = (o.members(), m.members(), c.members());
+    if om.len() != mm.len() || cm.len() != mm.len() || mm.len() > 16 {
+        return false;
+    }
+    for i in 0..mm.len() {
+        let k = mm[i].key;
+        if om[i].key != k || cm[i].key != k || mm[..i].iter().any(|x| x.key == k) {
+            return false;
+        }
+    }
+    true
+}
+
 fn ident(v: &Value<'_>) -> Ident {
     match v {
         Value::Object(o) => Ident::Object(o.members().as_ptr() as usize, o.len()),
@@ -154,7 +180,9 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         rk: RetainKeys,
     ) -> Option<Three<'a>> {
-        let (cur, path) = (w.cursor(), w.path());
+        if aligned_objects(o, m, c) {
+            return self.diff_three_aligned(o, m, c, w, rk);
+        }
         let o_index = Index::new(o);
         let c_index = Index::new(c);
         let mut delta = self.take_scratch();
@@ -168,62 +196,12 @@ impl<'a> Differ<'a> {
             }
             let cv = c_index.get(k);
             let ov = o_index.get(k);
-            if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
-                let here = Path::Key(path, k);
-                match (ov, mv, cv) {
-                    (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
-                        let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
-                        if field.meta.strategy != Strategy::Replace {
-                            let sub = self.diff_three(
-                                oo,
-                                mo,
-                                co,
-                                w.step(&here, field.cursor),
-                                RetainKeys::of(field.meta),
-                            )?;
-                            if !sub.delta.is_empty() {
-                                delta.push(Member {
-                                    key: k,
-                                    value: Value::Object(sub.delta),
-                                });
-                            }
-                            if !sub.deletions.is_empty() {
-                                dels.push(Member {
-                                    key: k,
-                                    value: Value::Object(sub.deletions),
-                                });
-                            }
-                            done.push((k, ident(&cv), Done::Object(sub.changed)));
-                            continue;
-                        }
-                    }
-                    (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
-                        let field = self.rules.field(cur, k, FieldShape::List).ok()?;
-                        if let ListPlan::Merge(KeySpec::Single(key)) =
-                            self.rules.list_plan(field.meta)
-                        {
-                            match self.keyed_three(
-                                (ol, ml, cl),
-                                w.step(&here, field.cursor),
-                                key,
-                                RetainKeys::of(field.meta),
-                            ) {
-                                Keyed::Apart => {}
-                                Keyed::Bail => return None,
-                                Keyed::Done([d, x, ch]) => {
-                                    self.push_list_diff(&mut delta, k, d);
-                                    self.push_list_diff(&mut dels, k, x);
-                                    done.push((k, ident(&cv), Done::List(ch)));
-                                    continue;
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
+            if let Some(d) = self.member_three(k, ov, mv, cv, w, &mut delta, &mut dels)? {
+                // Scalars have no identity: `changed` diffs them itself.
+                if let Some(id) = cv.map(|v| ident(&v)).filter(|&id| id != Ident::None) {
+                    done.push((k, id, d));
                 }
             }
-            self.diff_member(cv, k, mv, w, DELTA, &mut delta).ok()?;
-            self.diff_member(ov, k, mv, w, DELETIONS, &mut dels).ok()?;
         }
         let m_index = Index::new(m);
         let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
@@ -246,15 +224,7 @@ impl<'a> Differ<'a> {
             // Only the value the shared step saw (a repeated key of current
             // holds another).
             match found.filter(|d| d.1 == ident(&cv)) {
-                Some((_, _, Done::Object(sub))) => {
-                    if !sub.is_empty() {
-                        changed.push(Member {
-                            key: k,
-                            value: Value::Object(sub),
-                        });
-                    }
-                }
-                Some((_, _, Done::List(d))) => self.push_list_diff(&mut changed, k, d),
+                Some((_, _, d)) => self.push_done(&mut changed, k, d),
                 None => {
                     self.diff_member(o_index.get(k), k, cv, w, CHANGED, &mut changed)
                         .ok()?;
@@ -269,6 +239,159 @@ impl<'a> Differ<'a> {
         })
     }
 
+    /// [`Self::diff_three_inner`] for three objects with the same keys in
+    /// the same order, none twice: members pair by position, and no member
+    /// is deleted (so `$retainKeys` follows the patch alone).
+    fn diff_three_aligned(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        let (om, mm, cm) = (o.members(), m.members(), c.members());
+        let mut delta = self.take_scratch();
+        let mut dels = self.take_scratch();
+        let mut changed = self.take_scratch();
+        let mut done: Vec<Option<Done<'a>>> = Vec::with_capacity(mm.len());
+        for i in 0..mm.len() {
+            let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
+            done.push(self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)?);
+        }
+        for (i, d) in done.into_iter().enumerate() {
+            let (k, ov, cv) = (cm[i].key, om[i].value, cm[i].value);
+            match d {
+                Some(d) => self.push_done(&mut changed, k, d),
+                None => self
+                    .diff_member(Some(ov), k, cv, w, CHANGED, &mut changed)
+                    .ok()?,
+            }
+        }
+        let retained = |obj: Object<'a>| -> Vec<&'a str> {
+            if rk == RetainKeys::Build {
+                obj.members()
+                    .iter()
+                    .filter(|mem| !mem.value.is_null())
+                    .map(|mem| mem.key)
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let m_retain = retained(m);
+        Some(Three {
+            delta: self.finish_aligned(delta, m_retain.clone()),
+            deletions: self.finish_aligned(dels, m_retain),
+            changed: self.finish_aligned(changed, retained(c)),
+        })
+    }
+
+    /// `finish_diff` when the old object has no key the new one lacks.
+    fn finish_aligned(&self, mut patch: Vec<Member<'a>>, mut retain: Vec<&'a str>) -> Object<'a> {
+        if !retain.is_empty() && !patch.is_empty() {
+            retain.sort_unstable();
+            let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
+            patch.push(directives::retain_keys_member(self.arena, &list));
+        }
+        self.finish_object(patch)
+    }
+
+    /// What `changed` holds for a key worked out by [`Self::member_three`].
+    fn push_done(&self, changed: &mut Vec<Member<'a>>, k: &'a str, d: Done<'a>) {
+        match d {
+            Done::Object(sub) => {
+                if !sub.is_empty() {
+                    changed.push(Member {
+                        key: k,
+                        value: Value::Object(sub),
+                    });
+                }
+            }
+            Done::List(d) => self.push_list_diff(changed, k, d),
+        }
+    }
+
+    /// One member `k` of modified (`mv`) with original's and current's
+    /// values: pushes what `delta` and `deletions` hold for it, and returns
+    /// what `changed` holds when the step was shared (`None` inside: the
+    /// caller diffs original and current itself). `None`: an error.
+    #[allow(clippy::too_many_arguments)]
+    fn member_three(
+        &self,
+        k: &'a str,
+        ov: Option<Value<'a>>,
+        mv: Value<'a>,
+        cv: Option<Value<'a>>,
+        w: Walk<'_, '_>,
+        delta: &mut Vec<Member<'a>>,
+        dels: &mut Vec<Member<'a>>,
+    ) -> Option<Option<Done<'a>>> {
+        let (cur, path) = (w.cursor(), w.path());
+        if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
+            let here = Path::Key(path, k);
+            match (ov, mv, cv) {
+                (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
+                    let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
+                    if field.meta.strategy != Strategy::Replace {
+                        let sub = self.diff_three(
+                            oo,
+                            mo,
+                            co,
+                            w.step(&here, field.cursor),
+                            RetainKeys::of(field.meta),
+                        )?;
+                        if !sub.delta.is_empty() {
+                            delta.push(Member {
+                                key: k,
+                                value: Value::Object(sub.delta),
+                            });
+                        }
+                        if !sub.deletions.is_empty() {
+                            dels.push(Member {
+                                key: k,
+                                value: Value::Object(sub.deletions),
+                            });
+                        }
+                        return Some(Some(Done::Object(sub.changed)));
+                    }
+                }
+                (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
+                    let field = self.rules.field(cur, k, FieldShape::List).ok()?;
+                    if let ListPlan::Merge(keys) = self.rules.list_plan(field.meta) {
+                        match self.keyed_three(
+                            (ol, ml, cl),
+                            w.step(&here, field.cursor),
+                            keys,
+                            RetainKeys::of(field.meta),
+                        ) {
+                            Keyed::Apart => {}
+                            Keyed::Bail => return None,
+                            Keyed::Done([d, x, ch]) => {
+                                self.push_list_diff(delta, k, d);
+                                self.push_list_diff(dels, k, x);
+                                return Some(Some(Done::List(ch)));
+                            }
+                        }
+                    }
+                }
+                (Value::String(_) | Value::Number(_) | Value::Bool(_), _, _)
+                    if ov.kind() == mv.kind()
+                        && mv.kind() == cv.kind()
+                        && same_value(&ov, &mv)
+                        && same_value(&mv, &cv) =>
+                {
+                    // Equal scalars: no diff holds anything.
+                    return Some(Some(Done::Object(Object::default())));
+                }
+                _ => {}
+            }
+        }
+        self.diff_member(cv, k, mv, w, DELTA, delta).ok()?;
+        self.diff_member(ov, k, mv, w, DELETIONS, dels).ok()?;
+        Some(None)
+    }
+
     /// The three diffs of a merge list keyed by `key` (`w`: the list's path
     /// and ELEMENT schema), when all three lists are in the case
     /// `diff_keyed_unique` answers.
@@ -276,7 +399,7 @@ impl<'a> Differ<'a> {
         &self,
         (o, m, c): (&'a [Value<'a>], &'a [Value<'a>], &'a [Value<'a>]),
         w: Walk<'_, '_>,
-        key: &str,
+        keys: KeySpec<'_>,
         retain: RetainKeys,
     ) -> Keyed<'a> {
         let path = w.path();
@@ -291,6 +414,12 @@ impl<'a> Differ<'a> {
         if !(object(c, m) && object(o, m) && object(o, c)) {
             return Keyed::Apart;
         }
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
+            return r;
+        }
+        let KeySpec::Single(key) = keys else {
+            return Keyed::Apart;
+        };
         let (Some((o_e, o_ix)), Some((m_e, _)), Some((c_e, c_ix))) =
             (keyed_side(o, key), keyed_side(m, key), keyed_side(c, key))
         else {
@@ -351,6 +480,114 @@ impl<'a> Differ<'a> {
             (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
             _ => Keyed::Bail,
         }
+    }
+
+    /// The three diffs of keyed lists (one merge key) whose elements carry
+    /// the same keys in the same order in all three lists, all strings or
+    /// all integers, none twice: every diff then pairs elements by position
+    /// (the unique-key path and the sorting path alike). `None`: the lists
+    /// are not in that case.
+    fn keyed_aligned(
+        &self,
+        (o, m, c): (&'a [Value<'a>], &'a [Value<'a>], &'a [Value<'a>]),
+        w: Walk<'_, '_>,
+        keys: KeySpec<'_>,
+        retain: RetainKeys,
+    ) -> Option<Keyed<'a>> {
+        let KeySpec::Single(key) = keys else {
+            return None;
+        };
+        if o.len() != m.len() || c.len() != m.len() {
+            return None;
+        }
+        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
+            let obj = v.as_object()?;
+            let mem = *obj.members().iter().rev().find(|x| x.key == key)?;
+            Some((obj, mem))
+        };
+        // The key's text: a string, or an integer's literal (one kind for
+        // the whole list).
+        let text = |v: Value<'a>, strings: bool| -> Option<&'a str> {
+            match v {
+                Value::String(s) if strings => Some(s),
+                Value::Number(n) if !strings && n.is_int() => Some(n.literal()),
+                _ => None,
+            }
+        };
+        let mut strings = None;
+        let mut elems: Vec<[(Object<'a>, Member<'a>); 3]> = Vec::with_capacity(m.len());
+        let mut texts: Vec<&'a str> = Vec::with_capacity(m.len());
+        for i in 0..m.len() {
+            let (oe, me, ce) = (key_member(&o[i])?, key_member(&m[i])?, key_member(&c[i])?);
+            let s = *strings.get_or_insert(matches!(me.1.value, Value::String(_)));
+            let t = text(me.1.value, s)?;
+            if text(oe.1.value, s)? != t || text(ce.1.value, s)? != t {
+                return None;
+            }
+            elems.push([oe, me, ce]);
+            texts.push(t);
+        }
+        let unique = if texts.len() <= 8 {
+            (1..texts.len()).all(|i| !texts[..i].contains(&texts[i]))
+        } else {
+            let mut seen: rustc_hash::FxHashSet<&str> =
+                rustc_hash::FxHashSet::with_capacity_and_hasher(texts.len(), Default::default());
+            texts.iter().all(|t| seen.insert(t))
+        };
+        if !unique {
+            return None;
+        }
+        let path = w.path();
+        let mut subs: Vec<[Object<'a>; 3]> = Vec::with_capacity(m.len());
+        for (i, [oe, me, ce]) in elems.iter().enumerate() {
+            let here = Path::Index(path, i);
+            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain)
+            else {
+                return Some(Keyed::Bail);
+            };
+            subs.push([t.delta, t.deletions, t.changed]);
+        }
+        // Per diff: which sub, the new list's side, the flags.
+        let mut out = [ListDiff::default(); 3];
+        for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut add: Vec<Value<'a>> = Vec::new();
+            for (i, sub) in subs.iter().enumerate() {
+                let sub = sub[which];
+                if !sub.is_empty() {
+                    let v = self.with_key_member(sub, elems[i][b].1);
+                    if directives::is_delete(&v) {
+                        // The paths order delete entries differently.
+                        return Some(Keyed::Apart);
+                    }
+                    add.push(v);
+                }
+            }
+            let ica = flags.ignore_changes_and_additions;
+            let emit_order =
+                flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
+            let order = if emit_order && !m.is_empty() {
+                let members = self
+                    .arena
+                    .alloc_slice_fill_iter(elems.iter().map(|e| e[b].1));
+                let items = self.arena.alloc_slice_fill_iter(
+                    members
+                        .iter()
+                        .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+                );
+                Some(Value::Array(items))
+            } else {
+                None
+            };
+            out[slot] = ListDiff {
+                add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+                del: None,
+                order,
+            };
+        }
+        Some(Keyed::Done(out))
     }
 
     /// `diff_keyed_unique`'s result from the element diffs `subs` (one per
