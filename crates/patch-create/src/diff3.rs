@@ -731,10 +731,62 @@ mod tests {
     /// One document of a triple: well-formed, rich in directives and
     /// malformed parts, or a copy of an earlier one.
     fn doc(bytes: &[u8], kind: u8, earlier: &[J]) -> J {
-        match kind % 4 {
-            0 | 1 => from_bytes(bytes, |u| merge_item_doc(u, 3)),
-            2 => from_bytes(bytes, |u| merge_item_patch(u, 3)),
-            _ => earlier.last().cloned().unwrap_or_default(),
+        let fresh = |well_formed: bool| {
+            if well_formed {
+                from_bytes(bytes, |u| merge_item_doc(u, 3))
+            } else {
+                from_bytes(bytes, |u| merge_item_patch(u, 3))
+            }
+        };
+        let Some(last) = earlier.last() else {
+            return fresh(kind % 3 != 0);
+        };
+        match kind % 8 {
+            0 | 1 => fresh(true),
+            2 => fresh(false),
+            3 => last.clone(),
+            // An earlier document with some parts taken from a fresh one
+            // (the three then share most of their shape).
+            k => mix(last, &fresh(k != 7), kind / 8),
+        }
+    }
+
+    /// `base` with some members (and some elements of equally long lists)
+    /// taken from `other`, chosen by the bits of `pick`.
+    fn mix(base: &J, other: &J, pick: u8) -> J {
+        match (base, other) {
+            (J::Object(b), J::Object(o)) => {
+                let mut out = b.clone();
+                for (i, (k, ov)) in o.iter().enumerate() {
+                    let bit = pick.rotate_left(i as u32);
+                    match (out.get(k), bit % 4) {
+                        (Some(bv), 0 | 1) => {
+                            let mixed = mix(bv, ov, pick.wrapping_mul(31).wrapping_add(i as u8));
+                            out.insert(k.clone(), mixed);
+                        }
+                        (_, 2) => {
+                            out.insert(k.clone(), ov.clone());
+                        }
+                        _ => {}
+                    }
+                }
+                J::Object(out)
+            }
+            (J::Array(b), J::Array(o)) if b.len() == o.len() => J::Array(
+                b.iter()
+                    .zip(o)
+                    .enumerate()
+                    .map(|(i, (x, y))| {
+                        if (pick >> (i % 8)) & 1 == 1 {
+                            mix(x, y, pick.wrapping_add(i as u8))
+                        } else {
+                            x.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+            _ if pick % 3 == 0 => other.clone(),
+            _ => base.clone(),
         }
     }
 
