@@ -678,7 +678,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::Value as J;
     use smpatch_schema::{Cursor, Schema};
-    use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch};
+    use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch, Unstructured};
     use smpatch_value::{from_serde, to_json_string, Arena, Path};
 
     fn merge_item_schema() -> Option<Schema> {
@@ -738,6 +738,12 @@ mod tests {
                 from_bytes(bytes, |u| merge_item_patch(u, 3))
             }
         };
+        pick_doc(fresh, kind, earlier)
+    }
+
+    /// A fresh document (`fresh(well_formed)`), a copy of the last earlier
+    /// one, or a mix of both, as `kind` says.
+    fn pick_doc(fresh: impl Fn(bool) -> J, kind: u8, earlier: &[J]) -> J {
         let Some(last) = earlier.last() else {
             return fresh(kind % 3 != 0);
         };
@@ -796,8 +802,150 @@ mod tests {
             .with_compound_keys(compound_keys)
     }
 
+    /// A `Widget` of `testdata/schemas/widget.v2.json`: keyed lists by
+    /// string `id` (nested, one with `retainKeys`) and by integer `port`
+    /// (with list-map keys `port`, `protocol`), primitive merge lists, a
+    /// `retainKeys` object, a `replace` object, atomic lists. Unless
+    /// `well_formed`: repeated and missing keys, keys of the wrong kind,
+    /// `$patch` members.
+    fn widget(u: &mut Unstructured<'_>, well_formed: bool) -> smpatch_testkit::Result<J> {
+        use serde_json::json;
+        let junk = |u: &mut Unstructured<'_>| -> smpatch_testkit::Result<bool> {
+            Ok(!well_formed && u.ratio(1, 6)?)
+        };
+        let word = |u: &mut Unstructured<'_>| -> smpatch_testkit::Result<J> {
+            Ok(json!(*u.choose(&["a", "b", "c", "d"])?))
+        };
+        let mut w = serde_json::Map::new();
+        if u.arbitrary()? {
+            w.insert("name".into(), word(u)?);
+        }
+        if u.arbitrary()? {
+            w.insert("size".into(), json!(u.int_in_range(0..=2)?));
+        }
+        if u.arbitrary()? {
+            let mut labels = serde_json::Map::new();
+            for _ in 0..u.int_in_range(0..=2)? {
+                labels.insert((*u.choose(&["x", "y", "z"])?).into(), word(u)?);
+            }
+            w.insert("labels".into(), J::Object(labels));
+        }
+        for list in ["items", "mounts"] {
+            if u.arbitrary()? {
+                let mut items = Vec::new();
+                let mut ids = vec!["a", "b", "c", "d"];
+                for _ in 0..u.int_in_range(0..=3)? {
+                    let mut it = serde_json::Map::new();
+                    if junk(u)? {
+                        it.insert("id".into(), json!(1));
+                    } else if !ids.is_empty() {
+                        let i = u.choose_index(ids.len())?;
+                        let id = if junk(u)? { ids[i] } else { ids.remove(i) };
+                        it.insert("id".into(), json!(id));
+                    }
+                    if u.arbitrary()? {
+                        it.insert("v".into(), word(u)?);
+                    }
+                    if u.arbitrary()? {
+                        it.insert("w".into(), word(u)?);
+                    }
+                    if u.arbitrary()? {
+                        let n = u.int_in_range(0..=2)?;
+                        let sub: Vec<J> = ["s1", "s2"][..n]
+                            .iter()
+                            .map(|id| json!({"id": id, "v": "1"}))
+                            .collect();
+                        it.insert("sub".into(), J::Array(sub));
+                    }
+                    if u.arbitrary()? {
+                        it.insert("vals".into(), json!(["p", "q"][..u.int_in_range(0..=2)?]));
+                    }
+                    if junk(u)? {
+                        it.insert(
+                            "$patch".into(),
+                            json!(*u.choose(&["delete", "replace", "x"])?),
+                        );
+                    }
+                    items.push(J::Object(it));
+                }
+                w.insert(list.into(), J::Array(items));
+            }
+        }
+        if u.arbitrary()? {
+            let mut ports = Vec::new();
+            let mut left = vec![80, 443, 8080];
+            for _ in 0..u.int_in_range(0..=3)? {
+                if left.is_empty() {
+                    break;
+                }
+                let i = u.choose_index(left.len())?;
+                let port = if junk(u)? { left[i] } else { left.remove(i) };
+                let port = if junk(u)? {
+                    json!(port.to_string())
+                } else {
+                    json!(port)
+                };
+                let mut p = json!({"port": port, "protocol": *u.choose(&["TCP", "UDP"])?});
+                if u.arbitrary()? {
+                    p["name"] = word(u)?;
+                }
+                ports.push(p);
+            }
+            w.insert("ports".into(), J::Array(ports));
+        }
+        if u.arbitrary()? {
+            let n = u.int_in_range(0..=3)?;
+            w.insert("tags".into(), json!(["t1", "t3", "t2"][..n]));
+        }
+        if u.arbitrary()? {
+            w.insert(
+                "args".into(),
+                json!(["--a", "--b"][..u.int_in_range(0..=2)?]),
+            );
+        }
+        if u.arbitrary()? {
+            let mut src = serde_json::Map::new();
+            if u.arbitrary()? {
+                src.insert("type".into(), json!(*u.choose(&["Git", "Http"])?));
+            }
+            if u.arbitrary()? {
+                src.insert("git".into(), json!({"url": word(u)?}));
+            }
+            if u.arbitrary()? {
+                src.insert("note".into(), word(u)?);
+            }
+            w.insert("source".into(), J::Object(src));
+        }
+        if u.arbitrary()? {
+            w.insert("blob".into(), json!({"k": word(u)?}));
+        }
+        Ok(J::Object(w))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn fused_equals_separate_diffs_widget(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+        ) {
+            let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/schemas/widget.v2.json");
+            let schema = Schema::load_path(p).unwrap();
+            let cursor = schema.cursor("Widget").unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                let fresh = |wf: bool| {
+                    from_bytes(&bytes[i], |u| widget(u, wf).map(Some)).unwrap_or_default()
+                };
+                let d = pick_doc(fresh, kinds[i], &docs);
+                docs.push(d);
+            }
+            compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
+        }
 
         #[test]
         fn fused_equals_separate_diffs(
@@ -863,6 +1011,39 @@ mod tests {
                 compare(&o, &m, &c, cursor, &options(fq, ck)),
                 Outcome::Fused
             );
+        }
+    }
+
+    /// Aligned lists outside the shared case (repeated keys, a string and
+    /// an integer key of one text) give the separate diffs' answer.
+    #[test]
+    fn aligned_lists_outside_the_case() {
+        use serde_json::json;
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/schemas/widget.v2.json");
+        let schema = Schema::load_path(p).unwrap();
+        let cursor = schema.cursor("Widget").unwrap();
+        let triples = [
+            (
+                json!({"ports": [{"port": 80, "name": "a"}, {"port": "80", "name": "b"}]}),
+                json!({"ports": [{"port": 80, "name": "c"}, {"port": "80", "name": "d"}]}),
+                json!({"ports": [{"port": 80, "name": "e"}, {"port": "80", "name": "f"}]}),
+            ),
+            (
+                json!({"items": [{"id": "b", "v": "1"}, {"id": "a", "v": "1"}, {"id": "b", "v": "2"}]}),
+                json!({"items": [{"id": "b", "v": "3"}, {"id": "a", "v": "2"}, {"id": "b", "v": "4"}]}),
+                json!({"items": [{"id": "b", "v": "1"}, {"id": "a", "v": "3"}, {"id": "b", "v": "5"}]}),
+            ),
+            (
+                json!({"ports": [{"port": 443, "name": "a"}, {"port": 80}, {"port": 443}]}),
+                json!({"ports": [{"port": 443, "name": "b"}, {"port": 80, "name": "x"}, {"port": 443, "name": "c"}]}),
+                json!({"ports": [{"port": 443}, {"port": 80}, {"port": 443, "name": "d"}]}),
+            ),
+        ];
+        for (o, m, c) in &triples {
+            for (fq, ck) in [(false, false), (true, false), (false, true), (true, true)] {
+                compare(o, m, c, cursor, &options(fq, ck));
+            }
         }
     }
 }
