@@ -75,18 +75,33 @@ fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
     }
 }
 
+/// The most members [`aligned_objects`] admits (larger objects are indexed).
+const ALIGNED_MAX: usize = 16;
+
 /// True when the three objects have the same keys in the same order and
 /// no key twice.
 fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
     let (om, mm, cm) = (o.members(), m.members(), c.members());
-    if om.len() != mm.len() || cm.len() != mm.len() || mm.len() > 16 {
+    if om.len() != mm.len() || cm.len() != mm.len() || mm.len() > ALIGNED_MAX {
         return false;
     }
+    // A cheap fingerprint per key; only equal fingerprints compare text.
+    let print = |k: &str| -> u32 {
+        let b = k.as_bytes();
+        let (first, last) = (b.first().copied(), b.last().copied());
+        (b.len() as u32) | u32::from(first.unwrap_or(0)) << 16 | u32::from(last.unwrap_or(0)) << 24
+    };
+    let mut prints = [0u32; ALIGNED_MAX];
     for i in 0..mm.len() {
         let k = mm[i].key;
-        if om[i].key != k || cm[i].key != k || mm[..i].iter().any(|x| x.key == k) {
+        if om[i].key != k || cm[i].key != k {
             return false;
         }
+        let p = print(k);
+        if (0..i).any(|j| prints[j] == p && mm[j].key == k) {
+            return false;
+        }
+        prints[i] = p;
     }
     true
 }
@@ -254,12 +269,13 @@ impl<'a> Differ<'a> {
         let mut delta = self.take_scratch();
         let mut dels = self.take_scratch();
         let mut changed = self.take_scratch();
-        let mut done: Vec<Option<Done<'a>>> = Vec::with_capacity(mm.len());
+        // `aligned_objects` admits at most 16 members.
+        let mut done: [Option<Done<'a>>; ALIGNED_MAX] = [None; ALIGNED_MAX];
         for i in 0..mm.len() {
             let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
-            done.push(self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)?);
+            done[i] = self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)?;
         }
-        for (i, d) in done.into_iter().enumerate() {
+        for (i, &d) in done[..mm.len()].iter().enumerate() {
             let (k, ov, cv) = (cm[i].key, om[i].value, cm[i].value);
             match d {
                 Some(d) => self.push_done(&mut changed, k, d),
@@ -289,7 +305,11 @@ impl<'a> Differ<'a> {
 
     /// `finish_diff` when the old object has no key the new one lacks.
     fn finish_aligned(&self, mut patch: Vec<Member<'a>>, mut retain: Vec<&'a str>) -> Object<'a> {
-        if !retain.is_empty() && !patch.is_empty() {
+        if patch.is_empty() {
+            self.recycle(patch);
+            return Object::default();
+        }
+        if !retain.is_empty() {
             retain.sort_unstable();
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
             patch.push(directives::retain_keys_member(self.arena, &list));
@@ -408,14 +428,16 @@ impl<'a> Differ<'a> {
         if o.is_empty() || c.is_empty() {
             return Keyed::Apart;
         }
+        // Objects only, in three non-empty lists: every kind check answers
+        // "objects".
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
+            return r;
+        }
         let object = |a: &[Value<'_>], b: &[Value<'_>]| {
             matches!(element_kind(a, b, path), Ok(Some(Kind::Object)))
         };
         if !(object(c, m) && object(o, m) && object(o, c)) {
             return Keyed::Apart;
-        }
-        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
-            return r;
         }
         let KeySpec::Single(key) = keys else {
             return Keyed::Apart;
@@ -497,7 +519,7 @@ impl<'a> Differ<'a> {
         let KeySpec::Single(key) = keys else {
             return None;
         };
-        if o.len() != m.len() || c.len() != m.len() {
+        if o.len() != m.len() || c.len() != m.len() || m.is_empty() {
             return None;
         }
         let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
