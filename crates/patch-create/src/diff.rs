@@ -158,6 +158,7 @@ impl<'a> Differ<'a> {
     /// The end of `diff_objects` once `b`'s members are done: the deletions
     /// of `a`'s members `b` lacks, then `$retainKeys` (`retain` lists `b`'s
     /// non-null keys when the field builds one).
+    #[inline(always)]
     pub(crate) fn finish_diff(
         &self,
         a: Object<'a>,
@@ -194,6 +195,7 @@ impl<'a> Differ<'a> {
     /// One member `k: bv` of the new object against the old object's value
     /// `av` (the body of `diff_objects`' loop): pushes what the patch holds
     /// for it.
+    #[inline(always)]
     pub(crate) fn diff_member(
         &self,
         av: Option<Value<'a>>,
@@ -307,6 +309,7 @@ impl<'a> Differ<'a> {
     }
 
     /// The members a merge list's diff adds to its object's patch.
+    #[inline]
     pub(crate) fn push_list_diff(&self, patch: &mut Vec<Member<'a>>, k: &'a str, d: ListDiff<'a>) {
         if let Some(add) = d.add {
             patch.push(Member { key: k, value: add });

@@ -65,10 +65,38 @@ enum Ident {
     None,
 }
 
+/// String equality without a `memcmp` call for short strings (most keys
+/// and values of a manifest): overlapping word loads.
+#[inline]
+fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word8 = |s: &[u8], at: usize| -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let word4 = |s: &[u8], at: usize| -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    };
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// Equal scalars as the diff compares them (`same_value`).
 fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => x == y,
+        (Value::String(x), Value::String(y)) => same_str(x, y),
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => x.same_value(y),
         _ => false,
@@ -94,11 +122,11 @@ fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
     let mut prints = [0u32; ALIGNED_MAX];
     for i in 0..mm.len() {
         let k = mm[i].key;
-        if om[i].key != k || cm[i].key != k {
+        if !same_str(om[i].key, k) || !same_str(cm[i].key, k) {
             return false;
         }
         let p = print(k);
-        if (0..i).any(|j| prints[j] == p && mm[j].key == k) {
+        if (0..i).any(|j| prints[j] == p && same_str(mm[j].key, k)) {
             return false;
         }
         prints[i] = p;
@@ -543,7 +571,7 @@ impl<'a> Differ<'a> {
             let (oe, me, ce) = (key_member(&o[i])?, key_member(&m[i])?, key_member(&c[i])?);
             let s = *strings.get_or_insert(matches!(me.1.value, Value::String(_)));
             let t = text(me.1.value, s)?;
-            if text(oe.1.value, s)? != t || text(ce.1.value, s)? != t {
+            if !same_str(text(oe.1.value, s)?, t) || !same_str(text(ce.1.value, s)?, t) {
                 return None;
             }
             elems.push([oe, me, ce]);
