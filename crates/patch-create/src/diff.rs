@@ -95,12 +95,6 @@ impl<'a> Differ<'a> {
         self.scratch.borrow_mut().pop().unwrap_or_default()
     }
 
-    /// Returns an unused buffer to the pool.
-    pub(crate) fn recycle(&self, mut members: Vec<Member<'a>>) {
-        members.clear();
-        self.scratch.borrow_mut().push(members);
-    }
-
     /// The members as an arena object; the buffer goes back to the pool.
     pub(crate) fn finish_object(&self, mut members: Vec<Member<'a>>) -> Object<'a> {
         let o = self.alloc_object(&members);

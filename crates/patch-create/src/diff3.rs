@@ -54,6 +54,8 @@ pub(crate) struct Three<'a> {
 enum Done<'a> {
     Object(Object<'a>),
     List(ListDiff<'a>),
+    /// The field's value, or nothing.
+    Member(Option<Value<'a>>),
 }
 
 /// The identity of an arena container: two values with one identity are
@@ -91,6 +93,28 @@ fn same_str(a: &str, b: &str) -> bool {
         8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
         _ => a == b,
     }
+}
+
+/// `Value::deep_eq` of two lists, without its work stack when they hold
+/// scalars only.
+fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    for (x, y) in a.iter().zip(b) {
+        match (x, y) {
+            (Value::Null, Value::Null) => {}
+            (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
+                return Value::Array(a).deep_eq(&Value::Array(b));
+            }
+            _ => {
+                if !same_value(x, y) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }
 
 /// Equal scalars as the diff compares them (`same_value`).
@@ -294,9 +318,10 @@ impl<'a> Differ<'a> {
         rk: RetainKeys,
     ) -> Option<Three<'a>> {
         let (om, mm, cm) = (o.members(), m.members(), c.members());
-        let mut delta = self.take_scratch();
-        let mut dels = self.take_scratch();
-        let mut changed = self.take_scratch();
+        // Most positions differ nowhere: buffers allocate on first use.
+        let mut delta = Vec::new();
+        let mut dels = Vec::new();
+        let mut changed = Vec::new();
         // `aligned_objects` admits at most 16 members.
         let mut done: [Option<Done<'a>>; ALIGNED_MAX] = [None; ALIGNED_MAX];
         for i in 0..mm.len() {
@@ -334,7 +359,6 @@ impl<'a> Differ<'a> {
     /// `finish_diff` when the old object has no key the new one lacks.
     fn finish_aligned(&self, mut patch: Vec<Member<'a>>, mut retain: Vec<&'a str>) -> Object<'a> {
         if patch.is_empty() {
-            self.recycle(patch);
             return Object::default();
         }
         if !retain.is_empty() {
@@ -342,7 +366,7 @@ impl<'a> Differ<'a> {
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
             patch.push(directives::retain_keys_member(self.arena, &list));
         }
-        self.finish_object(patch)
+        Object::from_members(self.arena.alloc_slice_copy(&patch))
     }
 
     /// What `changed` holds for a key worked out by [`Self::member_three`].
@@ -357,6 +381,11 @@ impl<'a> Differ<'a> {
                 }
             }
             Done::List(d) => self.push_list_diff(changed, k, d),
+            Done::Member(v) => {
+                if let Some(value) = v {
+                    changed.push(Member { key: k, value });
+                }
+            }
         }
     }
 
@@ -406,7 +435,17 @@ impl<'a> Differ<'a> {
                 }
                 (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
                     let field = self.rules.field(cur, k, FieldShape::List).ok()?;
-                    if let ListPlan::Merge(keys) = self.rules.list_plan(field.meta) {
+                    let plan = self.rules.list_plan(field.meta);
+                    if let ListPlan::Atomic = plan {
+                        // `delta` sets the list when current's differs,
+                        // `changed` when original's does.
+                        if !same_list(cl, ml) {
+                            delta.push(Member { key: k, value: mv });
+                        }
+                        let changed = (!same_list(ol, cl)).then_some(cv);
+                        return Some(Some(Done::Member(changed)));
+                    }
+                    if let ListPlan::Merge(keys) = plan {
                         match self.keyed_three(
                             (ol, ml, cl),
                             w.step(&here, field.cursor),
