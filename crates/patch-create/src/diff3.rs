@@ -191,6 +191,8 @@ fn keyed_side<'a>(
 }
 
 /// The outcome of [`Differ::keyed_three`].
+// Returned once per list and consumed at once: boxing would allocate.
+#[allow(clippy::large_enum_variant)]
 enum Keyed<'a> {
     /// The lists are outside the shared case: each diff takes its own step.
     Apart,
