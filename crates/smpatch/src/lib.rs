@@ -248,7 +248,8 @@ pub fn apply_json(
 /// Merges a patch into an object given as JSON bytes; answers compact JSON
 /// bytes, every number written exactly as it was read.
 ///
-/// Empty input is an `invalid_document` error (spec §1.1); `null` counts as `{}`.
+/// Empty input is an `invalid_document` error (as the reference's
+/// `StrategicMergePatch`); `null` counts as `{}`.
 ///
 /// ```
 /// use smpatch::{apply_bytes, ApplyOptions, TypeRef};
@@ -408,7 +409,8 @@ pub fn create_three_way_bytes(
     )
 }
 
-/// Whether two patches touch the same path differently (spec §4.7).
+/// Whether two patches touch the same path differently (the reference's
+/// `MergingMapsHaveConflicts`; quirks Q18/Q19 in docs/QUIRKS.md).
 ///
 /// ```
 /// use serde_json::json;
