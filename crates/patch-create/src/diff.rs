@@ -1,4 +1,5 @@
-//! `diff_objects` and `diff_lists` of spec §4.3–§4.5.
+//! `diff_objects` and `diff_lists`: the reference's `diffMaps` and
+//! `diffLists` (with `$retainKeys`).
 //!
 //! Architecture Invariant: the diff never mutates its inputs; the reference's
 //! in-place sort of the original primitive list (Q1) is reproduced by
@@ -15,7 +16,7 @@ use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-/// Flags of one `diff_objects` run (spec §4.1; `build_retain_keys` is passed
+/// Flags of one `diff_objects` run (the reference's `DiffOptions`; `build_retain_keys` is passed
 /// separately because it is decided per object).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DiffFlags {
@@ -27,7 +28,7 @@ pub(crate) struct DiffFlags {
     pub(crate) ignore_deletions: bool,
 }
 
-/// Whether `diff_objects` builds a `$retainKeys` list (spec §4.5): the
+/// Whether `diff_objects` builds a `$retainKeys` list: the
 /// field's `x-kubernetes-retain-keys`; never at a document root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RetainKeys {
@@ -112,9 +113,9 @@ impl<'a> Differ<'a> {
         Walk::new(root, cursor, self.max_depth)
     }
 
-    /// `diff_objects(a, b)` of spec §4.3 at `w` (the objects' path and
+    /// `diff_objects(a, b)` (the reference's `diffMaps`) at `w` (the objects' path and
     /// schema). `build_retain_keys` is the field's `x-kubernetes-retain-keys`
-    /// (spec §4.5).
+    /// (KEP-1027's `$retainKeys`).
     pub(crate) fn diff_objects(
         &self,
         a: Object<'a>,
@@ -318,7 +319,7 @@ impl<'a> Differ<'a> {
         }
     }
 
-    /// `diff_lists(o, m)` of spec §4.4 for a merge list at `w` (the list's
+    /// `diff_lists(o, m)` (the reference's `diffLists`) for a merge list at `w` (the list's
     /// path, its ELEMENT schema).
     pub(crate) fn diff_lists(
         &self,
@@ -394,7 +395,7 @@ impl<'a> Differ<'a> {
         Value::Object(self.finish_object(members))
     }
 
-    /// §4.4.1: keyed lists.
+    /// Keyed lists (the reference's `diffListsOfMaps`).
     fn diff_keyed(
         &self,
         o: &'a [Value<'a>],
@@ -521,7 +522,7 @@ impl<'a> Differ<'a> {
         })
     }
 
-    /// §4.4.1 for the common case: one merge key, a string in every element,
+    /// Keyed lists for the common case: one merge key, a string in every element,
     /// no key twice in a list. `None` (decided before any element is diffed)
     /// when the lists are outside that case: the general path then answers.
     ///
@@ -706,7 +707,7 @@ impl<'a> Differ<'a> {
         Value::Object(self.finish_object(members))
     }
 
-    /// §4.4.2: primitive lists.
+    /// Primitive lists (the reference's `diffListsOfScalars`).
     fn diff_primitive(
         &self,
         o: &'a [Value<'a>],
