@@ -328,18 +328,14 @@ impl<'a> Differ<'a> {
         let mut delta = Vec::new();
         let mut dels = Vec::new();
         let mut changed = Vec::new();
-        // `aligned_objects` admits at most 16 members.
-        let mut done: [Option<Done<'a>>; ALIGNED_MAX] = [None; ALIGNED_MAX];
+        // Current's members stand where modified's do, so `changed` is built
+        // in the same loop, in current's order.
         for i in 0..mm.len() {
             let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
-            done[i] = self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)?;
-        }
-        for (i, &d) in done[..mm.len()].iter().enumerate() {
-            let (k, ov, cv) = (cm[i].key, om[i].value, cm[i].value);
-            match d {
-                Some(d) => self.push_done(&mut changed, k, d),
+            match self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)? {
+                Some(d) => self.push_done(&mut changed, cm[i].key, d),
                 None => self
-                    .diff_member(Some(ov), k, cv, w, CHANGED, &mut changed)
+                    .diff_member(Some(ov), cm[i].key, cv, w, CHANGED, &mut changed)
                     .ok()?,
             }
         }
