@@ -19,19 +19,6 @@ const FORBIDDEN: &[&str] = &["§", "shared/spec"];
 /// once its file is clean (the test fails on a stale entry, so none
 /// lingers).
 const EXCLUDED_FILES: &[(&str, &str)] = &[
-    // Branch `create3` owns these (rustdoc cites spec §4.x / §10).
-    (
-        "crates/patch-create/src/lib.rs",
-        "owned by the create3 rewrite",
-    ),
-    (
-        "crates/patch-create/src/diff.rs",
-        "owned by the create3 rewrite",
-    ),
-    (
-        "crates/patch-create/src/conflict.rs",
-        "owned by the create3 rewrite",
-    ),
     // Branch `applyscale` owns these (rustdoc cites spec §3.10 / §3.11).
     (
         "crates/patch-apply/src/merge/list.rs",
