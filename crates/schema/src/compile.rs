@@ -6,6 +6,7 @@
 //! cycles cost nothing. JSON pointers for errors are kept as parent links and
 //! only turned into text when an error is reported.
 
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 
 use crate::doc::Doc;
@@ -19,7 +20,7 @@ use crate::model::{
 #[derive(Default)]
 pub(crate) struct Builder {
     nodes: Vec<Node>,
-    by_name: HashMap<Box<str>, NodeId>,
+    by_name: FxHashMap<Box<str>, NodeId>,
     by_gvk: HashMap<Gvk, NodeId>,
     unknown: Option<NodeId>,
 }
@@ -457,7 +458,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     value: self.b.unknown(),
                 }),
                 Some(false) if typed => Ok(NodeKind::Struct {
-                    fields: HashMap::new(),
+                    fields: FxHashMap::default(),
                     unions: Vec::new(),
                 }),
                 Some(false) => Ok(NodeKind::Unknown),
@@ -486,7 +487,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     ) -> Result<NodeKind, SchemaError> {
         let members = props.and_then(|(p, _)| p.members()).unwrap_or_default();
         let props_path = props.map(|(_, p)| p).unwrap_or(path);
-        let mut fields: HashMap<Box<str>, FieldDef> = HashMap::with_capacity(members.len());
+        let mut fields: FxHashMap<Box<str>, FieldDef> =
+            FxHashMap::with_capacity_and_hasher(members.len(), Default::default());
         let mut unions = Vec::new();
         let mut union_paths = Vec::new();
         if let Some(u) = s.get("x-kubernetes-unions") {

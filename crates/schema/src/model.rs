@@ -1,5 +1,6 @@
 //! The compiled schema model and the cursor the merge algorithms walk with.
 
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Index of a node in a compiled [`Schema`].
@@ -151,7 +152,7 @@ pub enum NodeKind {
     /// An object with named properties.
     Struct {
         /// Properties by JSON name.
-        fields: HashMap<Box<str>, FieldDef>,
+        fields: FxHashMap<Box<str>, FieldDef>,
         /// Unions declared on this struct.
         unions: Vec<Union>,
     },
@@ -249,7 +250,7 @@ impl std::fmt::Display for Gvk {
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     pub(crate) nodes: Vec<Node>,
-    pub(crate) by_name: HashMap<Box<str>, NodeId>,
+    pub(crate) by_name: FxHashMap<Box<str>, NodeId>,
     pub(crate) by_gvk: HashMap<Gvk, NodeId>,
     /// Per node: the node declares a union or an `enum`, or some node below
     /// it does (computed once when the schema is finished or merged).
