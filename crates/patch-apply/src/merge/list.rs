@@ -5,7 +5,7 @@ use super::clean::{Cleaned, Place};
 use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
-use crate::directives::PatchDirective;
+use crate::directives::{self, PatchDirective};
 use crate::identity::{id_hash, identity, render_id, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
@@ -26,7 +26,8 @@ pub(super) struct ListMerge<'a> {
 /// What the §3.10 ordering of a keyed merge needs, kept so that a following
 /// `$setElementOrder` pass can skip it when it cannot change the outcome.
 pub(super) struct Deferred<'a> {
-    /// `pos(P, ·)` over the non-special patch elements.
+    /// `pos(P, ·)` over the non-special patch elements (empty when
+    /// [`Deferred::carried`] is set: its `ppos` answers instead).
     pub(super) p_index: PosIndex<'a>,
     /// The merge index: first position of each identity in live-after-deletes
     /// followed by the appended patch elements (their identities as sent).
@@ -37,6 +38,35 @@ pub(super) struct Deferred<'a> {
     /// True when every appended element kept its identity through cleaning,
     /// so `index` also gives `pos(L' ++ A, ·)` (and hence `pos(R', ·)`).
     pub(super) exact: bool,
+    /// The identities the merge already computed, when they are still
+    /// exact ([`Carried`]); `None` sends the ordering passes back to
+    /// recomputing every element's identity.
+    pub(super) carried: Option<Carried<'a>>,
+}
+
+/// Marks "no position" in [`Carried::ppos`].
+pub(super) const NO_POS: u32 = u32::MAX;
+
+/// What a keyed merge learned about its elements' identities, so that the
+/// orderings after it ([`Merger::order_merge`], [`Merger::order_set_fast`])
+/// need not read every element again (on lists of 16k+ elements those reads
+/// were most of the cache misses of apply, docs/BENCHMARKS.md).
+///
+/// Kept only when all of this holds: every live element (after deletions)
+/// has an identity and no two share one; none of them, no merged and no
+/// appended element holds `$patch: delete`; and every merged or appended
+/// element still has, after merging or cleaning, the identity of the patch
+/// element it came from (`$retainKeys` dropping the merge key, or a key set
+/// to `null`, clears it). Then merged position `i` holds the only element
+/// with its identity, `pos(L', x) = i` below `live_len` and
+/// `pos(R', x) = i` below `|R|`.
+pub(super) struct Carried<'a> {
+    /// Per merged position: the first position among the non-special patch
+    /// elements with the same identity, or [`NO_POS`].
+    pub(super) ppos: Vec<u32>,
+    /// Per non-special patch element, in patch order: its identity, the
+    /// identity's hash and the merged position it went to.
+    pub(super) patch: Vec<(Id<'a>, u64, u32)>,
 }
 
 /// Whether a keyed list merge orders its result now or hands the ordering
@@ -208,14 +238,37 @@ impl<'a> Merger<'a, '_> {
         let n = live.len();
         let mut merged = live_after.clone();
         let mut index = PosIndex::with_capacity(merged.len() + rest.len());
+        // Whether the identities computed here stay exact ([`Carried`]).
+        let mut carry = u32::try_from(merged.len() + rest.len()).is_ok_and(|t| t < NO_POS);
+        #[cfg(test)]
+        if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
+            carry = false;
+        }
         for (i, v) in merged.iter().enumerate() {
-            if let Ok(id) = identity(*v, keys) {
-                index.insert_first(id, i);
+            match identity(*v, keys) {
+                Ok(id) => {
+                    if index.insert_first(id, i).is_some() {
+                        carry = false;
+                    }
+                }
+                Err(_) => carry = false,
+            }
+            if carry && directives::is_delete(v) {
+                carry = false;
             }
         }
+        let mut ppos: Vec<u32> = if carry {
+            let mut p = Vec::with_capacity(merged.len() + rest.len());
+            p.resize(merged.len(), NO_POS);
+            p
+        } else {
+            Vec::new()
+        };
+        // Identity, hash and merged position of each non-special patch
+        // element; `pos(P, ·)` is built from it only when the identities
+        // cannot be carried.
+        let mut patch_ids: Vec<(Id<'a>, u64, u32)> = Vec::with_capacity(rest.len());
         let mut appended: Vec<Value<'a>> = Vec::new();
-        let mut patch_rest: Vec<Value<'a>> = Vec::with_capacity(rest.len());
-        let mut p_index = PosIndex::with_capacity(rest.len());
         let mut exact = true;
         for (j, e) in &rest {
             let id = match identity(*e, keys) {
@@ -225,8 +278,7 @@ impl<'a> Merger<'a, '_> {
                 }
             };
             let h = id_hash(&id);
-            p_index.insert_first_hashed(h, id.clone(), patch_rest.len());
-            patch_rest.push(*e);
+            let k = patch_ids.len();
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
             match index.get_hashed_refresh(h, &id) {
@@ -234,7 +286,19 @@ impl<'a> Merger<'a, '_> {
                     self.path.push(Step::Index(*j));
                     let r = self.merge_object(merged[i], eo, elem);
                     self.path.pop();
-                    merged[i] = r?;
+                    let r = r?;
+                    merged[i] = r;
+                    if carry {
+                        // The merged element is hot here: checking that it
+                        // kept its identity costs no cache miss.
+                        carry = !directives::is_delete(&r)
+                            && identity(r, keys).is_ok_and(|rid| rid == id);
+                        if ppos[i] == NO_POS {
+                            // `k < NO_POS`: checked with `carry` above.
+                            ppos[i] = k as u32;
+                        }
+                    }
+                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
                 }
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
@@ -253,7 +317,13 @@ impl<'a> Merger<'a, '_> {
                     if exact && !same {
                         exact = identity(v, keys).is_ok_and(|cid| cid == id);
                     }
-                    index.insert_first_hashed(h, id, merged.len());
+                    let i = merged.len();
+                    if carry {
+                        carry = exact && !directives::is_delete(&v);
+                        ppos.push(k as u32);
+                    }
+                    patch_ids.push((id.clone(), h, u32::try_from(i).unwrap_or(NO_POS)));
+                    index.insert_first_hashed(h, id, i);
                     merged.push(v);
                     appended.push(v);
                 }
@@ -263,11 +333,25 @@ impl<'a> Merger<'a, '_> {
         let mut r_prime = live_after;
         r_prime.extend(appended);
         r_prime.truncate(n);
+        let (p_index, carried) = if carry {
+            let c = Carried {
+                ppos,
+                patch: patch_ids,
+            };
+            (PosIndex::with_capacity(0), Some(c))
+        } else {
+            let mut p_index = PosIndex::with_capacity(patch_ids.len());
+            for (k, (id, h, _)) in patch_ids.into_iter().enumerate() {
+                p_index.insert_first_hashed(h, id, k);
+            }
+            (p_index, None)
+        };
         let d = Deferred {
             p_index,
             index,
             live_len,
             exact,
+            carried,
         };
         if order == Order::Defer {
             return Ok(ListMerge {

@@ -1,6 +1,6 @@
 //! Ordering (spec §3.10) and `$setElementOrder` (§3.11).
 
-use super::list::{Deferred, ListMerge, Order};
+use super::list::{Carried, Deferred, ListMerge, Order, NO_POS};
 use super::object::{FieldOp, WorkObject};
 use super::{Merger, Mode};
 use crate::directives::{self};
@@ -94,6 +94,22 @@ impl<'a> Merger<'a, '_> {
         d: &Deferred<'a>,
         keys: KeySpec<'_>,
     ) -> Result<Vec<Value<'a>>, Error> {
+        if let Some(c) = &d.carried {
+            // Identities carried from the merge: no element is read again.
+            debug_assert_eq!(merged.len(), c.ppos.len());
+            let placed = merged
+                .iter()
+                .zip(&c.ppos)
+                .enumerate()
+                .map(|(i, (v, &pp))| Placed {
+                    value: *v,
+                    ppos: (pp != NO_POS).then_some(pp as usize),
+                    rpos: (i < d.live_len).then_some(i),
+                    delete: false,
+                })
+                .collect();
+            return Ok(self.arrange(placed));
+        }
         let ids = self.merged_ids(&merged, keys, Elements::Objects)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
             d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
@@ -120,6 +136,9 @@ impl<'a> Merger<'a, '_> {
         if !d.exact {
             return None;
         }
+        if let Some(c) = &d.carried {
+            return self.order_set_carried(merged, order, d, c, n, keys);
+        }
         let ids = self.merged_ids(merged, keys, Elements::Objects).ok()?;
         let mut s_index = PosIndex::with_capacity(order.len());
         for (i, v) in order.iter().enumerate() {
@@ -144,6 +163,59 @@ impl<'a> Merger<'a, '_> {
                 return None;
             }
             *slot = true;
+        }
+        Some(self.arrange(placed))
+    }
+
+    /// [`Merger::order_set_fast`] with the identities the merge carried:
+    /// merged position `i` holds the only element with its identity, so its
+    /// position in `R'` is `i` below `n`, and its position in the order list
+    /// is that of the first order element naming it. The order list is read
+    /// once, in order; an order element is first compared with the next
+    /// patch element (the patch usually lists its elements in the order's
+    /// order: `$setElementOrder` requires it of the elements it names), and
+    /// only on a mismatch looked up in the merge index.
+    fn order_set_carried(
+        &self,
+        merged: &[Value<'a>],
+        order: &[Value<'a>],
+        d: &Deferred<'a>,
+        c: &Carried<'a>,
+        n: usize,
+        keys: KeySpec<'_>,
+    ) -> Option<Vec<Value<'a>>> {
+        debug_assert_eq!(merged.len(), c.ppos.len());
+        let mut spos = vec![NO_POS; merged.len()];
+        let mut next = 0;
+        for (k, v) in order.iter().enumerate() {
+            let id = identity(*v, keys).ok()?;
+            let h = id_hash(&id);
+            let at = match c.patch.get(next) {
+                Some((pid, ph, at)) if *ph == h && *pid == id => {
+                    next += 1;
+                    Some(*at as usize)
+                }
+                _ => d.index.get_hashed(h, &id),
+            };
+            if let Some(slot) = at.and_then(|i| spos.get_mut(i)) {
+                if *slot == NO_POS {
+                    *slot = u32::try_from(k).ok().filter(|&k| k != NO_POS)?;
+                }
+            }
+        }
+        let mut placed = Vec::with_capacity(merged.len());
+        for (i, (v, &sp)) in merged.iter().zip(&spos).enumerate() {
+            let ppos = (sp != NO_POS).then_some(sp as usize);
+            let rpos = (i < n).then_some(i);
+            if ppos.is_none() && rpos.is_none() {
+                return None;
+            }
+            placed.push(Placed {
+                value: *v,
+                ppos,
+                rpos,
+                delete: false,
+            });
         }
         Some(self.arrange(placed))
     }
