@@ -104,6 +104,49 @@ pub(crate) fn id_hash(id: &Id<'_>) -> u64 {
     }
 }
 
+/// Bytes of a string key an [`Entry`] keeps itself (the rest of its 64).
+const INLINE: usize = 64 - 17 - std::mem::size_of::<StoredId<'static>>();
+
+/// [`Entry::inline_len`] of a key not kept inline.
+const NOT_INLINE: u8 = u8::MAX;
+
+/// One entry of [`PosIndex`], one cache line: the identity, its hash, its
+/// first position and, for a string key of up to [`INLINE`] bytes (most
+/// merge keys: names, paths), a copy of its text. A probe that finds the
+/// entry then compares against that copy instead of reading the key text
+/// where the element holds it (a cache miss of its own on large lists).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Entry<'a> {
+    h: u64,
+    pos: usize,
+    key: StoredId<'a>,
+    inline_len: u8,
+    inline: [u8; INLINE],
+}
+
+const _: () = assert!(std::mem::size_of::<Entry<'static>>() == 64);
+
+impl<'a> Entry<'a> {
+    fn new(key: StoredId<'a>, h: u64, pos: usize) -> Self {
+        let mut e = Entry {
+            h,
+            pos,
+            key,
+            inline_len: NOT_INLINE,
+            inline: [0; INLINE],
+        };
+        if let StoredId::One(Value::String(s)) = key {
+            if let Some(dst) = e.inline.get_mut(..s.len()) {
+                dst.copy_from_slice(s.as_bytes());
+                // `s.len() <= INLINE < NOT_INLINE`.
+                e.inline_len = s.len() as u8;
+            }
+        }
+        e
+    }
+}
+
 /// One slot of [`PosIndex`]: the low 32 bits of the key's hash and the
 /// entry number plus one (0 = empty).
 #[derive(Clone, Copy, Default)]
@@ -115,19 +158,23 @@ struct Slot {
 /// Map from identity to the FIRST position holding it.
 ///
 /// Open addressing with linear probing over 8-byte slots (hash tag, entry
-/// number); the entries `(identity, position)` are kept in insertion order.
+/// number); the entries ([`Entry`], one cache line each: identity, full
+/// hash, position, short string keys inline) are kept in insertion order.
 /// A 16k-element list needs 256 KB of slots, so the table stays in a 1 MB
-/// cache while it is probed in random order, a probe reads an entry (and its
-/// key) only when the 32-bit tag matches, and callers hash each identity once
-/// ([`id_hash`]) however many tables they probe with it. A generic hash map
-/// with `(Id, usize)` buckets took 1.3 MB per 16k list and was the main source
-/// of cache misses of large merges (docs/BENCHMARKS.md).
+/// cache while it is probed in random order; a probe reads an entry only
+/// when the 32-bit tag matches, compares the full hash before any key, and
+/// a short string key within the entry, so a hit costs two cache lines
+/// (slot, entry) and not a third for the element's key text. Callers hash
+/// each identity once ([`id_hash`]) however many tables they probe with it.
+/// A generic hash map with `(Id, usize)` buckets took 1.3 MB per 16k list
+/// and was the main source of cache misses of large merges
+/// (docs/BENCHMARKS.md).
 pub(crate) struct PosIndex<'a> {
     slots: Vec<Slot>,
     /// `64 - log2(slots.len())`: the slot of hash `h` is `h >> shift`.
     shift: u32,
-    /// `(identity, hash, position)` in insertion order.
-    entries: Vec<(StoredId<'a>, u64, usize)>,
+    /// In insertion order.
+    entries: Vec<Entry<'a>>,
     /// The values of compound identities ([`StoredId::Many`]).
     extra: Vec<Value<'a>>,
     /// Entries past `u32::MAX - 1` (lists of billions of elements), searched
@@ -159,9 +206,9 @@ impl<'a> PosIndex<'a> {
                 break;
             }
             if s.tag == tag {
-                let (k, kh, pos) = self.entries[(s.entry - 1) as usize];
-                if kh == h && self.stored_eq(k, id) {
-                    return Some(pos);
+                let e = &self.entries[(s.entry - 1) as usize];
+                if e.h == h && self.entry_eq(e, id) {
+                    return Some(e.pos);
                 }
             }
             i = (i + 1) & mask;
@@ -188,12 +235,11 @@ impl<'a> PosIndex<'a> {
             }
             if s.tag == tag {
                 let e = (s.entry - 1) as usize;
-                let (k, kh, pos) = self.entries[e];
-                if kh == h && self.stored_eq(k, id) {
+                if self.entries[e].h == h && self.entry_eq(&self.entries[e], id) {
                     if let [one] = &id.0[..] {
-                        self.entries[e].0 = StoredId::One(*one);
+                        self.entries[e].key = StoredId::One(*one);
                     }
-                    return Some(pos);
+                    return Some(self.entries[e].pos);
                 }
             }
             i = (i + 1) & mask;
@@ -235,7 +281,7 @@ impl<'a> PosIndex<'a> {
                 }
             },
         };
-        self.entries.push((stored, h, pos));
+        self.entries.push(Entry::new(stored, h, pos));
         self.place(h, entry);
         None
     }
@@ -243,6 +289,21 @@ impl<'a> PosIndex<'a> {
     /// [`PosIndex::insert_first_hashed`] hashing `id` itself.
     pub(crate) fn insert_first(&mut self, id: Id<'a>, pos: usize) -> Option<usize> {
         self.insert_first_hashed(id_hash(&id), id, pos)
+    }
+
+    /// Whether an entry's identity equals `id` ([`key_eq`] on each value;
+    /// an inline string compares its copy).
+    fn entry_eq(&self, e: &Entry<'a>, id: &Id<'a>) -> bool {
+        if e.inline_len == NOT_INLINE {
+            return self.stored_eq(e.key, id);
+        }
+        match &id.0[..] {
+            [Value::String(s)] => {
+                s.len() == usize::from(e.inline_len)
+                    && e.inline.get(..s.len()) == Some(s.as_bytes())
+            }
+            _ => false,
+        }
     }
 
     /// Whether a stored identity equals `id`.
@@ -273,7 +334,7 @@ impl<'a> PosIndex<'a> {
         self.slots = vec![Slot::default(); n];
         self.shift = 64 - n.trailing_zeros();
         for e in 0..self.entries.len() {
-            let h = self.entries[e].1;
+            let h = self.entries[e].h;
             // `e + 1 < u32::MAX`: longer tables spill into `overflow`.
             self.place(h, (e + 1) as u32);
         }
@@ -358,5 +419,44 @@ mod tests {
         assert_eq!(index.get_hashed(id_hash(&id2), &id2), Some(3));
         let other = identity(p(r#"{"name": "b"}"#), single).unwrap();
         assert_eq!(index.get_hashed_refresh(id_hash(&other), &other), None);
+    }
+
+    #[test]
+    fn inline_keys_compare_like_key_eq() {
+        // Around the inline limit, the empty string, and a string and a
+        // number with the same text (different kinds: never equal).
+        let texts: Vec<String> = [0, 1, INLINE - 1, INLINE, INLINE + 1, 40]
+            .iter()
+            .flat_map(|&n| {
+                [
+                    "x".repeat(n),
+                    format!("{}y", "x".repeat(n.saturating_sub(1))),
+                ]
+            })
+            .collect();
+        let strings: Vec<Value<'static>> = texts
+            .iter()
+            .map(|s| Value::String(Box::leak(s.clone().into_boxed_str())))
+            .collect();
+        let mut index = PosIndex::with_capacity(1);
+        for (i, v) in strings.iter().enumerate() {
+            let first = strings.iter().position(|w| key_eq(v, w));
+            let prev = index.insert_first(identity(*v, KeySpec::Value).unwrap(), i);
+            assert_eq!(prev, first.filter(|&f| f < i), "{:?}", texts[i]);
+        }
+        for (i, v) in strings.iter().enumerate() {
+            // A copy at another address still matches.
+            let copy = Value::String(Box::leak(texts[i].clone().into_boxed_str()));
+            let id = identity(copy, KeySpec::Value).unwrap();
+            let first = strings.iter().position(|w| key_eq(&copy, w));
+            assert_eq!(index.get_hashed(id_hash(&id), &id), first);
+        }
+        let arena = smpatch_value::Arena::new();
+        let num = smpatch_value::parse_json(&arena, b"12", &Default::default()).unwrap();
+        let mut index = PosIndex::with_capacity(2);
+        index.insert_first(identity(Value::String("12"), KeySpec::Value).unwrap(), 0);
+        let id = identity(num, KeySpec::Value).unwrap();
+        assert_eq!(index.get_hashed(id_hash(&id), &id), None);
+        assert_eq!(index.insert_first(id, 1), None);
     }
 }

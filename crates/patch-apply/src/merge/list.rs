@@ -11,12 +11,13 @@ use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Cursor};
 use smpatch_value::{Kind, Step, Value};
+use std::borrow::Cow;
 
 /// Result of a list merge: the ordered content and the effective server
 /// order `R'` of §3.11.4.
 pub(super) struct ListMerge<'a> {
     pub(super) items: Vec<Value<'a>>,
-    pub(super) r_prime: Vec<Value<'a>>,
+    pub(super) r_prime: Cow<'a, [Value<'a>]>,
     /// Set when the caller asked to defer the ordering of a keyed merge:
     /// `items` is then the merged content in merge order (live, then
     /// appended), not yet ordered by §3.10.
@@ -106,7 +107,7 @@ impl<'a> Merger<'a, '_> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
                 items: Vec::new(),
-                r_prime: Vec::new(),
+                r_prime: Cow::Borrowed(&[]),
                 deferred: None,
             });
         }
@@ -145,7 +146,7 @@ impl<'a> Merger<'a, '_> {
                     .collect();
                 return Ok(ListMerge {
                     items,
-                    r_prime: live.to_vec(),
+                    r_prime: Cow::Borrowed(live),
                     deferred: None,
                 });
             }
@@ -161,7 +162,7 @@ impl<'a> Merger<'a, '_> {
             let items = self.order(merged, patch, live, keys, Elements::Scalars)?;
             return Ok(ListMerge {
                 items,
-                r_prime: live.to_vec(),
+                r_prime: Cow::Borrowed(live),
                 deferred: None,
             });
         }
@@ -202,16 +203,18 @@ impl<'a> Merger<'a, '_> {
                 Some(PatchDirective::Merge) => rest.push((j, *e)),
             }
         }
-        let live_after: Vec<Value<'a>> = if deletes.is_empty() {
-            live.to_vec()
+        let live_after: Cow<'a, [Value<'a>]> = if deletes.is_empty() {
+            Cow::Borrowed(live)
         } else {
-            live.iter()
-                .filter(|v| match identity(**v, keys) {
-                    Ok(id) => !deletes.contains(&id),
-                    Err(_) => true,
-                })
-                .copied()
-                .collect()
+            Cow::Owned(
+                live.iter()
+                    .filter(|v| match identity(**v, keys) {
+                        Ok(id) => !deletes.contains(&id),
+                        Err(_) => true,
+                    })
+                    .copied()
+                    .collect(),
+            )
         };
         if replace {
             let mut content = Vec::with_capacity(rest.len());
@@ -236,7 +239,8 @@ impl<'a> Merger<'a, '_> {
         }
         // §3.9.2 merge the rest in patch order.
         let n = live.len();
-        let mut merged = live_after.clone();
+        let mut merged = Vec::with_capacity(live_after.len() + rest.len());
+        merged.extend_from_slice(&live_after);
         let mut index = PosIndex::with_capacity(merged.len() + rest.len());
         // Whether the identities computed here stay exact ([`Carried`]).
         let mut carry = u32::try_from(merged.len() + rest.len()).is_ok_and(|t| t < NO_POS);
@@ -330,9 +334,16 @@ impl<'a> Merger<'a, '_> {
             }
         }
         let live_len = live_after.len();
-        let mut r_prime = live_after;
-        r_prime.extend(appended);
-        r_prime.truncate(n);
+        // `R'` is the first `|L|` elements of live-after-deletes ++ appended:
+        // without deletions, the live list itself.
+        let r_prime = if live_len == n {
+            live_after
+        } else {
+            let mut r = live_after.into_owned();
+            r.extend(appended);
+            r.truncate(n);
+            Cow::Owned(r)
+        };
         let (p_index, carried) = if carry {
             let c = Carried {
                 ppos,

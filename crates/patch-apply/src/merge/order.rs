@@ -10,6 +10,7 @@ use crate::rules::{self, brief};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{Cursor, FieldShape, ListPlan};
 use smpatch_value::{Kind, Object, Step, Value};
+use std::borrow::Cow;
 
 /// One element of a list being ordered: its position in the order list and
 /// in the reference order (§3.10.2), and whether it holds `$patch: delete`.
@@ -381,10 +382,10 @@ impl<'a> Merger<'a, '_> {
         let merge_plan = self.rules.list_plan(field.meta);
         let (merged, r_prime, deferred) = match (live, plist) {
             (None, None) => return Ok(None),
-            (Some(l), None) => (l.to_vec(), l.to_vec(), None),
+            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p)?, Vec::new(), None)
+                (self.strip_list(p)?, Cow::Borrowed(&[][..]), None)
             }
             (Some(l), Some(p)) => {
                 let r = self.at_field(f, |this| match merge_plan {
@@ -397,13 +398,13 @@ impl<'a> Merger<'a, '_> {
                         if this.mode == Mode::Apply {
                             this.strip_list(p).map(|items| ListMerge {
                                 items,
-                                r_prime: l.to_vec(),
+                                r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         } else {
                             Ok(ListMerge {
                                 items: p.to_vec(),
-                                r_prime: l.to_vec(),
+                                r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         }
