@@ -444,9 +444,9 @@ mod tests {
             let prev = index.insert_first(identity(*v, KeySpec::Value).unwrap(), i);
             assert_eq!(prev, first.filter(|&f| f < i), "{:?}", texts[i]);
         }
-        for (i, v) in strings.iter().enumerate() {
+        for text in &texts {
             // A copy at another address still matches.
-            let copy = Value::String(Box::leak(texts[i].clone().into_boxed_str()));
+            let copy = Value::String(Box::leak(text.clone().into_boxed_str()));
             let id = identity(copy, KeySpec::Value).unwrap();
             let first = strings.iter().position(|w| key_eq(&copy, w));
             assert_eq!(index.get_hashed(id_hash(&id), &id), first);
