@@ -81,7 +81,7 @@ impl<'a> Merger<'a, '_> {
         let p_index = self.position_index(porder, spec, "order element")?;
         let r_index = self.position_index(reference, spec, "live element")?;
         let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
-        Ok(self.arrange(placed))
+        Ok(self.arrange(placed.into_iter()))
     }
 
     /// The §3.10 ordering of a keyed merge: `order(merged, P, L', keys)`
@@ -107,15 +107,14 @@ impl<'a> Merger<'a, '_> {
                     ppos: (pp != NO_POS).then_some(pp as usize),
                     rpos: (i < d.live_len).then_some(i),
                     delete: false,
-                })
-                .collect();
+                });
             return Ok(self.arrange(placed));
         }
         let ids = self.merged_ids(&merged, keys, Elements::Objects)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
             d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
         });
-        Ok(self.arrange(placed))
+        Ok(self.arrange(placed.into_iter()))
     }
 
     /// The `$setElementOrder` ordering of a keyed merge whose own ordering
@@ -165,7 +164,7 @@ impl<'a> Merger<'a, '_> {
             }
             *slot = true;
         }
-        Some(self.arrange(placed))
+        Some(self.arrange(placed.into_iter()))
     }
 
     /// [`Merger::order_set_fast`] with the identities the merge carried:
@@ -204,20 +203,21 @@ impl<'a> Merger<'a, '_> {
                 }
             }
         }
-        let mut placed = Vec::with_capacity(merged.len());
-        for (i, (v, &sp)) in merged.iter().zip(&spos).enumerate() {
-            let ppos = (sp != NO_POS).then_some(sp as usize);
-            let rpos = (i < n).then_some(i);
-            if ppos.is_none() && rpos.is_none() {
-                return None;
-            }
-            placed.push(Placed {
+        // An element neither in the order list nor in `R'`: the two sorts
+        // may not be strict, run both passes.
+        if spos.iter().skip(n).any(|&sp| sp == NO_POS) {
+            return None;
+        }
+        let placed = merged
+            .iter()
+            .zip(&spos)
+            .enumerate()
+            .map(|(i, (v, &sp))| Placed {
                 value: *v,
-                ppos,
-                rpos,
+                ppos: (sp != NO_POS).then_some(sp as usize),
+                rpos: (i < n).then_some(i),
                 delete: false,
             });
-        }
         Some(self.arrange(placed))
     }
 
@@ -243,10 +243,15 @@ impl<'a> Merger<'a, '_> {
     }
 
     /// Steps 1–3 of §3.10.2 on placed elements.
-    pub(super) fn arrange(&self, placed: Vec<Placed<'a>>) -> Vec<Value<'a>> {
-        // (ppos, rpos, value)
-        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::new();
-        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::new();
+    pub(super) fn arrange(
+        &self,
+        placed: impl ExactSizeIterator<Item = Placed<'a>>,
+    ) -> Vec<Value<'a>> {
+        // (ppos, rpos, value). Sized for the whole list: the unused part of
+        // either vector is never touched.
+        let len = placed.len();
+        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::with_capacity(len);
+        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::with_capacity(len);
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
         for x in placed {
@@ -267,10 +272,16 @@ impl<'a> Merger<'a, '_> {
                 }
             }
         }
-        patch_items.sort_by_key(|x| x.0);
+        // A stable sort leaves a sorted list as it is: skip it (and its
+        // buffer) when the list is already in order, as after most merges.
+        if !patch_items.is_sorted_by_key(|x| x.0) {
+            patch_items.sort_by_key(|x| x.0);
+        }
         patch_items.extend(patch_deletes);
         if server.iter().all(|x| x.0.is_some()) {
-            server.sort_by_key(|x| x.0);
+            if !server.is_sorted_by_key(|x| x.0) {
+                server.sort_by_key(|x| x.0);
+            }
         } else if self.opts.fix_quirks {
             // Q3 fix: elements missing from the order list go last, stable.
             server.sort_by_key(|x| (x.0.is_none(), x.0));
