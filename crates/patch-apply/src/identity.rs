@@ -314,6 +314,17 @@ impl<'a> PosIndex<'a> {
         None
     }
 
+    /// Reads the slots of `hashes` (a prefetch in safe code: the loads are
+    /// independent, so the CPU overlaps their cache misses, and the
+    /// insertions or look-ups that follow find the slots cached).
+    pub(crate) fn touch(&self, hashes: impl Iterator<Item = u64>) {
+        let mut acc = 0u32;
+        for h in hashes {
+            acc ^= self.slots[(h >> self.shift) as usize].entry;
+        }
+        std::hint::black_box(acc);
+    }
+
     /// [`PosIndex::insert_first_hashed`] hashing `id` itself.
     pub(crate) fn insert_first(&mut self, id: Id<'a>, pos: usize) -> Option<usize> {
         self.insert_first_hashed(id_hash(&id), id, pos)

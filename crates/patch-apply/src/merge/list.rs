@@ -45,6 +45,9 @@ pub(super) struct Deferred<'a> {
     pub(super) carried: Option<Carried<'a>>,
 }
 
+/// Elements whose slots the live index build reads together.
+const BATCH: usize = 32;
+
 /// Marks "no position" in [`Carried::ppos`].
 pub(super) const NO_POS: u32 = u32::MAX;
 
@@ -248,17 +251,30 @@ impl<'a> Merger<'a, '_> {
         if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
             carry = false;
         }
-        for (i, v) in merged.iter().enumerate() {
-            match identity(*v, keys) {
-                Ok(id) => {
-                    if index.insert_first(id, i).is_some() {
-                        carry = false;
+        // In batches: the identities and hashes of a batch first, then the
+        // slots they land in are read together (independent loads the CPU
+        // overlaps), then inserted; on lists larger than the cache each
+        // insertion otherwise waits for its own random slot read.
+        let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
+        for (c, chunk) in merged.chunks(BATCH).enumerate() {
+            batch.clear();
+            for (k, v) in chunk.iter().enumerate() {
+                match identity(*v, keys) {
+                    Ok(id) => {
+                        let h = id_hash(&id);
+                        batch.push((id, h, c * BATCH + k));
                     }
+                    Err(_) => carry = false,
                 }
-                Err(_) => carry = false,
+                if carry && directives::is_delete(v) {
+                    carry = false;
+                }
             }
-            if carry && directives::is_delete(v) {
-                carry = false;
+            index.touch(batch.iter().map(|x| x.1));
+            for (id, h, i) in batch.drain(..) {
+                if index.insert_first_hashed(h, id, i).is_some() {
+                    carry = false;
+                }
             }
         }
         let mut ppos: Vec<u32> = if carry {
