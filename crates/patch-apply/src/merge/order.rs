@@ -425,7 +425,13 @@ impl<'a> Merger<'a, '_> {
                 (r.items, r.r_prime, r.deferred)
             }
         };
-        let kind = self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])])?;
+        let kind = if deferred.is_some() {
+            // A deferred keyed merge already found these two lists to hold
+            // objects (`element_kind` of the same lists): skip the re-read.
+            Some(Kind::Object)
+        } else {
+            self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])])?
+        };
         let Some(kind) = kind else {
             if self.opts.fix_quirks {
                 // Q20 fix: nothing to order.
