@@ -8,7 +8,10 @@
 //!
 //! Arguments: the operation (`apply-all`, `apply-one`, `create2`, `create3`,
 //! `parse` (the 121 KB Deployment of the apply bench), `parse-serde` (the
-//! same with serde_json's `from_slice` into `serde_json::Value`), or `op-only` variants
+//! same with serde_json's `from_slice` into `serde_json::Value`),
+//! `deploy-apply-bytes` (`deploy-apply` through the facade's `apply_bytes`,
+//! which adds its per-call work: arena, type look-up, output buffer), or
+//! `op-only` variants
 //! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
 //! `measured`, or `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
 //! the scaling bench's baseline, serde_json parsing the same documents and
@@ -45,9 +48,8 @@ fn main() {
     };
     let case = match base {
         "apply-one" => case_env_one(n),
-        "deploy-apply" | "deploy-create2" | "deploy-create3" | "parse" | "parse-serde" => {
-            case_deployment_50()
-        }
+        "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
+        | "parse-serde" => case_deployment_50(),
         _ => case_env_all(n),
     };
     let schema = smpatch_schema::embedded();
@@ -56,7 +58,7 @@ fn main() {
     let copts = CreateOptions::default();
     let aopts = ApplyOptions::default();
     let docs: Vec<&[u8]> = match base {
-        "apply-all" | "apply-one" | "deploy-apply" => {
+        "apply-all" | "apply-one" | "deploy-apply" | "deploy-apply-bytes" => {
             vec![case.original.as_bytes(), case.patch.as_bytes()]
         }
         "create2" | "deploy-create2" => vec![case.original.as_bytes(), case.modified.as_bytes()],
@@ -101,6 +103,16 @@ fn main() {
             }));
             times.push(t.elapsed().as_nanos() as f64);
             cpu_times.push(cpu_now() - c);
+            continue;
+        }
+        if base == "deploy-apply-bytes" {
+            let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
+            black_box(measured(|| {
+                smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &aopts)
+                    .unwrap()
+                    .len()
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
             continue;
         }
         arena.reset();

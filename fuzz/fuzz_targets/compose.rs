@@ -1,5 +1,6 @@
-//! Patch composition (spec §3.15, `smpatch_patch_create::compose` doc
-//! comment, through `smpatch::compose_json`): for a well-formed `mergeItem`
+//! Patch composition (docs/DIVERGENCES.md "Public `compose`", the
+//! `smpatch_patch_create::compose` doc comment, through
+//! `smpatch::compose_json`): for a well-formed `mergeItem`
 //! document `d` and two patches `p1`, `p2` (made by `create_two_way_json`
 //! along `d -> d1 -> d2`, or directive-rich from smpatch-testkit, or one of
 //! each), when both sequential applies succeed and compose answers `Ok`,

@@ -1,4 +1,4 @@
-//! The two-way law (spec §8 I1) with `fix_quirks`: for well-formed `a`, `b`
+//! The two-way round-trip law with `fix_quirks`: for well-formed `a`, `b`
 //! of the conformance `mergeItem` schema, `apply(a, create2(a, b)) == b`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;

@@ -1,10 +1,11 @@
 //! JSON: what parses serializes (compact, pretty, Go, YAML) and re-parses to
-//! an equal value; compact output is a fixed point.
+//! an equal value; compact output is a fixed point, and the same bytes as the
+//! general (streaming) writer's, which never copies objects' source text.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use smpatch_value::{
     parse_json, parse_yaml, to_go_json, to_json_pretty, to_json_string, to_yaml_string, Arena,
-    ParseOptions,
+    write_json_to, ParseOptions,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -14,6 +15,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let compact = to_json_string(&v);
+    let mut general = Vec::new();
+    write_json_to(&mut general, &v).expect("writing to a Vec");
+    assert_eq!(
+        compact.as_bytes(),
+        &general[..],
+        "the compact writer differs from the general writer"
+    );
     let v2 = parse_json(&arena, compact.as_bytes(), &opts)
         .unwrap_or_else(|e| panic!("compact output does not re-parse: {e}: {compact}"));
     assert!(

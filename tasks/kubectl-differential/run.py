@@ -15,7 +15,8 @@ are recognised and verified:
                `$setElementOrder/f`: kubectl is re-run (Go map order is random
                per process) until one of its results equals ours;
 * dup-order  — the live object has a primitive merge list with duplicates
-               (§3.10.1 [UNSPEC]): equal after sorting those lists;
+               (undefined in the reference, docs/DIVERGENCES.md "Live
+               primitive list with duplicates"): equal after sorting those lists;
 * nondet     — any other mismatch where a kubectl re-run produces our result.
 
 Anything else is `MISMATCH` (written to OUT/mismatches.jsonl with inputs).

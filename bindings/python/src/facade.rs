@@ -122,6 +122,17 @@ pub(crate) struct CreateArgs {
 }
 
 impl CreateArgs {
+    /// The options every create operation takes (the others keep their
+    /// defaults).
+    pub(crate) fn common(fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>) -> Self {
+        CreateArgs {
+            fix_quirks,
+            compound_keys,
+            max_depth,
+            ..CreateArgs::default()
+        }
+    }
+
     fn options(&self) -> CreateOptions {
         let o = CreateOptions::default()
             .with_fix_quirks(self.fix_quirks)

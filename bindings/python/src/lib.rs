@@ -172,419 +172,236 @@ fn call(
     })
 }
 
-/// Merges a strategic merge `patch` into `original`, as the API server does.
-///
-/// Documents are dicts (what the kubernetes client returns), `str` or
-/// `bytes` (JSON or YAML), or `None` (same as `{}`). Returns the merged
-/// object as a dict, or as compact JSON `bytes` with `as_bytes=True`
-/// (numbers written exactly as they were given). The inputs are never
-/// changed.
-///
-/// `schema` defaults to `Schema.embedded()`; `type` names the document's
-/// type (definition name or group/version/kind such as
-/// `"apps/v1/Deployment"`) and defaults to the documents' `apiVersion` and
-/// `kind`. Options keep their Rust names: `fix_quirks`, `compound_keys`,
-/// `reject_duplicate_keys`, `max_depth` (see docs/ERRORS.md and the
-/// smpatch crate's `ApplyOptions`).
-///
-/// Raises `smpatch.Error` (a `ValueError`) with `.kind`, `.path` (a JSON
-/// pointer into the patch) and `.message`.
-#[pyfunction]
-#[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
-    fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn apply(
-    py: Python<'_>,
-    original: &Bound<'_, PyAny>,
-    patch: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    fix_quirks: bool,
-    compound_keys: bool,
-    reject_duplicate_keys: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let op = Op::Apply(ApplyArgs {
-        fix_quirks,
-        compound_keys,
-        reject_duplicate_keys,
-        max_depth,
-    });
-    call(
-        py,
-        op,
-        &[(original, "original"), (patch, "patch")],
-        schema,
-        r#type,
-        as_bytes,
-    )
+/// Defines the engine functions: each is a `#[pyfunction]` taking `py`,
+/// its documents and leading arguments (before `;`), then `schema` and
+/// `type` (every function has them), then its keyword options (after `;`).
+/// The block turns the arguments into the op, the documents to convert
+/// (with their names for errors) and `as_bytes`; [`call`] does the rest.
+macro_rules! engine_functions {
+    ($(
+        $(#[doc = $doc:literal])*
+        #[pyo3($($sig:tt)*)]
+        fn $name:ident($($arg:ident: $arg_ty:ty),+; $($opt:ident: $opt_ty:ty),+) $build:block
+    )+) => {$(
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[pyo3($($sig)*)]
+        #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
+        fn $name(
+            py: Python<'_>,
+            $($arg: $arg_ty,)+
+            schema: Option<&Bound<'_, PySchema>>,
+            r#type: Option<&str>,
+            $($opt: $opt_ty,)+
+        ) -> PyResult<Py<PyAny>> {
+            let (op, docs, as_bytes): (Op, Vec<(&Bound<'_, PyAny>, &str)>, bool) = $build;
+            call(py, op, &docs, schema, r#type, as_bytes)
+        }
+    )+};
 }
 
-/// The two-way patch that turns `original` into `modified` (what
-/// `kubectl edit` sends). Empty text counts as `{}`.
-///
-/// Options: `fix_quirks`, `compound_keys`, `ignore_changes_and_additions`
-/// (emit only deletions), `ignore_deletions` (emit no deletions),
-/// `max_depth`. Other arguments as for `apply`.
-#[pyfunction]
-#[pyo3(signature = (original, modified, *, schema = None, r#type = None, as_bytes = false,
-    fix_quirks = false, compound_keys = false, ignore_changes_and_additions = false,
-    ignore_deletions = false, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn create_two_way(
-    py: Python<'_>,
-    original: &Bound<'_, PyAny>,
-    modified: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    fix_quirks: bool,
-    compound_keys: bool,
-    ignore_changes_and_additions: bool,
-    ignore_deletions: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let op = Op::CreateTwoWay(CreateArgs {
-        fix_quirks,
-        compound_keys,
-        ignore_changes_and_additions,
-        ignore_deletions,
-        max_depth,
-    });
-    call(
-        py,
-        op,
-        &[(original, "original"), (modified, "modified")],
-        schema,
-        r#type,
-        as_bytes,
-    )
-}
-
-/// The three-way patch of `kubectl apply`: `original` is the last applied
-/// configuration, `modified` the new one, `current` the live object.
-///
-/// With `overwrite=False`, changes made on the server that the patch would
-/// undo raise `smpatch.Conflict` (whose `.path` is the first conflicting
-/// location). Options: `fix_quirks`, `compound_keys`, `max_depth`.
-#[pyfunction]
-#[pyo3(signature = (original, modified, current, *, overwrite = true, schema = None,
-    r#type = None, as_bytes = false, fix_quirks = false, compound_keys = false,
-    max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn create_three_way(
-    py: Python<'_>,
-    original: &Bound<'_, PyAny>,
-    modified: &Bound<'_, PyAny>,
-    current: &Bound<'_, PyAny>,
-    overwrite: bool,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    fix_quirks: bool,
-    compound_keys: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let args = CreateArgs {
-        fix_quirks,
-        compound_keys,
-        max_depth,
-        ..CreateArgs::default()
-    };
-    call(
-        py,
-        Op::CreateThreeWay { overwrite, args },
-        &[
-            (original, "original"),
-            (modified, "modified"),
-            (current, "current"),
-        ],
-        schema,
-        r#type,
-        as_bytes,
-    )
-}
-
-/// Whether two patches change the same path differently (`True`) or can
-/// be applied in either order with the same result (`False`).
-///
-/// Options: `fix_quirks`, `compound_keys`, `max_depth`.
-#[pyfunction]
-#[pyo3(signature = (left, right, *, schema = None, r#type = None, fix_quirks = false,
-    compound_keys = false, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn conflicts(
-    py: Python<'_>,
-    left: &Bound<'_, PyAny>,
-    right: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    fix_quirks: bool,
-    compound_keys: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let args = CreateArgs {
-        fix_quirks,
-        compound_keys,
-        max_depth,
-        ..CreateArgs::default()
-    };
-    call(
-        py,
-        Op::Conflicts(args),
-        &[(left, "left"), (right, "right")],
-        schema,
-        r#type,
-        false,
-    )
-}
-
-/// One patch equivalent to applying `first` and then `second`, when the two
-/// do not conflict (check with `conflicts`). `$patch` directives of both
-/// are carried through.
-///
-/// Options: `fix_quirks`, `compound_keys`, `max_depth`.
-#[pyfunction]
-#[pyo3(signature = (first, second, *, schema = None, r#type = None, as_bytes = false,
-    fix_quirks = false, compound_keys = false, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn compose(
-    py: Python<'_>,
-    first: &Bound<'_, PyAny>,
-    second: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    fix_quirks: bool,
-    compound_keys: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let args = CreateArgs {
-        fix_quirks,
-        compound_keys,
-        max_depth,
-        ..CreateArgs::default()
-    };
-    call(
-        py,
-        Op::Compose(args),
-        &[(first, "first"), (second, "second")],
-        schema,
-        r#type,
-        as_bytes,
-    )
-}
-
-/// Normalizes the unions (one-of fields) of `new` against `old` as the API
-/// server does on write (KEP-1027), then validates the result.
-///
-/// `old` is the stored object; `None` means `new` is being created (which
-/// is not the same as a stored `{}`). Returns a tuple `(object, cleared)`:
-/// the normalized object (a dict, or compact JSON `bytes` with
-/// `as_bytes=True`) and the JSON pointers of the members normalization
-/// cleared, in document order. The inputs are never changed.
-///
-/// Options keep their Rust names (`UnionOptions`):
-/// `non_discriminated_update`, `ratcheting`, `check_enums` (default
-/// `True`), `max_depth`. Other arguments as for `apply`.
-///
-/// Raises `smpatch.Error` of kind `validation` when the normalized object
-/// breaks a union or enum rule; its `.violations` lists every one found as
-/// dicts `{"path", "rule", "message"}` (rules `V1`…`V5`, `enum`).
-#[pyfunction]
-#[pyo3(signature = (new, old = None, *, schema = None, r#type = None, as_bytes = false,
-    non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn normalize(
-    py: Python<'_>,
-    new: &Bound<'_, PyAny>,
-    old: Option<&Bound<'_, PyAny>>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    non_discriminated_update: bool,
-    ratcheting: bool,
-    check_enums: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let args = UnionArgs {
-        non_discriminated_update,
-        ratcheting,
-        check_enums,
-        max_depth,
-    };
-    let op = Op::Normalize {
-        args,
-        has_old: old.is_some(),
-    };
+/// `new`, and `old` when given, as documents to convert.
+fn new_and_old<'a, 'py>(
+    new: &'a Bound<'py, PyAny>,
+    old: Option<&'a Bound<'py, PyAny>>,
+) -> Vec<(&'a Bound<'py, PyAny>, &'static str)> {
     let mut docs = vec![(new, "new")];
     docs.extend(old.map(|o| (o, "old")));
-    call(py, op, &docs, schema, r#type, as_bytes)
+    docs
 }
 
-/// Every union (KEP-1027 rules `V1`…`V5`) and enum (KEP-2887) violation of
-/// `new` as written, judged against `old` (`None`: `new` is being
-/// created); nothing is normalized.
-///
-/// Returns a list of dicts `{"path": <JSON pointer>, "rule": "V3",
-/// "message": ...}` in document order; an empty list means valid. Options
-/// and other arguments as for `normalize`.
-#[pyfunction]
-#[pyo3(signature = (new, old = None, *, schema = None, r#type = None,
-    non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn validate(
-    py: Python<'_>,
-    new: &Bound<'_, PyAny>,
-    old: Option<&Bound<'_, PyAny>>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    non_discriminated_update: bool,
-    ratcheting: bool,
-    check_enums: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let args = UnionArgs {
-        non_discriminated_update,
-        ratcheting,
-        check_enums,
-        max_depth,
-    };
-    let op = Op::Validate {
-        args,
-        has_old: old.is_some(),
-    };
-    let mut docs = vec![(new, "new")];
-    docs.extend(old.map(|o| (o, "old")));
-    call(py, op, &docs, schema, r#type, false)
-}
+engine_functions! {
+    /// Merges a strategic merge `patch` into `original`, as the API server does.
+    ///
+    /// Documents are dicts (what the kubernetes client returns), `str` or
+    /// `bytes` (JSON or YAML), or `None` (same as `{}`). Returns the merged
+    /// object as a dict, or as compact JSON `bytes` with `as_bytes=True`
+    /// (numbers written exactly as they were given). The inputs are never
+    /// changed.
+    ///
+    /// `schema` defaults to `Schema.embedded()`; `type` names the document's
+    /// type (definition name or group/version/kind such as
+    /// `"apps/v1/Deployment"`) and defaults to the documents' `apiVersion` and
+    /// `kind`. Options keep their Rust names: `fix_quirks`, `compound_keys`,
+    /// `reject_duplicate_keys`, `max_depth` (see docs/ERRORS.md and the
+    /// smpatch crate's `ApplyOptions`).
+    ///
+    /// Raises `smpatch.Error` (a `ValueError`) with `.kind`, `.path` (a JSON
+    /// pointer into the patch) and `.message`.
+    #[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
+        fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None))]
+    fn apply(original: &Bound<'_, PyAny>, patch: &Bound<'_, PyAny>;
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, reject_duplicate_keys: bool,
+        max_depth: Option<usize>) {
+        let args = ApplyArgs { fix_quirks, compound_keys, reject_duplicate_keys, max_depth };
+        (Op::Apply(args), vec![(original, "original"), (patch, "patch")], as_bytes)
+    }
 
-/// The server's write pipeline (KEP-1027): merges `patch` into `original`
-/// (as `apply`), normalizes the result's unions against `original` and
-/// validates it.
-///
-/// Returns `(object, cleared)` as `normalize` does and raises as
-/// `normalize` does. Options: those of `apply` (`fix_quirks`,
-/// `compound_keys`, `reject_duplicate_keys`, `max_depth`) and of
-/// `normalize` (`non_discriminated_update`, `ratcheting`, `check_enums`).
-#[pyfunction]
-#[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
-    fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None,
-    non_discriminated_update = false, ratcheting = false, check_enums = true))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn server_apply(
-    py: Python<'_>,
-    original: &Bound<'_, PyAny>,
-    patch: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    fix_quirks: bool,
-    compound_keys: bool,
-    reject_duplicate_keys: bool,
-    max_depth: Option<usize>,
-    non_discriminated_update: bool,
-    ratcheting: bool,
-    check_enums: bool,
-) -> PyResult<Py<PyAny>> {
-    let op = Op::ServerApply {
-        apply: ApplyArgs {
-            fix_quirks,
-            compound_keys,
-            reject_duplicate_keys,
+    /// The two-way patch that turns `original` into `modified` (what
+    /// `kubectl edit` sends). Empty text counts as `{}`.
+    ///
+    /// Options: `fix_quirks`, `compound_keys`, `ignore_changes_and_additions`
+    /// (emit only deletions), `ignore_deletions` (emit no deletions),
+    /// `max_depth`. Other arguments as for `apply`.
+    #[pyo3(signature = (original, modified, *, schema = None, r#type = None, as_bytes = false,
+        fix_quirks = false, compound_keys = false, ignore_changes_and_additions = false,
+        ignore_deletions = false, max_depth = None))]
+    fn create_two_way(original: &Bound<'_, PyAny>, modified: &Bound<'_, PyAny>;
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, ignore_changes_and_additions: bool,
+        ignore_deletions: bool, max_depth: Option<usize>) {
+        let args = CreateArgs {
+            fix_quirks, compound_keys, ignore_changes_and_additions, ignore_deletions, max_depth,
+        };
+        (Op::CreateTwoWay(args), vec![(original, "original"), (modified, "modified")], as_bytes)
+    }
+
+    /// The three-way patch of `kubectl apply`: `original` is the last applied
+    /// configuration, `modified` the new one, `current` the live object.
+    ///
+    /// With `overwrite=False`, changes made on the server that the patch would
+    /// undo raise `smpatch.Conflict` (whose `.path` is the first conflicting
+    /// location). Options: `fix_quirks`, `compound_keys`, `max_depth`.
+    #[pyo3(signature = (original, modified, current, *, overwrite = true, schema = None,
+        r#type = None, as_bytes = false, fix_quirks = false, compound_keys = false,
+        max_depth = None))]
+    fn create_three_way(original: &Bound<'_, PyAny>, modified: &Bound<'_, PyAny>,
+        current: &Bound<'_, PyAny>, overwrite: bool;
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>) {
+        let args = CreateArgs::common(fix_quirks, compound_keys, max_depth);
+        let docs = vec![(original, "original"), (modified, "modified"), (current, "current")];
+        (Op::CreateThreeWay { overwrite, args }, docs, as_bytes)
+    }
+
+    /// Whether two patches change the same path differently (`True`) or can
+    /// be applied in either order with the same result (`False`).
+    ///
+    /// Options: `fix_quirks`, `compound_keys`, `max_depth`.
+    #[pyo3(signature = (left, right, *, schema = None, r#type = None, fix_quirks = false,
+        compound_keys = false, max_depth = None))]
+    fn conflicts(left: &Bound<'_, PyAny>, right: &Bound<'_, PyAny>;
+        fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>) {
+        let args = CreateArgs::common(fix_quirks, compound_keys, max_depth);
+        (Op::Conflicts(args), vec![(left, "left"), (right, "right")], false)
+    }
+
+    /// One patch equivalent to applying `first` and then `second`, when the two
+    /// do not conflict (check with `conflicts`). `$patch` directives of both
+    /// are carried through.
+    ///
+    /// Options: `fix_quirks`, `compound_keys`, `max_depth`.
+    #[pyo3(signature = (first, second, *, schema = None, r#type = None, as_bytes = false,
+        fix_quirks = false, compound_keys = false, max_depth = None))]
+    fn compose(first: &Bound<'_, PyAny>, second: &Bound<'_, PyAny>;
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>) {
+        let args = CreateArgs::common(fix_quirks, compound_keys, max_depth);
+        (Op::Compose(args), vec![(first, "first"), (second, "second")], as_bytes)
+    }
+
+    /// Normalizes the unions (one-of fields) of `new` against `old` as the API
+    /// server does on write (KEP-1027), then validates the result.
+    ///
+    /// `old` is the stored object; `None` means `new` is being created (which
+    /// is not the same as a stored `{}`). Returns a tuple `(object, cleared)`:
+    /// the normalized object (a dict, or compact JSON `bytes` with
+    /// `as_bytes=True`) and the JSON pointers of the members normalization
+    /// cleared, in document order. The inputs are never changed.
+    ///
+    /// Options keep their Rust names (`UnionOptions`):
+    /// `non_discriminated_update`, `ratcheting`, `check_enums` (default
+    /// `True`), `max_depth`. Other arguments as for `apply`.
+    ///
+    /// Raises `smpatch.Error` of kind `validation` when the normalized object
+    /// breaks a union or enum rule; its `.violations` lists every one found as
+    /// dicts `{"path", "rule", "message"}` (rules `V1`…`V5`, `enum`).
+    #[pyo3(signature = (new, old = None, *, schema = None, r#type = None, as_bytes = false,
+        non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
+    fn normalize(new: &Bound<'_, PyAny>, old: Option<&Bound<'_, PyAny>>;
+        as_bytes: bool, non_discriminated_update: bool, ratcheting: bool, check_enums: bool,
+        max_depth: Option<usize>) {
+        let args = UnionArgs { non_discriminated_update, ratcheting, check_enums, max_depth };
+        let op = Op::Normalize { args, has_old: old.is_some() };
+        (op, new_and_old(new, old), as_bytes)
+    }
+
+    /// Every union (KEP-1027 rules `V1`…`V5`) and enum (KEP-2887) violation of
+    /// `new` as written, judged against `old` (`None`: `new` is being
+    /// created); nothing is normalized.
+    ///
+    /// Returns a list of dicts `{"path": <JSON pointer>, "rule": "V3",
+    /// "message": ...}` in document order; an empty list means valid. Options
+    /// and other arguments as for `normalize`.
+    #[pyo3(signature = (new, old = None, *, schema = None, r#type = None,
+        non_discriminated_update = false, ratcheting = false, check_enums = true, max_depth = None))]
+    fn validate(new: &Bound<'_, PyAny>, old: Option<&Bound<'_, PyAny>>;
+        non_discriminated_update: bool, ratcheting: bool, check_enums: bool, max_depth: Option<usize>) {
+        let args = UnionArgs { non_discriminated_update, ratcheting, check_enums, max_depth };
+        let op = Op::Validate { args, has_old: old.is_some() };
+        (op, new_and_old(new, old), false)
+    }
+
+    /// The server's write pipeline (KEP-1027): merges `patch` into `original`
+    /// (as `apply`), normalizes the result's unions against `original` and
+    /// validates it.
+    ///
+    /// Returns `(object, cleared)` as `normalize` does and raises as
+    /// `normalize` does. Options: those of `apply` (`fix_quirks`,
+    /// `compound_keys`, `reject_duplicate_keys`, `max_depth`) and of
+    /// `normalize` (`non_discriminated_update`, `ratcheting`, `check_enums`).
+    #[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
+        fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None,
+        non_discriminated_update = false, ratcheting = false, check_enums = true))]
+    fn server_apply(original: &Bound<'_, PyAny>, patch: &Bound<'_, PyAny>;
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, reject_duplicate_keys: bool,
+        max_depth: Option<usize>, non_discriminated_update: bool, ratcheting: bool, check_enums: bool) {
+        let apply = ApplyArgs { fix_quirks, compound_keys, reject_duplicate_keys, max_depth };
+        let unions = UnionArgs { non_discriminated_update, ratcheting, check_enums, max_depth };
+        let op = Op::ServerApply { apply, unions };
+        (op, vec![(original, "original"), (patch, "patch")], as_bytes)
+    }
+
+    /// The field set of `obj` as server-side apply records it (KEP-2155): a
+    /// FieldsV1 dict (`{"f:spec": {"f:replicas": {}}}`), or its canonical JSON
+    /// `bytes` (as the API server stores it) with `as_bytes=True`.
+    ///
+    /// Options keep their Rust names (`FieldsOptions`): `strip_server_fields`
+    /// (default `True`: drops `f:apiVersion`, `f:kind`, `f:metadata.f:name`, …),
+    /// `allow_duplicates`, `max_depth`. Other arguments as for `apply`.
+    #[pyo3(signature = (obj, *, schema = None, r#type = None, as_bytes = false,
+        strip_server_fields = true, allow_duplicates = false, max_depth = None))]
+    fn fields(obj: &Bound<'_, PyAny>;
+        as_bytes: bool, strip_server_fields: bool, allow_duplicates: bool, max_depth: Option<usize>) {
+        let args = FieldsArgs { strip_server_fields, allow_duplicates, max_depth };
+        (Op::Fields(args), vec![(obj, "object")], as_bytes)
+    }
+
+    /// The apply configuration that field manager `manager` owns in the live
+    /// object `obj` (client-go's "extract", KEP-2155): the object's values at
+    /// the leaves of the manager's `Apply` entry in `metadata.managedFields`,
+    /// plus `apiVersion`, `kind`, `metadata.name` and `metadata.namespace`.
+    ///
+    /// Options keep their Rust names (`ExtractOptions`): `subresource` (whose
+    /// entry is used; default the main resource), `include_key_fields`,
+    /// `validate` (check the object against the schema first; default `True`),
+    /// `max_depth`; `strict_api_version=True` is `api_version_check = Strict`
+    /// (the entry's apiVersion must match the object's) and `reference=True`
+    /// starts from `ExtractOptions::reference()` (client-go's behaviour:
+    /// `None` for emptied nodes, identity only when the manager has no entry).
+    ///
+    /// Raises `smpatch.Error` of kind `no_apply_entry` when the manager has no
+    /// `Apply` entry (unless `reference=True`).
+    #[pyo3(signature = (obj, manager, *, subresource = None, schema = None, r#type = None,
+        as_bytes = false, reference = false, strict_api_version = false,
+        include_key_fields = false, validate = true, max_depth = None))]
+    fn extract(obj: &Bound<'_, PyAny>, manager: String, subresource: Option<String>;
+        as_bytes: bool, reference: bool, strict_api_version: bool, include_key_fields: bool,
+        validate: bool, max_depth: Option<usize>) {
+        let subresource = subresource.unwrap_or_default();
+        let args = ExtractArgs {
+            manager, subresource, reference, strict_api_version, include_key_fields, validate,
             max_depth,
-        },
-        unions: UnionArgs {
-            non_discriminated_update,
-            ratcheting,
-            check_enums,
-            max_depth,
-        },
-    };
-    call(
-        py,
-        op,
-        &[(original, "original"), (patch, "patch")],
-        schema,
-        r#type,
-        as_bytes,
-    )
-}
-
-/// The field set of `obj` as server-side apply records it (KEP-2155): a
-/// FieldsV1 dict (`{"f:spec": {"f:replicas": {}}}`), or its canonical JSON
-/// `bytes` (as the API server stores it) with `as_bytes=True`.
-///
-/// Options keep their Rust names (`FieldsOptions`): `strip_server_fields`
-/// (default `True`: drops `f:apiVersion`, `f:kind`, `f:metadata.f:name`, …),
-/// `allow_duplicates`, `max_depth`. Other arguments as for `apply`.
-#[pyfunction]
-#[pyo3(signature = (obj, *, schema = None, r#type = None, as_bytes = false,
-    strip_server_fields = true, allow_duplicates = false, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn fields(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    strip_server_fields: bool,
-    allow_duplicates: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let op = Op::Fields(FieldsArgs {
-        strip_server_fields,
-        allow_duplicates,
-        max_depth,
-    });
-    call(py, op, &[(obj, "object")], schema, r#type, as_bytes)
-}
-
-/// The apply configuration that field manager `manager` owns in the live
-/// object `obj` (client-go's "extract", KEP-2155): the object's values at
-/// the leaves of the manager's `Apply` entry in `metadata.managedFields`,
-/// plus `apiVersion`, `kind`, `metadata.name` and `metadata.namespace`.
-///
-/// Options keep their Rust names (`ExtractOptions`): `subresource` (whose
-/// entry is used; default the main resource), `include_key_fields`,
-/// `validate` (check the object against the schema first; default `True`),
-/// `max_depth`; `strict_api_version=True` is `api_version_check = Strict`
-/// (the entry's apiVersion must match the object's) and `reference=True`
-/// starts from `ExtractOptions::reference()` (client-go's behaviour:
-/// `None` for emptied nodes, identity only when the manager has no entry).
-///
-/// Raises `smpatch.Error` of kind `no_apply_entry` when the manager has no
-/// `Apply` entry (unless `reference=True`).
-#[pyfunction]
-#[pyo3(signature = (obj, manager, *, subresource = None, schema = None, r#type = None,
-    as_bytes = false, reference = false, strict_api_version = false,
-    include_key_fields = false, validate = true, max_depth = None))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-fn extract(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    manager: String,
-    subresource: Option<String>,
-    schema: Option<&Bound<'_, PySchema>>,
-    r#type: Option<&str>,
-    as_bytes: bool,
-    reference: bool,
-    strict_api_version: bool,
-    include_key_fields: bool,
-    validate: bool,
-    max_depth: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let op = Op::Extract(ExtractArgs {
-        manager,
-        subresource: subresource.unwrap_or_default(),
-        reference,
-        strict_api_version,
-        include_key_fields,
-        validate,
-        max_depth,
-    });
-    call(py, op, &[(obj, "object")], schema, r#type, as_bytes)
+        };
+        (Op::Extract(args), vec![(obj, "object")], as_bytes)
+    }
 }
 
 /// Bench support (bindings/python/bench): seconds per call of the Rust

@@ -11,7 +11,8 @@ use clap::Args;
 pub(crate) struct EngineArgs {
     #[command(flatten)]
     pub schema: SchemaArgs,
-    /// Turn on the fixes for the reference's quirks (see docs/DIVERGENCES.md).
+    /// Turn on the fixes for the reference's quirks (see docs/QUIRKS.md and
+    /// docs/DIVERGENCES.md).
     #[arg(long)]
     pub fix_quirks: bool,
     /// Lists with both a patch merge key and `x-kubernetes-list-map-keys`

@@ -4,43 +4,9 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn expected(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata")
-            .join(name),
-    )
-    .unwrap()
-}
-
-fn smpatch() -> Command {
-    let mut cmd = Command::cargo_bin("smpatch").unwrap();
-    cmd.current_dir(root());
-    cmd
-}
-
-/// Runs `args` and checks status and stdout against `crates/cli/testdata/<file>`.
-fn check(args: &[&str], status: i32, file: &str) {
-    let out = smpatch().args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(status),
-        "smpatch {args:?}: stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        expected(file),
-        "smpatch {args:?}"
-    );
-}
+use common::{check, check_both, expected, root, run, smpatch};
 
 const DEPLOY: &str = "testdata/examples/deployment.yaml";
 const DEPLOY2: &str = "testdata/examples/deployment-v2.yaml";
@@ -153,12 +119,9 @@ fn patch_error_names_location() {
 
 #[test]
 fn missing_file_is_an_error() {
-    let out = smpatch()
-        .args(["patch", "-f", "nope.yaml", "-p", "{}"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: nope.yaml: "));
+    let (code, _, stderr) = run(&["patch", "-f", "nope.yaml", "-p", "{}"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error: nope.yaml: "));
 }
 
 #[test]
@@ -183,17 +146,11 @@ fn diff_exit_code() {
         1,
         "diff-strategic.json",
     );
-    let out = smpatch()
-        .args(["diff", DEPLOY, DEPLOY, "--exit-code"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
-    let out = smpatch()
-        .args(["diff", DEPLOY, "missing.yaml", "--exit-code"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let (code, stdout, _) = run(&["diff", DEPLOY, DEPLOY, "--exit-code"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "{}\n");
+    let (code, _, _) = run(&["diff", DEPLOY, "missing.yaml", "--exit-code"]);
+    assert_eq!(code, 2);
 }
 
 #[test]
@@ -208,12 +165,9 @@ fn apply_offline() {
         0,
         "apply-show-patch.json",
     );
-    let out = smpatch()
-        .args(["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("[conflict]"));
+    let (code, _, stderr) = run(&["apply", "-f", DEPLOY2, "--live", LIVE, "--overwrite=false"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("[conflict]"));
 }
 
 /// A manifest without a namespace is applied to the live object's namespace
@@ -237,11 +191,8 @@ fn apply_takes_the_live_namespace() {
 
 #[test]
 fn apply_sets_last_applied_as_kubectl_does() {
-    let out = smpatch()
-        .args(["apply", "-f", DEPLOY2, "--live", LIVE])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, stdout, _) = run(&["apply", "-f", DEPLOY2, "--live", LIVE]);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let la = v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
         .as_str()
         .unwrap();
@@ -263,23 +214,6 @@ fn apply_sets_last_applied_as_kubectl_does() {
     );
 }
 
-/// Runs `args` and checks status, stdout and stderr against
-/// `crates/cli/testdata/<stdout_file>` and `<stderr_file>`.
-fn check_both(args: &[&str], status: i32, stdout_file: &str, stderr_file: &str) {
-    let out = smpatch().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(status), "smpatch {args:?}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        expected(stdout_file),
-        "smpatch {args:?}: stdout"
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        expected(stderr_file),
-        "smpatch {args:?}: stderr"
-    );
-}
-
 const MULTI: &str = "crates/cli/testdata/apply-multi-manifest.yaml";
 const MULTI_LIVE: &str = "crates/cli/testdata/apply-multi-live.yaml";
 
@@ -294,14 +228,8 @@ fn apply_reports_each_object_on_stderr() {
         "apply-multi.yaml",
         "apply-multi.stderr",
     );
-    let out = smpatch()
-        .args(["apply", "-f", DEPLOY2, "--live", LIVE])
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "deployment.apps/web configured\n"
-    );
+    let (_, _, stderr) = run(&["apply", "-f", DEPLOY2, "--live", LIVE]);
+    assert_eq!(stderr, "deployment.apps/web configured\n");
 }
 
 /// `apply` takes the same engine flags as `patch` and `diff`, and they reach
@@ -401,12 +329,9 @@ fn explain_field() {
         0,
         "explain-volumes.txt",
     );
-    let out = smpatch()
-        .args(["explain", "nope/v1/Nothing"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    let (code, _, stderr) = run(&["explain", "nope/v1/Nothing"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error: "));
 }
 
 #[test]
@@ -615,12 +540,9 @@ fn errors_name_the_file_once_and_the_document() {
         "{err}"
     );
     // A YAML syntax error: the file once, with line and column.
-    let out = smpatch()
-        .args(["patch", "-f", DEPLOY, "--patch-file", "Cargo.toml"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let (code, _, stderr) = run(&["patch", "-f", DEPLOY, "--patch-file", "Cargo.toml"]);
+    let err = stderr;
+    assert_eq!(code, 1);
     assert_eq!(err.matches("Cargo.toml").count(), 1, "{err}");
 }
 
@@ -735,11 +657,8 @@ fn patch_recursive_and_several_files() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("name: d"));
-    let out = smpatch()
-        .args(["patch", "-R", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, stdout, _) = run(&["patch", "-R", "-f", INPUT_DIR, "-p", "{}", "-o", "yaml"]);
+    let text = stdout;
     assert_eq!(text.matches("kind: ConfigMap").count(), 6, "{text}");
 }
 
@@ -804,9 +723,9 @@ fn usage_errors_exit_2() {
         &["diff", DEPLOY],
         &["patch", "-f", DEPLOY, "-p", "{}", "--type", "nope"],
     ] {
-        let out = smpatch().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "smpatch {args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, 2, "smpatch {args:?}");
+        assert!(stderr.starts_with("error: "));
     }
 }
 
@@ -876,9 +795,9 @@ fn version_names_the_embedded_kubernetes_schema() {
 #[test]
 fn completions_for_bash_zsh_and_fish() {
     for shell in ["bash", "zsh", "fish"] {
-        let out = smpatch().args(["completions", shell]).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{shell}");
-        let script = String::from_utf8_lossy(&out.stdout);
+        let (code, stdout, _) = run(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}");
+        let script = stdout;
         for word in [
             "explain",
             "patch",
@@ -903,8 +822,8 @@ fn completions_for_bash_zsh_and_fish() {
             String::from_utf8_lossy(&check.stderr)
         );
     }
-    let out = smpatch().args(["completions", "tcsh"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let (code, _, _) = run(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
 }
 
 const WIDGET_CRD: &str = "crates/cli/testdata/crd-widget.yaml";
@@ -934,36 +853,30 @@ fn explain_takes_kinds_plurals_and_short_names() {
         ("hpa", "(autoscaling/v2/HorizontalPodAutoscaler)"),
         ("Event", "(v1/Event)"),
     ] {
-        let out = smpatch().args(["explain", word]).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{word}");
-        let text = String::from_utf8_lossy(&out.stdout);
+        let (code, stdout, _) = run(&["explain", word]);
+        assert_eq!(code, 0, "{word}");
+        let text = stdout;
         assert!(
             text.lines().next().unwrap().ends_with(gvk),
             "{word}: {text}"
         );
     }
-    let out = smpatch().args(["explain", "nope"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let (code, _, _) = run(&["explain", "nope"]);
+    assert_eq!(code, 1);
 }
 
 #[test]
 fn explain_suggests_the_field_meant() {
-    let out = smpatch()
-        .args(["explain", "deploy", "spec.template.spec.contaners"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let (code, _, stderr) = run(&["explain", "deploy", "spec.template.spec.contaners"]);
+    assert_eq!(code, 1);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        stderr,
         "error: spec.template.spec.contaners: no field \"contaners\" in \
          io.k8s.api.core.v1.PodSpec; did you mean \"containers\"?\n"
     );
     // Nothing close: no suggestion.
-    let out = smpatch()
-        .args(["explain", "deploy", "spec.xyzzy"])
-        .output()
-        .unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+    let (_, _, stderr) = run(&["explain", "deploy", "spec.xyzzy"]);
+    assert!(!stderr.contains("did you mean"));
 }
 
 /// `explain` shows what `patch` does with a CRD: `list-type: map` lists
@@ -1007,20 +920,14 @@ fn explain_and_patch_agree_on_crd_strategies() {
 
 #[test]
 fn explain_follows_compound_keys() {
-    let out = smpatch()
-        .args(["explain", "svc", "spec.ports", "--compound-keys"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, stdout, _) = run(&["explain", "svc", "spec.ports", "--compound-keys"]);
+    let text = stdout;
     assert!(
         text.contains("MERGE:      merge by [port,protocol]\n"),
         "{text}"
     );
-    let out = smpatch()
-        .args(["explain", "svc", "spec.ports"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, stdout, _) = run(&["explain", "svc", "spec.ports"]);
+    let text = stdout;
     assert!(text.contains("MERGE:      merge by port\n"), "{text}");
 }
 
@@ -1037,11 +944,8 @@ fn one_document_expected_says_so_once() {
         "error: -: expected one document, found 2 [invalid_document]\n"
     );
     // A YAML syntax error says YAML and names the file once.
-    let out = smpatch()
-        .args(["patch", "-f", DEPLOY, "-p", "a: [1,"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, _, stderr) = run(&["patch", "-f", DEPLOY, "-p", "a: [1,"]);
+    let err = stderr;
     assert!(
         err.starts_with("error: --patch:1:7: invalid YAML: "),
         "{err}"

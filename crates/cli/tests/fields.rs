@@ -2,36 +2,13 @@
 //! batch ops `fields` / `extract`, against expected output in
 //! `crates/cli/testdata/` (regenerate a file by running the command in its test).
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{expected, run, smpatch};
 
-fn expected(name: &str) -> String {
-    std::fs::read_to_string(root().join("crates/cli/testdata").join(name)).expect("expected output")
-}
-
-fn smpatch() -> Command {
-    let mut c = Command::cargo_bin("smpatch").expect("binary");
-    c.current_dir(root());
-    c
-}
-
+/// Runs `args` and checks that it succeeds with the expected stdout.
 fn check(args: &[&str], file: &str) {
-    let out = smpatch().args(args).output().expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        expected(file),
-        "{args:?}"
-    );
+    common::check(args, 0, file);
 }
 
 const LIVE: &str = "crates/cli/testdata/fields-live.yaml";
@@ -111,21 +88,18 @@ fn extract_unknown_manager_is_an_error_naming_it() {
     );
     assert!(out.stdout.is_empty());
     // client-go's behaviour on request: identity fields only.
-    let out = smpatch()
-        .args([
-            "extract",
-            "-f",
-            LIVE,
-            "--manager",
-            "nobody",
-            "--reference",
-            "-o",
-            "json",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let (code, stdout, _) = run(&[
+        "extract",
+        "-f",
+        LIVE,
+        "--manager",
+        "nobody",
+        "--reference",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(
         v,
         serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "orders", "namespace": "shop-eu"}})

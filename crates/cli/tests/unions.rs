@@ -9,34 +9,13 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::run as smpatch;
 
-fn smpatch(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("smpatch")
-        .unwrap()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
+/// The expected output `crates/cli/testdata/unions/expected/<name>`.
 fn expected(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/unions/expected")
-            .join(name),
-    )
-    .unwrap()
+    common::expected(&format!("unions/expected/{name}"))
 }
 
 const K8S: &str = "testdata/unions/k8s";

@@ -34,8 +34,7 @@ impl ManagedFieldsEntry<'_> {
     pub fn field_set(&self) -> Result<FieldSet, Error> {
         let at = format!("/metadata/managedFields/{}/fieldsV1", self.index);
         let Some(v) = self.fields_v1 else {
-            return Err(Error::new(
-                ErrorKind::MalformedManagedFields,
+            return Err(malformed(
                 at,
                 format!(
                     "managed fields entry {} (manager {:?}) has no fieldsV1",
@@ -49,8 +48,7 @@ impl ManagedFieldsEntry<'_> {
             } else {
                 format!("at {}: {}", e.path(), e.message())
             };
-            Error::new(
-                ErrorKind::MalformedManagedFields,
+            malformed(
                 at,
                 format!(
                     "managed fields entry {} (manager {:?}): invalid fieldsV1: {inner}",
@@ -61,61 +59,77 @@ impl ManagedFieldsEntry<'_> {
     }
 }
 
+/// A member that may be absent or `null` (`Ok(None)`), else must be what
+/// `pick` accepts (`Err(refused())` when it does not).
+fn present<'a, T>(
+    member: Option<Value<'a>>,
+    pick: impl FnOnce(&Value<'a>) -> Option<T>,
+    refused: impl FnOnce() -> Error,
+) -> Result<Option<T>, Error> {
+    match member {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => pick(&v).map(Some).ok_or_else(refused),
+    }
+}
+
+fn not_an_object() -> Error {
+    Error::new(
+        ErrorKind::InvalidObject,
+        "",
+        "the object must be a JSON object",
+    )
+}
+
+fn malformed(at: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::MalformedManagedFields, at, message)
+}
+
+fn metadata_not_an_object() -> Error {
+    Error::new(
+        ErrorKind::InvalidObject,
+        "/metadata",
+        "metadata must be an object",
+    )
+}
+
 /// The entries of `object.metadata.managedFields` (empty when absent).
 ///
 /// Errors ([`ErrorKind::MalformedManagedFields`]) give the entry index: the
 /// member is not a list, an entry is not an object, or `manager`,
 /// `operation`, `apiVersion`, `subresource` is not a string.
 pub fn managed_fields<'a>(object: &Value<'a>) -> Result<Vec<ManagedFieldsEntry<'a>>, Error> {
-    let Some(obj) = object.as_object() else {
-        return Err(Error::new(
-            ErrorKind::InvalidObject,
-            "",
-            "the object must be a JSON object",
-        ));
+    let obj = object.as_object().ok_or_else(not_an_object)?;
+    let Some(meta) = present(
+        obj.get("metadata"),
+        Value::as_object,
+        metadata_not_an_object,
+    )?
+    else {
+        return Ok(Vec::new());
     };
-    let meta = match obj.get("metadata") {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            return Err(Error::new(
-                ErrorKind::InvalidObject,
-                "/metadata",
-                "metadata must be an object",
-            ))
-        }
-    };
-    let items = match meta.get("managedFields") {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(_) => {
-            return Err(Error::new(
-                ErrorKind::MalformedManagedFields,
-                "/metadata/managedFields",
-                "managedFields must be a list",
-            ))
-        }
+    let Some(items) = present(meta.get("managedFields"), Value::as_array, || {
+        malformed("/metadata/managedFields", "managedFields must be a list")
+    })?
+    else {
+        return Ok(Vec::new());
     };
     let mut out = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let at = format!("/metadata/managedFields/{index}");
-        let Value::Object(e) = item else {
-            return Err(Error::new(
-                ErrorKind::MalformedManagedFields,
-                at,
+        let e = item.as_object().ok_or_else(|| {
+            malformed(
+                &at,
                 format!("managed fields entry {index} is not an object"),
-            ));
-        };
+            )
+        })?;
         let s = |name: &str| -> Result<&'a str, Error> {
-            match e.get(name) {
-                None | Some(Value::Null) => Ok(""),
-                Some(Value::String(s)) => Ok(s),
-                Some(_) => Err(Error::new(
-                    ErrorKind::MalformedManagedFields,
+            let refused = || {
+                malformed(
                     format!("{at}/{name}"),
                     format!("managed fields entry {index}: {name} must be a string"),
-                )),
-            }
+                )
+            };
+            Ok(present(e.get(name), Value::as_str, refused)?.unwrap_or(""))
         };
         out.push(ManagedFieldsEntry {
             index,
@@ -309,19 +323,9 @@ pub fn extract<'a>(
     manager: &str,
     opts: &ExtractOptions,
 ) -> Result<Value<'a>, Error> {
-    let Some(obj) = object.as_object() else {
-        return Err(Error::new(
-            ErrorKind::InvalidObject,
-            "",
-            "the object must be a JSON object",
-        ));
-    };
+    let obj = object.as_object().ok_or_else(not_an_object)?;
     if !matches!(obj.get("metadata"), None | Some(Value::Object(_))) {
-        return Err(Error::new(
-            ErrorKind::InvalidObject,
-            "/metadata",
-            "metadata must be an object",
-        ));
+        return Err(metadata_not_an_object());
     }
     let entries = managed_fields(object)?;
     if opts.validate {

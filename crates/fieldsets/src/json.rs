@@ -1,4 +1,12 @@
 //! FieldsV1 JSON: the canonical writer and the reader (docs/FIELDSETS.md).
+//!
+//! Both readers (the streaming one over bytes and the one over a parsed
+//! [`smpatch_value::Value`]) track where they are with the workspace's one
+//! path type, [`smpatch_value::Path`], built on the call stack at no cost.
+//! Their errors, however, do not print it as a JSON pointer: they name the
+//! offending place as FieldsV1 path elements joined by `.` (`f:spec.i: 1`),
+//! which is how the reference reports a bad FieldsV1 document and what a
+//! reader of managedFields sees; [`render`] writes that form.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -8,6 +16,7 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 use crate::error::{Error, ErrorKind};
 use crate::pe::{write_string, PathElement};
 use crate::set::FieldSet;
+use smpatch_value::{Path, Step};
 
 impl FieldSet {
     /// The canonical FieldsV1 bytes: entries in path-element order, `".":{}`
@@ -85,7 +94,7 @@ impl FieldSet {
         let failed_at: RefCell<Option<String>> = RefCell::new(None);
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let seed = NodeSeed {
-            loc: None,
+            at: &Path::Root,
             failed_at: &failed_at,
         };
         let result = seed.deserialize(&mut de).and_then(|r| de.end().map(|()| r));
@@ -115,26 +124,24 @@ impl FieldSet {
     }
 }
 
-struct Loc<'p> {
-    key: &'p str,
-    parent: Option<&'p Loc<'p>>,
-}
-
-fn render(loc: Option<&Loc<'_>>, last: Option<&str>) -> String {
-    let mut keys: Vec<&str> = Vec::new();
-    let mut at = loc;
-    while let Some(l) = at {
-        keys.push(l.key);
-        at = l.parent;
-    }
-    keys.reverse();
-    keys.extend(last);
+/// The place `at` (then the key `last`, if any) as FieldsV1 path elements
+/// joined by `.`: every step of a FieldsV1 document is an object key.
+fn render(at: &Path<'_>, last: Option<&str>) -> String {
+    let mut keys: Vec<String> = at
+        .steps()
+        .into_iter()
+        .map(|step| match step {
+            Step::Key(k) => k.to_owned(),
+            Step::Index(i) => i.to_string(),
+        })
+        .collect();
+    keys.extend(last.map(str::to_owned));
     keys.join(".")
 }
 
 #[derive(Clone, Copy)]
 struct NodeSeed<'p> {
-    loc: Option<&'p Loc<'p>>,
+    at: &'p Path<'p>,
     failed_at: &'p RefCell<Option<String>>,
 }
 
@@ -142,7 +149,7 @@ impl NodeSeed<'_> {
     fn fail(&self, last: Option<&str>) {
         let mut slot = self.failed_at.borrow_mut();
         if slot.is_none() {
-            *slot = Some(render(self.loc, last));
+            *slot = Some(render(self.at, last));
         }
     }
 }
@@ -171,8 +178,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = Vec::new();
-        let mut children = Vec::new();
+        let mut node = Node::default();
         let mut member = false;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if key == "." {
@@ -191,24 +197,13 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                     return Err(A::Error::custom(msg));
                 }
             };
-            let loc = Loc {
-                key: &key,
-                parent: self.loc,
-            };
             let (child, child_member) = map.next_value_seed(NodeSeed {
-                loc: Some(&loc),
+                at: &self.at.key(&key),
                 failed_at: self.failed_at,
             })?;
-            if child_member {
-                members.push(pe.clone());
-            }
-            if !child.is_empty() {
-                children.push((pe, child));
-            }
+            node.add(pe, child, child_member);
         }
-        let set = FieldSet::from_parts(members, children);
-        let member = member || set.is_empty();
-        Ok((set, member))
+        Ok(node.finish(member))
     }
 }
 
@@ -221,7 +216,7 @@ impl FieldSet {
         use smpatch_value::Value;
         match value {
             Value::Null => Ok(FieldSet::new()),
-            Value::Object(_) => read_value_node(value, None, 1).map(|(s, _)| s),
+            Value::Object(_) => read_value_node(value, &Path::Root, 1).map(|(s, _)| s),
             other => Err(Error::new(
                 ErrorKind::InvalidFieldsV1,
                 "",
@@ -236,7 +231,7 @@ impl FieldSet {
 
 fn read_value_node(
     value: &smpatch_value::Value<'_>,
-    loc: Option<&Loc<'_>>,
+    at: &Path<'_>,
     depth: usize,
 ) -> Result<(FieldSet, bool), Error> {
     use smpatch_value::Value;
@@ -246,7 +241,7 @@ fn read_value_node(
         other => {
             return Err(Error::new(
                 ErrorKind::InvalidFieldsV1,
-                render(loc, None),
+                render(at, None),
                 format!(
                     "invalid type: {}, expected a FieldsV1 object or null",
                     other.kind().name()
@@ -257,12 +252,11 @@ fn read_value_node(
     if depth > crate::MAX_SET_DEPTH {
         return Err(Error::new(
             ErrorKind::InvalidFieldsV1,
-            render(loc, None),
+            render(at, None),
             format!("nesting deeper than {} levels", crate::MAX_SET_DEPTH),
         ));
     }
-    let mut members = Vec::new();
-    let mut children = Vec::new();
+    let mut node = Node::default();
     let mut member = false;
     for (key, v) in obj.iter() {
         if key == "." {
@@ -275,21 +269,41 @@ fn read_value_node(
             Err(msg) => {
                 return Err(Error::new(
                     ErrorKind::InvalidFieldsV1,
-                    render(loc, Some(key)),
+                    render(at, Some(key)),
                     msg,
                 ))
             }
         };
-        let here = Loc { key, parent: loc };
-        let (child, child_member) = read_value_node(&v, Some(&here), depth + 1)?;
+        let (child, child_member) = read_value_node(&v, &at.key(key), depth + 1)?;
+        node.add(pe, child, child_member);
+    }
+    Ok(node.finish(member))
+}
+
+/// A FieldsV1 object being read: its entries so far.
+#[derive(Default)]
+struct Node {
+    members: Vec<PathElement>,
+    children: Vec<(PathElement, FieldSet)>,
+}
+
+impl Node {
+    /// The entry `pe`, whose object read as the set `child` (`child_member`:
+    /// the entry names a member itself, by `"."` or by holding nothing).
+    fn add(&mut self, pe: PathElement, child: FieldSet, child_member: bool) {
         if child_member {
-            members.push(pe.clone());
+            self.members.push(pe.clone());
         }
         if !child.is_empty() {
-            children.push((pe, child));
+            self.children.push((pe, child));
         }
     }
-    let set = FieldSet::from_parts(members, children);
-    let member = member || set.is_empty();
-    Ok((set, member))
+
+    /// The node's set, and whether the node itself is a member (`member`:
+    /// it holds `"."`; an empty object is a member too).
+    fn finish(self, member: bool) -> (FieldSet, bool) {
+        let set = FieldSet::from_parts(self.members, self.children);
+        let member = member || set.is_empty();
+        (set, member)
+    }
 }

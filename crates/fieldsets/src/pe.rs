@@ -167,6 +167,16 @@ impl PeValue {
     }
 }
 
+/// Orders two member lists (object members, key fields) position by
+/// position: names byte-wise, then values; a list that is a prefix of the
+/// other comes first.
+fn cmp_members(a: &[(String, PeValue)], b: &[(String, PeValue)]) -> Ordering {
+    fn by_bytes((name, value): &(String, PeValue)) -> (&[u8], &PeValue) {
+        (name.as_bytes(), value)
+    }
+    a.iter().map(by_bytes).cmp(b.iter().map(by_bytes))
+}
+
 const TOO_DEEP: &str = "a value nested too deeply";
 
 impl Ord for PeValue {
@@ -184,18 +194,7 @@ impl Ord for PeValue {
             (PeValue::String(a), PeValue::String(b)) => a.as_bytes().cmp(b.as_bytes()),
             (PeValue::Bool(a), PeValue::Bool(b)) => a.cmp(b),
             (PeValue::Array(a), PeValue::Array(b)) => a.iter().cmp(b.iter()),
-            (PeValue::Object(a), PeValue::Object(b)) => {
-                for (x, y) in a.iter().zip(b.iter()) {
-                    let c =
-                        x.0.as_bytes()
-                            .cmp(y.0.as_bytes())
-                            .then_with(|| x.1.cmp(&y.1));
-                    if c != Ordering::Equal {
-                        return c;
-                    }
-                }
-                a.len().cmp(&b.len())
-            }
+            (PeValue::Object(a), PeValue::Object(b)) => cmp_members(a, b),
             _ => Ordering::Equal,
         }
     }
@@ -370,18 +369,7 @@ impl Ord for PathElement {
     fn cmp(&self, other: &Self) -> Ordering {
         match (self, other) {
             (PathElement::Field(a), PathElement::Field(b)) => a.as_bytes().cmp(b.as_bytes()),
-            (PathElement::Key(a), PathElement::Key(b)) => {
-                for (x, y) in a.iter().zip(b.iter()) {
-                    let c =
-                        x.0.as_bytes()
-                            .cmp(y.0.as_bytes())
-                            .then_with(|| x.1.cmp(&y.1));
-                    if c != Ordering::Equal {
-                        return c;
-                    }
-                }
-                a.len().cmp(&b.len())
-            }
+            (PathElement::Key(a), PathElement::Key(b)) => cmp_members(a, b),
             (PathElement::Value(a), PathElement::Value(b)) => a.cmp(b),
             (PathElement::Index(a), PathElement::Index(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),

@@ -152,3 +152,23 @@ fn reading_a_parsed_value_agrees_with_reading_text() {
         }
     }
 }
+
+#[test]
+fn reader_errors_name_the_place_as_dotted_path_elements() {
+    use smpatch_value::{parse_json, Arena, ParseOptions};
+    let arena = Arena::new();
+    for (input, path) in [
+        (r#"{"f:a":{"f:b":{"i: 1":{}}}}"#, "f:a.f:b.i: 1"),
+        (
+            r#"{"f:a":{"k:{\"n\":\"x/y\"}":{"f:c":3}}}"#,
+            r#"f:a.k:{"n":"x/y"}.f:c"#,
+        ),
+        (r#"{"f:a":{"f:b":[]}}"#, "f:a.f:b"),
+    ] {
+        let v = parse_json(&arena, input.as_bytes(), &ParseOptions::default()).expect("json");
+        let from_text = FieldSet::from_json(input.as_bytes()).expect_err(input);
+        let from_value = FieldSet::from_value(&v).expect_err(input);
+        assert_eq!(from_text.path(), path, "{input}");
+        assert_eq!(from_value.path(), path, "{input}");
+    }
+}

@@ -1,23 +1,20 @@
-//! The patch check: the rules apply enforces, run over a patch alone as if
-//! the document held every field the patch names.
+//! The patch checks: the rules apply enforces, run over a patch alone as if
+//! the document held every field the patch names ([`check_patch`]), and
+//! those rules plus the patches no single composed patch can stand for
+//! ([`check_composable`], run by `smpatch-patch-create`'s `compose`).
 //!
 //! Apply checks a rule only where the document gives it a reason to (a
 //! `$setElementOrder` is read only where the list exists, a merge key only
 //! where a list merges), so a malformed patch may apply cleanly to one
-//! document and fail on another. Compose has no document: it runs this check
-//! on both patches first, so that it refuses exactly the patches apply
-//! refuses somewhere, with apply's error ([`crate::rules`] holds each rule
-//! and its message once; the merge calls the same functions).
+//! document and fail on another. Compose has no document: it checks both
+//! patches first, so that it refuses the patches apply refuses somewhere,
+//! with apply's error ([`crate::rules`] holds each rule and its message
+//! once; the merge calls the same functions). Fields the schema cannot
+//! resolve are left alone (apply reports them where it merges them).
 //!
-//! Beyond apply's rules the check refuses what one composed patch cannot
-//! express (apply accepts these, but merges them in ways a composition
-//! cannot reproduce): two elements of a patch list with the same merge key
-//! ([`ErrorKind::DuplicateMergeKey`]), a `null` merge key value
-//! ([`ErrorKind::MissingMergeKey`]), `$retainKeys` entries that are not
-//! strings, a `$deleteFromPrimitiveList` or `$setElementOrder` of a field
-//! that is no merge list of the right kind, and unknown `$` keys
-//! ([`ErrorKind::Unsupported`]). Fields the schema cannot resolve are left
-//! alone (apply reports them where it merges them).
+//! A `null` merge key is apply's rule: a `null` member deletes the key from
+//! the element it merges into (or from the appended, cleaned element), which
+//! then has no identity to order by ([`ErrorKind::MissingMergeKey`]).
 
 use crate::directives::{key_role, KeyRole};
 use crate::identity::{identity, IdError, PosIndex};
@@ -28,7 +25,9 @@ use smpatch_value::{Kind, Object, Path, Value};
 
 /// Checks `patch` against apply's rules as if the document held every field
 /// it names (see the module docs); the error is apply's, at the offending
-/// location in the patch. `cursor` is the patch's schema.
+/// location in the patch. `cursor` is the patch's schema. A patch that
+/// passes may still fail on a document (apply's element-kind and ordering
+/// rules also read the document's lists).
 ///
 /// ```
 /// use smpatch_patch_apply::{check_patch, ApplyOptions, ErrorKind};
@@ -45,20 +44,69 @@ pub fn check_patch(
     cursor: smpatch_schema::Cursor<'_>,
     opts: &ApplyOptions,
 ) -> Result<(), Error> {
-    let c = Checker {
-        rules: opts.rules(),
-        kinds: KindRule {
-            null_anywhere: true,
-            numbers_one_kind: opts.fix_quirks,
-        },
-    };
-    let root = Path::Root;
-    c.object(patch, Walk::new(&root, cursor, opts.max_depth))
+    Checker::new(opts, Scope::Apply).run(patch, cursor)
+}
+
+/// [`check_patch`] plus the refusals of a patch composition: patches apply
+/// accepts but merges in ways no single composed patch can reproduce (or
+/// that apply merges as data although they look like directives). Public
+/// `compose` runs it on both patches. Beyond apply's rules it refuses:
+///
+/// * two elements of a patch list with the same merge key
+///   ([`ErrorKind::DuplicateMergeKey`]; apply merges the second into the
+///   first);
+/// * a `null` merge key in a `$setElementOrder` list
+///   ([`ErrorKind::MissingMergeKey`]; apply orders by it);
+/// * `$retainKeys` entries that are not strings
+///   ([`ErrorKind::InvalidRetainKeys`]; apply ignores them);
+/// * a `$deleteFromPrimitiveList/<f>` whose value is no list, or whose `f`
+///   is no merge list of scalars, or that holds objects
+///   ([`ErrorKind::InvalidDeleteFromPrimitiveList`]; without `fix_quirks`
+///   apply deletes `f` on `null`, ignores a scalar, and deletes from an
+///   atomic list or merges objects as a merge patch);
+/// * a `$setElementOrder/<f>` whose `f` is no merge list
+///   ([`ErrorKind::InvalidSetElementOrder`]), or that holds objects or
+///   scalars of two kinds for a merge list of scalars
+///   ([`ErrorKind::MixedElementTypes`]; apply orders by it anyway);
+/// * keys starting with `$` that name no directive
+///   ([`ErrorKind::Unsupported`]; apply stores them as fields).
+///
+/// docs/ERRORS.md and docs/DIVERGENCES.md list them.
+///
+/// ```
+/// use smpatch_patch_apply::{check_composable, check_patch, ApplyOptions, ErrorKind};
+/// use smpatch_schema::Cursor;
+/// use smpatch_value::{from_serde, Arena};
+///
+/// let arena = Arena::new();
+/// let p = from_serde(&arena, &serde_json::json!({"$x": 1}), 256).unwrap();
+/// assert!(check_patch(p, Cursor::UNKNOWN, &ApplyOptions::default()).is_ok());
+/// let e = check_composable(p, Cursor::UNKNOWN, &ApplyOptions::default()).unwrap_err();
+/// assert_eq!((e.kind(), e.path()), (ErrorKind::Unsupported, "/$x"));
+/// ```
+pub fn check_composable(
+    patch: Value<'_>,
+    cursor: smpatch_schema::Cursor<'_>,
+    opts: &ApplyOptions,
+) -> Result<(), Error> {
+    Checker::new(opts, Scope::Compose).run(patch, cursor)
+}
+
+/// Which rules a check enforces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// Apply's rules ([`check_patch`]).
+    Apply,
+    /// Apply's rules and compose's refusals ([`check_composable`]).
+    Compose,
 }
 
 struct Checker {
     rules: Rules,
     kinds: KindRule,
+    fix_quirks: bool,
+    max_depth: usize,
+    scope: Scope,
 }
 
 /// The error apply gives for a patch deeper than its limit.
@@ -74,6 +122,28 @@ pub(crate) fn too_deep(e: TooDeep) -> Error {
 }
 
 impl Checker {
+    fn new(opts: &ApplyOptions, scope: Scope) -> Self {
+        Checker {
+            rules: opts.rules(),
+            kinds: KindRule {
+                null_anywhere: true,
+                numbers_one_kind: opts.fix_quirks,
+            },
+            fix_quirks: opts.fix_quirks,
+            max_depth: opts.max_depth,
+            scope,
+        }
+    }
+
+    fn run(&self, patch: Value<'_>, cursor: smpatch_schema::Cursor<'_>) -> Result<(), Error> {
+        let root = Path::Root;
+        self.object(patch, Walk::new(&root, cursor, self.max_depth))
+    }
+
+    fn compose(&self) -> bool {
+        self.scope == Scope::Compose
+    }
+
     fn object(&self, p: Value<'_>, w: Walk<'_, '_>) -> Result<(), Error> {
         w.check().map_err(too_deep)?;
         grow_stack(|| self.object_inner(p, w))
@@ -89,17 +159,8 @@ impl Checker {
         if let Some(rk) = o.get(crate::directives::RETAIN_KEYS) {
             let here = crate::directives::RETAIN_KEYS;
             let list = rules::retain_keys_list(&rk).map_err(|e| at(here, e))?;
-            if let Some(bad) = list.iter().find(|v| v.as_str().is_none()) {
-                return Err(at(
-                    here,
-                    Problem::new(
-                        ErrorKind::InvalidRetainKeys,
-                        format!(
-                            "invalid patch format of retainKeys: the value must be a list of field names, but it holds a {}",
-                            bad.kind().name()
-                        ),
-                    ),
-                ));
+            if self.compose() {
+                compose_retain_names(list).map_err(|e| at(here, e))?;
             }
             let names: rustc_hash::FxHashSet<&str> =
                 list.iter().filter_map(|v| v.as_str()).collect();
@@ -125,16 +186,8 @@ impl Checker {
                 KeyRole::DeleteFromPrimitiveList(_) => {
                     return Err(at(m.key, rules::bad_delete_key()))
                 }
-                KeyRole::Field(k) if k.starts_with('$') => {
-                    return Err(at(
-                        k,
-                        Problem::new(
-                            ErrorKind::Unsupported,
-                            format!(
-                            "unknown directive {k:?}: apply would set it like a field; remove it"
-                        ),
-                        ),
-                    ))
+                KeyRole::Field(k) if k.starts_with('$') && self.compose() => {
+                    return Err(at(k, compose_unknown_directive(k)))
                 }
                 KeyRole::Field(k) => {
                     let here = Path::Key(path, k);
@@ -180,17 +233,12 @@ impl Checker {
                     if d == Some(crate::directives::PatchDirective::Replace) {
                         continue;
                     }
-                    let id = key_of(e, keys, "patch element").map_err(|p| p.at(at.pointer()))?;
+                    let id = key_of(e, keys, "patch element", NullKey::Refuse)
+                        .map_err(|p| p.at(at.pointer()))?;
                     if d.is_none() {
-                        if let Some(first) = seen.insert_first(id, i) {
-                            return Err(Error::new(
-                                ErrorKind::DuplicateMergeKey,
-                                at.pointer(),
-                                format!(
-                                    "the patch list has two elements with merge key {} (positions {first} and {i}); one patch cannot merge both, so send one element per key",
-                                    keys.describe()
-                                ),
-                            ));
+                        if self.compose() {
+                            compose_unique_key(&mut seen, id, i, keys)
+                                .map_err(|p| p.at(at.pointer()))?;
                         }
                         self.object(*e, w.step(&at, field.cursor))?;
                     }
@@ -211,27 +259,24 @@ impl Checker {
         let Ok(field) = self.rules.field(w.cursor(), f, FieldShape::List) else {
             return Ok(());
         };
-        let ListPlan::Merge(keys) = self.rules.list_plan(field.meta) else {
-            return Err(Error::new(
-                ErrorKind::InvalidSetElementOrder,
-                here(),
-                format!("invalid patch format of setElementOrder list: {f:?} is not a merge list, so it has no order to set"),
-            ));
+        let keys = match self.rules.list_plan(field.meta) {
+            ListPlan::Merge(keys) => keys,
+            ListPlan::Atomic if self.compose() => {
+                return Err(compose_order_of_atomic(f).at(here()));
+            }
+            ListPlan::Atomic => self.rules.order_keys(field.meta),
         };
         if keys.is_keyed() {
+            let nulls = if self.compose() {
+                NullKey::Refuse
+            } else {
+                NullKey::Allow
+            };
             for e in order {
-                key_of(e, keys, "order element").map_err(|p| p.at(here()))?;
+                key_of(e, keys, "order element", nulls).map_err(|p| p.at(here()))?;
             }
-        } else {
-            let kind =
-                rules::element_kind_problem(&[order], self.kinds).map_err(|p| p.at(here()))?;
-            if kind == Some(Kind::Object) {
-                return Err(Error::new(
-                    ErrorKind::MixedElementTypes,
-                    here(),
-                    format!("list element types are not identical: $setElementOrder/{f} holds objects but {f:?} is a merge list of scalars"),
-                ));
-            }
+        } else if self.compose() {
+            compose_scalar_order(f, order, self.kinds).map_err(|p| p.at(here()))?;
         }
         rules::follows_order(plist, order, keys).map_err(|p| p.at(here()))
     }
@@ -245,23 +290,118 @@ impl Checker {
         w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         let here = || w.path().pointer();
-        let del = rules::delete_list(&v).map_err(|p| p.at(here()))?;
-        if let Ok(field) = self.rules.field(w.cursor(), f, FieldShape::List) {
-            if self.rules.list_plan(field.meta) != ListPlan::Merge(KeySpec::Value) {
-                return Err(Error::new(
-                    ErrorKind::InvalidDeleteFromPrimitiveList,
-                    here(),
-                    format!("invalid patch format of primitive list: {f:?} is not a merge list of scalars"),
-                ));
+        // Apply reads the deletion list's shape only with `fix_quirks`
+        // (without, `null` deletes the field and a scalar is ignored).
+        let del = match rules::delete_list(&v) {
+            Ok(del) => del,
+            Err(p) if self.fix_quirks || self.compose() => return Err(p.at(here())),
+            Err(_) => return Ok(()),
+        };
+        if self.compose() {
+            if let Ok(field) = self.rules.field(w.cursor(), f, FieldShape::List) {
+                if self.rules.list_plan(field.meta) != ListPlan::Merge(KeySpec::Value) {
+                    return Err(compose_delete_of_non_scalar_list(f).at(here()));
+                }
+            }
+            if del.iter().any(Value::is_object) {
+                return Err(rules::delete_objects().at(here()));
             }
         }
-        if del.iter().any(Value::is_object) {
+        let vals = o.get(f).and_then(|v| v.as_array()).unwrap_or(&[]);
+        let kind =
+            rules::element_kind_problem(&[vals, del], self.kinds).map_err(|p| p.at(here()))?;
+        if kind != Some(Kind::Object) {
+            return Ok(());
+        }
+        if self.fix_quirks {
             return Err(rules::delete_objects().at(here()));
         }
-        let vals = o.get(f).and_then(|v| v.as_array()).unwrap_or(&[]);
-        rules::element_kind_problem(&[vals, del], self.kinds).map_err(|p| p.at(here()))?;
+        // Without `fix_quirks` apply merges a deletion list of objects as a
+        // keyed merge, which needs a merge key.
+        let Ok(field) = self.rules.field(w.cursor(), f, FieldShape::List) else {
+            return Ok(());
+        };
+        let keys = match self.rules.list_plan(field.meta) {
+            ListPlan::Merge(keys) => keys,
+            ListPlan::Atomic => self.rules.order_keys(field.meta),
+        };
+        if !keys.is_keyed() {
+            let name = field.cursor.type_name().unwrap_or("<unknown>");
+            return Err(rules::no_merge_key(name).at(here()));
+        }
         Ok(())
     }
+}
+
+// ----- compose's extra refusals (see `check_composable`) --------------------
+
+/// Every `$retainKeys` entry names a field.
+fn compose_retain_names(list: &[Value<'_>]) -> Result<(), Problem> {
+    match list.iter().find(|v| v.as_str().is_none()) {
+        None => Ok(()),
+        Some(bad) => Err(Problem::new(
+            ErrorKind::InvalidRetainKeys,
+            format!(
+                "invalid patch format of retainKeys: the value must be a list of field names, but it holds a {}",
+                bad.kind().name()
+            ),
+        )),
+    }
+}
+
+/// A key starting with `$` that names no directive.
+fn compose_unknown_directive(k: &str) -> Problem {
+    Problem::new(
+        ErrorKind::Unsupported,
+        format!("unknown directive {k:?}: apply would set it like a field; remove it"),
+    )
+}
+
+/// Element `i` of a patch list is the first with its merge key.
+fn compose_unique_key<'a>(
+    seen: &mut PosIndex<'a>,
+    id: crate::identity::Id<'a>,
+    i: usize,
+    keys: KeySpec<'_>,
+) -> Result<(), Problem> {
+    match seen.insert_first(id, i) {
+        None => Ok(()),
+        Some(first) => Err(Problem::new(
+            ErrorKind::DuplicateMergeKey,
+            format!(
+                "the patch list has two elements with merge key {} (positions {first} and {i}); one patch cannot merge both, so send one element per key",
+                keys.describe()
+            ),
+        )),
+    }
+}
+
+/// `$setElementOrder/<f>` of a list that does not merge.
+fn compose_order_of_atomic(f: &str) -> Problem {
+    Problem::new(
+        ErrorKind::InvalidSetElementOrder,
+        format!("invalid patch format of setElementOrder list: {f:?} is not a merge list, so it has no order to set"),
+    )
+}
+
+/// The order list of a merge list of scalars holds scalars of one kind.
+fn compose_scalar_order(f: &str, order: &[Value<'_>], kinds: KindRule) -> Result<(), Problem> {
+    if rules::element_kind_problem(&[order], kinds)? == Some(Kind::Object) {
+        return Err(Problem::new(
+            ErrorKind::MixedElementTypes,
+            format!("list element types are not identical: $setElementOrder/{f} holds objects but {f:?} is a merge list of scalars"),
+        ));
+    }
+    Ok(())
+}
+
+/// `$deleteFromPrimitiveList/<f>` of a list that is no merge list of
+/// scalars.
+fn compose_delete_of_non_scalar_list(f: &str) -> Problem {
+    Problem::new(
+        ErrorKind::InvalidDeleteFromPrimitiveList,
+        format!("invalid patch format of primitive list: {f:?} is not a merge list of scalars"),
+    )
 }
 
 /// The parent of a key or index step (the root for the root).
@@ -272,16 +412,26 @@ fn parent<'p>(p: &'p Path<'p>) -> &'p Path<'p> {
     }
 }
 
-/// The identity of a keyed-list element: an object holding every key, none
-/// of them `null`.
+/// Whether a `null` merge key value counts as missing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NullKey {
+    Refuse,
+    Allow,
+}
+
+/// The identity of a keyed-list element: an object holding every key (none
+/// of them `null` with [`NullKey::Refuse`]).
 fn key_of<'a>(
     e: &Value<'a>,
     keys: KeySpec<'_>,
     what: &str,
+    nulls: NullKey,
 ) -> Result<crate::identity::Id<'a>, Problem> {
     let id = identity(*e, keys).map_err(|err| rules::id_problem(err, e, what))?;
-    if let Some(k) = keys.names().find(|k| e.get(k).is_some_and(|v| v.is_null())) {
-        return Err(rules::id_problem(IdError::Missing(k), e, what));
+    if nulls == NullKey::Refuse {
+        if let Some(k) = keys.names().find(|k| e.get(k).is_some_and(|v| v.is_null())) {
+            return Err(rules::id_problem(IdError::Missing(k), e, what));
+        }
     }
     Ok(id)
 }

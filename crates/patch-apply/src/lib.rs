@@ -1,9 +1,11 @@
 //! Applying a strategic merge patch to an object (server side), and composing
 //! two patches (used by patch creation).
 //!
-//! Owns: the merge of spec §3: object merge, keyed and primitive merge lists,
-//! every directive, the ordering rules, and the apply error catalogue; the
-//! COMPOSE mode of §3.15.
+//! Owns: the strategic merge of the reference (k8s.io/apimachinery
+//! `strategicpatch`): object merge, keyed and primitive merge lists, every
+//! directive, the ordering rules, and the apply error catalogue; the
+//! reference's COMPOSE mode (the merge of two patches inside a three-way
+//! patch).
 //!
 //! Must not: parse JSON text or schemas (callers hand it arena values and a
 //! compiled schema cursor); mutate its inputs.
@@ -33,7 +35,7 @@ mod identity;
 mod merge;
 mod rules;
 
-pub use check::check_patch;
+pub use check::{check_composable, check_patch};
 pub use error::{push_pointer_token, Error, ErrorKind};
 pub use rules::{element_kind, KindRule};
 
@@ -46,9 +48,10 @@ use smpatch_value::{Arena, Value};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApplyOptions {
-    /// Turn on the fixes spec §10 recommends for the reference's quirks (Q3,
-    /// Q8, Q11, Q12, Q15, Q20, Q22, Q23). Q6/Q7/Q9/Q10/Q30 (directive leaks),
-    /// Q13 (hash order) and Q14 (null elements) are always fixed.
+    /// Turn on the fixes of the reference's quirks Q3, Q8, Q11, Q12, Q15, Q20,
+    /// Q22 and Q23 (docs/QUIRKS.md describes each, docs/DIVERGENCES.md lists
+    /// them). Q6/Q7/Q9/Q10/Q30 (directive leaks), Q13 (hash order) and Q14
+    /// (null elements) are always fixed.
     pub fix_quirks: bool,
     /// Identify elements of lists that have both a patch merge key and
     /// `x-kubernetes-list-map-keys` by all the list-map keys (e.g. container
@@ -120,7 +123,7 @@ impl ApplyOptions {
     }
 }
 
-/// The top level of a document as an object (spec §1.1): `null` counts as
+/// The top level of a document as an object (as the reference reads it): `null` counts as
 /// `{}`, any other non-object is [`ErrorKind::InvalidDocument`]. `what` names
 /// the document in the message (`original`, `patch`, …). Shared by apply,
 /// compose and patch creation.
@@ -139,7 +142,8 @@ pub fn top_object<'a>(v: Value<'a>, what: &str) -> Result<smpatch_value::Object<
     }
 }
 
-/// Applies a strategic merge patch to `original` (spec §3, APPLY mode).
+/// Applies a strategic merge patch to `original` (APPLY mode, as
+/// `strategicpatch.StrategicMergeMapPatch` of k8s.io/apimachinery).
 ///
 /// `cursor` is the schema of the document's type ([`Cursor::UNKNOWN`] for
 /// schema-less merging: objects merge, lists are atomic). A top-level `null`
@@ -154,16 +158,18 @@ pub fn apply<'a>(
 ) -> Result<Value<'a>, Error> {
     let original = top_object(original, "original")?;
     let patch = top_object(patch, "patch")?;
-    Merger::new(arena, opts, Mode::Apply).merge_object(Value::Object(original), patch, cursor)
+    let root = smpatch_value::Path::Root;
+    let w = smpatch_schema::Walk::new(&root, cursor, opts.max_depth);
+    Merger::new(arena, opts, Mode::Apply).merge_object(Value::Object(original), patch, w)
 }
 
-/// Merges `patch` into the accumulated patch `acc` (spec §3.15, COMPOSE
-/// mode), as the reference does when it builds a three-way patch: nulls are
+/// Merges `patch` into the accumulated patch `acc` (COMPOSE mode: the
+/// reference's merge with `MergeParallelList` off), as the reference does when it builds a three-way patch: nulls are
 /// kept, `$retainKeys` and `$setElementOrder/..` are copied or compared,
 /// `$deleteFromPrimitiveList/..` is overwritten (quirk Q22; united with
 /// `fix_quirks`), `$patch` directives of later patches are executed against
 /// the accumulator and inserted values only lose `$patch` objects (Q21, Q32 as
-/// the reference). Complete for every rule of §3.15.
+/// the reference). Every rule of the reference's COMPOSE mode is covered.
 pub fn compose_patches<'a>(
     arena: &'a Arena,
     acc: Value<'a>,
@@ -173,7 +179,9 @@ pub fn compose_patches<'a>(
 ) -> Result<Value<'a>, Error> {
     let acc = top_object(acc, "first patch")?;
     let patch = top_object(patch, "second patch")?;
-    Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, cursor)
+    let root = smpatch_value::Path::Root;
+    let w = smpatch_schema::Walk::new(&root, cursor, opts.max_depth);
+    Merger::new(arena, opts, Mode::Compose).merge_object(Value::Object(acc), patch, w)
 }
 
 #[cfg(test)]

@@ -321,7 +321,8 @@ pub(crate) fn ordered_list<'a>(v: Option<Value<'a>>) -> Result<Option<&'a [Value
     }
 }
 
-/// The patch list must follow the order list (spec §3.11.1 step 5): its
+/// The patch list must follow the order list (the reference's
+/// `validatePatchWithSetOrderList`): its
 /// elements (but `$patch` ones) appear in the order list in the same
 /// relative order.
 pub(crate) fn follows_order<'a>(

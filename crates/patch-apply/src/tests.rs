@@ -232,7 +232,9 @@ fn set_element_order() {
         json!({"$setElementOrder/items":[{"id":"2"},{"id":"1"},{"id":"4"},{"id":"3"}]}),
         json!({"items":[{"id":"2"},{"id":"1"},{"id":"9"},{"id":"4"},{"id":"3"}]}),
     );
-    // R' of §3.11.4.
+    // The effective live order R' (live after deletions, then the appended
+    // elements, cut to the live length) places the elements the order list
+    // leaves out.
     check(
         json!({"items":[{"id":"p"},{"id":"q"},{"id":"r"}]}),
         json!({"$setElementOrder/items":[{"id":"q"},{"id":"s"}],
@@ -406,6 +408,114 @@ fn large_env_list_with_set_element_order_is_linear() {
     assert_eq!(items[1], json!({"id": format!("E{}", n - 2), "v": "x"}));
     // Generous bound for debug builds; the quadratic reference takes minutes.
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
+
+/// Every depth limit from 1 to 7 over patches that reach each recursive
+/// step of the merge (objects, keyed lists, inserted values being cleaned,
+/// `$setElementOrder`, `$deleteFromPrimitiveList`, `$patch: replace`): the
+/// error (kind and pointer) or success at each limit.
+fn depth_outcomes() -> Vec<String> {
+    let cases = [
+        (
+            json!({"items": [{"id": "a", "sub": [{"id": "b", "vals": ["x"]}]}]}),
+            json!({"items": [{"id": "a", "sub": [{"id": "b", "vals": ["y"], "w": "z"}]}]}),
+        ),
+        (
+            json!({}),
+            json!({"configs": {"k": {"id": "x", "sub": [{"id": "y", "v": null}]}}}),
+        ),
+        (
+            json!({"items": [{"id": "a", "sub": [{"id": "b"}]}]}),
+            json!({"$setElementOrder/items": [{"id": "a"}], "items": [{"id": "a", "sub": [{"id": "b", "v": "1"}]}]}),
+        ),
+        (
+            json!({}),
+            json!({"$setElementOrder/items": [{"id": "a"}], "items": [{"id": "a", "sub": [{"id": "c"}]}]}),
+        ),
+        (
+            json!({"items": [{"id": "a", "vals": ["x", "y"]}]}),
+            json!({"items": [{"id": "a", "$deleteFromPrimitiveList/vals": ["x"]}]}),
+        ),
+        (
+            json!({"source": {"git": {"url": "a"}}}),
+            json!({"source": {"git": {"$patch": "replace", "url": {"deep": {"x": [1]}}}}}),
+        ),
+        (
+            json!({"items": [{"id": "a"}]}),
+            json!({"items": [{"$patch": "replace"}, {"id": "a", "sub": [{"id": "b"}]}]}),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (i, (o, p)) in cases.iter().enumerate() {
+        for limit in 1..=7 {
+            let opts = ApplyOptions::default().with_max_depth(limit);
+            let r = match run(o.clone(), p.clone(), &opts) {
+                Ok(_) => "ok".to_string(),
+                Err(e) => format!("{} {}", e.kind().name(), e.path()),
+            };
+            out.push(format!("{i} {limit} {r}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn depth_limit_points_where_each_step_went_too_deep() {
+    // Recorded from the merge before it moved onto the shared `Walk`: the
+    // depth counted and the pointers reported are unchanged. (Inside an
+    // inserted value being cleaned, every level reports the value's path.)
+    let expected = [
+        "0 1 too_deep /items",
+        "0 2 too_deep /items/0",
+        "0 3 too_deep /items/0/sub",
+        "0 4 too_deep /items/0/sub/0",
+        "0 5 too_deep /items/0/sub/0/vals",
+        "0 6 ok",
+        "0 7 ok",
+        "1 1 too_deep /configs",
+        "1 2 too_deep /configs",
+        "1 3 too_deep /configs",
+        "1 4 too_deep /configs",
+        "1 5 ok",
+        "1 6 ok",
+        "1 7 ok",
+        "2 1 too_deep /items",
+        "2 2 too_deep /items/0",
+        "2 3 too_deep /items/0/sub",
+        "2 4 too_deep /items/0/sub/0",
+        "2 5 ok",
+        "2 6 ok",
+        "2 7 ok",
+        "3 1 too_deep /$setElementOrder~1items/0",
+        "3 2 too_deep /$setElementOrder~1items/0",
+        "3 3 too_deep /$setElementOrder~1items/0",
+        "3 4 ok",
+        "3 5 ok",
+        "3 6 ok",
+        "3 7 ok",
+        "4 1 too_deep /items",
+        "4 2 too_deep /items/0",
+        "4 3 too_deep /items/0/$deleteFromPrimitiveList~1vals",
+        "4 4 ok",
+        "4 5 ok",
+        "4 6 ok",
+        "4 7 ok",
+        "5 1 too_deep /source",
+        "5 2 too_deep /source/git",
+        "5 3 too_deep /source/git",
+        "5 4 too_deep /source/git",
+        "5 5 too_deep /source/git",
+        "5 6 too_deep /source/git",
+        "5 7 ok",
+        "6 1 too_deep /items",
+        "6 2 too_deep /items/1",
+        "6 3 too_deep /items/1",
+        "6 4 too_deep /items/1",
+        "6 5 ok",
+        "6 6 ok",
+        "6 7 ok",
+    ];
+    assert_eq!(depth_outcomes(), expected);
 }
 
 // ----- identities carried from a keyed merge into its orderings ---------------

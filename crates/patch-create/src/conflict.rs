@@ -1,4 +1,4 @@
-//! Conflict detection of spec §4.7 (`MergingMapsHaveConflicts`).
+//! Conflict detection (the reference's `MergingMapsHaveConflicts`).
 
 use crate::gosort::go_sort;
 use crate::keys::{element_key, value_text, KeyText, Tagging};

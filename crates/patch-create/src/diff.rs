@@ -1,4 +1,5 @@
-//! `diff_objects` and `diff_lists` of spec §4.3–§4.5.
+//! `diff_objects` and `diff_lists`: the reference's `diffMaps` and
+//! `diffLists` (with `$retainKeys`).
 //!
 //! Architecture Invariant: the diff never mutates its inputs; the reference's
 //! in-place sort of the original primitive list (Q1) is reproduced by
@@ -15,7 +16,7 @@ use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-/// Flags of one `diff_objects` run (spec §4.1; `build_retain_keys` is passed
+/// Flags of one `diff_objects` run (the reference's `DiffOptions`; `build_retain_keys` is passed
 /// separately because it is decided per object).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DiffFlags {
@@ -27,7 +28,7 @@ pub(crate) struct DiffFlags {
     pub(crate) ignore_deletions: bool,
 }
 
-/// Whether `diff_objects` builds a `$retainKeys` list (spec §4.5): the
+/// Whether `diff_objects` builds a `$retainKeys` list: the
 /// field's `x-kubernetes-retain-keys`; never at a document root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RetainKeys {
@@ -49,11 +50,11 @@ impl RetainKeys {
 }
 
 /// The three outputs of `diff_lists`.
-#[derive(Default)]
-struct ListDiff<'a> {
-    add: Option<Value<'a>>,
-    del: Option<Value<'a>>,
-    order: Option<Value<'a>>,
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ListDiff<'a> {
+    pub(crate) add: Option<Value<'a>>,
+    pub(crate) del: Option<Value<'a>>,
+    pub(crate) order: Option<Value<'a>>,
 }
 
 /// The diff engine: the arena and the quirk switches.
@@ -91,12 +92,12 @@ impl<'a> Differ<'a> {
     }
 
     /// An empty member buffer from the pool.
-    fn take_scratch(&self) -> Vec<Member<'a>> {
+    pub(crate) fn take_scratch(&self) -> Vec<Member<'a>> {
         self.scratch.borrow_mut().pop().unwrap_or_default()
     }
 
     /// The members as an arena object; the buffer goes back to the pool.
-    fn finish_object(&self, mut members: Vec<Member<'a>>) -> Object<'a> {
+    pub(crate) fn finish_object(&self, mut members: Vec<Member<'a>>) -> Object<'a> {
         let o = self.alloc_object(&members);
         members.clear();
         self.scratch.borrow_mut().push(members);
@@ -112,9 +113,9 @@ impl<'a> Differ<'a> {
         Walk::new(root, cursor, self.max_depth)
     }
 
-    /// `diff_objects(a, b)` of spec §4.3 at `w` (the objects' path and
+    /// `diff_objects(a, b)` (the reference's `diffMaps`) at `w` (the objects' path and
     /// schema). `build_retain_keys` is the field's `x-kubernetes-retain-keys`
-    /// (spec §4.5).
+    /// (KEP-1027's `$retainKeys`).
     pub(crate) fn diff_objects(
         &self,
         a: Object<'a>,
@@ -135,8 +136,6 @@ impl<'a> Differ<'a> {
         flags: DiffFlags,
         build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
-        let (cur, path) = (w.cursor(), w.path());
-        let ica = flags.ignore_changes_and_additions;
         let a_index = Index::new(a);
         let mut patch = self.take_scratch();
         let mut retain: Vec<&'a str> = Vec::new();
@@ -145,114 +144,24 @@ impl<'a> Differ<'a> {
             if build_retain_keys == RetainKeys::Build && !bv.is_null() {
                 retain.push(k);
             }
-            let Some(av) = a_index.get(k) else {
-                if !ica {
-                    patch.push(Member { key: k, value: bv });
-                }
-                continue;
-            };
-            let here = Path::Key(path, k);
-            if k == PATCH {
-                match (av, bv) {
-                    (Value::String(x), Value::String(y)) => {
-                        if x != y {
-                            patch.push(Member { key: k, value: bv });
-                        }
-                    }
-                    _ => return Err(Error::new(
-                        ErrorKind::UnknownPatchType,
-                        here.pointer(),
-                        "invalid value for special key: $patch (expected a string on both sides)",
-                    )),
-                }
-                continue;
-            }
-            if av.kind() != bv.kind() {
-                if !ica {
-                    patch.push(Member { key: k, value: bv });
-                }
-                continue;
-            }
-            match (av, bv) {
-                (Value::Object(ao), Value::Object(bo)) => {
-                    let field = match self.rules.field(cur, k, FieldShape::Object) {
-                        Ok(f) => f,
-                        Err(e) => {
-                            if av.deep_eq(&bv) {
-                                continue;
-                            }
-                            return Err(lookup_error(&here, &e));
-                        }
-                    };
-                    if field.meta.strategy == Strategy::Replace {
-                        // Q17: the reference emits replace objects even unchanged.
-                        let unchanged_fixed = self.rules.fix_quirks && av.deep_eq(&bv);
-                        if !ica && !unchanged_fixed {
-                            patch.push(Member { key: k, value: bv });
-                        }
-                    } else {
-                        let sub = self.diff_objects(
-                            ao,
-                            bo,
-                            w.step(&here, field.cursor),
-                            flags,
-                            RetainKeys::of(field.meta),
-                        )?;
-                        if !sub.is_empty() {
-                            patch.push(Member {
-                                key: k,
-                                value: Value::Object(sub),
-                            });
-                        }
-                    }
-                }
-                (Value::Array(al), Value::Array(bl)) => {
-                    let field = match self.rules.field(cur, k, FieldShape::List) {
-                        Ok(f) => f,
-                        Err(e) => {
-                            if av.deep_eq(&bv) {
-                                continue;
-                            }
-                            return Err(lookup_error(&here, &e));
-                        }
-                    };
-                    match self.rules.list_plan(field.meta) {
-                        ListPlan::Atomic => {
-                            if !ica && !av.deep_eq(&bv) {
-                                patch.push(Member { key: k, value: bv });
-                            }
-                        }
-                        ListPlan::Merge(keys) => {
-                            let d = self.diff_lists(
-                                al,
-                                bl,
-                                w.step(&here, field.cursor),
-                                keys,
-                                flags,
-                                RetainKeys::of(field.meta),
-                            )?;
-                            if let Some(add) = d.add {
-                                patch.push(Member { key: k, value: add });
-                            }
-                            if let Some(del) = d.del {
-                                let key = directives::delete_from_primitive_list_key(self.arena, k);
-                                patch.push(Member { key, value: del });
-                            }
-                            if let Some(order) = d.order {
-                                let key = directives::set_element_order_key(self.arena, k);
-                                patch.push(Member { key, value: order });
-                            }
-                        }
-                    }
-                }
-                _ => {
-                    if !ica && !same_value(&av, &bv) {
-                        patch.push(Member { key: k, value: bv });
-                    }
-                }
-            }
+            self.diff_member(a_index.get(k), k, bv, w, flags, &mut patch)?;
         }
         let b_index = Index::new(b);
+        Ok(self.finish_diff(a, &b_index, patch, retain, flags))
+    }
+
+    /// The end of `diff_objects` once `b`'s members are done: the deletions
+    /// of `a`'s members `b` lacks, then `$retainKeys` (`retain` lists `b`'s
+    /// non-null keys when the field builds one).
+    #[inline(always)]
+    pub(crate) fn finish_diff(
+        &self,
+        a: Object<'a>,
+        b_index: &Index<'a>,
+        mut patch: Vec<Member<'a>>,
+        mut retain: Vec<&'a str>,
+        flags: DiffFlags,
+    ) -> Object<'a> {
         if !flags.ignore_deletions {
             for m in a.members() {
                 if !b_index.contains(m.key) {
@@ -275,12 +184,144 @@ impl<'a> Differ<'a> {
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
             patch.push(directives::retain_keys_member(self.arena, &list));
         }
-        Ok(self.finish_object(patch))
+        self.finish_object(patch)
     }
 
-    /// `diff_lists(o, m)` of spec §4.4 for a merge list at `w` (the list's
+    /// One member `k: bv` of the new object against the old object's value
+    /// `av` (the body of `diff_objects`' loop): pushes what the patch holds
+    /// for it.
+    #[inline(always)]
+    pub(crate) fn diff_member(
+        &self,
+        av: Option<Value<'a>>,
+        k: &'a str,
+        bv: Value<'a>,
+        w: Walk<'_, '_>,
+        flags: DiffFlags,
+        patch: &mut Vec<Member<'a>>,
+    ) -> Result<(), Error> {
+        let (cur, path) = (w.cursor(), w.path());
+        let ica = flags.ignore_changes_and_additions;
+        let Some(av) = av else {
+            if !ica {
+                patch.push(Member { key: k, value: bv });
+            }
+            return Ok(());
+        };
+        let here = Path::Key(path, k);
+        if k == PATCH {
+            match (av, bv) {
+                (Value::String(x), Value::String(y)) => {
+                    if x != y {
+                        patch.push(Member { key: k, value: bv });
+                    }
+                }
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::UnknownPatchType,
+                        here.pointer(),
+                        "invalid value for special key: $patch (expected a string on both sides)",
+                    ))
+                }
+            }
+            return Ok(());
+        }
+        if av.kind() != bv.kind() {
+            if !ica {
+                patch.push(Member { key: k, value: bv });
+            }
+            return Ok(());
+        }
+        match (av, bv) {
+            (Value::Object(ao), Value::Object(bo)) => {
+                let field = match self.rules.field(cur, k, FieldShape::Object) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        if av.deep_eq(&bv) {
+                            return Ok(());
+                        }
+                        return Err(lookup_error(&here, &e));
+                    }
+                };
+                if field.meta.strategy == Strategy::Replace {
+                    // Q17: the reference emits replace objects even unchanged.
+                    let unchanged_fixed = self.rules.fix_quirks && av.deep_eq(&bv);
+                    if !ica && !unchanged_fixed {
+                        patch.push(Member { key: k, value: bv });
+                    }
+                } else {
+                    let sub = self.diff_objects(
+                        ao,
+                        bo,
+                        w.step(&here, field.cursor),
+                        flags,
+                        RetainKeys::of(field.meta),
+                    )?;
+                    if !sub.is_empty() {
+                        patch.push(Member {
+                            key: k,
+                            value: Value::Object(sub),
+                        });
+                    }
+                }
+            }
+            (Value::Array(al), Value::Array(bl)) => {
+                let field = match self.rules.field(cur, k, FieldShape::List) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        if av.deep_eq(&bv) {
+                            return Ok(());
+                        }
+                        return Err(lookup_error(&here, &e));
+                    }
+                };
+                match self.rules.list_plan(field.meta) {
+                    ListPlan::Atomic => {
+                        if !ica && !av.deep_eq(&bv) {
+                            patch.push(Member { key: k, value: bv });
+                        }
+                    }
+                    ListPlan::Merge(keys) => {
+                        let d = self.diff_lists(
+                            al,
+                            bl,
+                            w.step(&here, field.cursor),
+                            keys,
+                            flags,
+                            RetainKeys::of(field.meta),
+                        )?;
+                        self.push_list_diff(patch, k, d);
+                    }
+                }
+            }
+            _ => {
+                if !ica && !same_value(&av, &bv) {
+                    patch.push(Member { key: k, value: bv });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The members a merge list's diff adds to its object's patch.
+    #[inline]
+    pub(crate) fn push_list_diff(&self, patch: &mut Vec<Member<'a>>, k: &'a str, d: ListDiff<'a>) {
+        if let Some(add) = d.add {
+            patch.push(Member { key: k, value: add });
+        }
+        if let Some(del) = d.del {
+            let key = directives::delete_from_primitive_list_key(self.arena, k);
+            patch.push(Member { key, value: del });
+        }
+        if let Some(order) = d.order {
+            let key = directives::set_element_order_key(self.arena, k);
+            patch.push(Member { key, value: order });
+        }
+    }
+
+    /// `diff_lists(o, m)` (the reference's `diffLists`) for a merge list at `w` (the list's
     /// path, its ELEMENT schema).
-    fn diff_lists(
+    pub(crate) fn diff_lists(
         &self,
         o: &'a [Value<'a>],
         m: &'a [Value<'a>],
@@ -335,7 +376,7 @@ impl<'a> Differ<'a> {
     }
 
     /// A fresh object `{k: elem[k] for each key}` (plus `$patch: <directive>`).
-    fn key_object(
+    pub(crate) fn key_object(
         &self,
         elem: Object<'a>,
         keys: KeySpec<'_>,
@@ -354,7 +395,7 @@ impl<'a> Differ<'a> {
         Value::Object(self.finish_object(members))
     }
 
-    /// §4.4.1: keyed lists.
+    /// Keyed lists (the reference's `diffListsOfMaps`).
     fn diff_keyed(
         &self,
         o: &'a [Value<'a>],
@@ -481,7 +522,7 @@ impl<'a> Differ<'a> {
         })
     }
 
-    /// §4.4.1 for the common case: one merge key, a string in every element,
+    /// Keyed lists for the common case: one merge key, a string in every element,
     /// no key twice in a list. `None` (decided before any element is diffed)
     /// when the lists are outside that case: the general path then answers.
     ///
@@ -659,14 +700,14 @@ impl<'a> Differ<'a> {
     }
 
     /// `sub` with its `key` members replaced by `key_member` (one key).
-    fn with_key_member(&self, sub: Object<'a>, key_member: Member<'a>) -> Value<'a> {
+    pub(crate) fn with_key_member(&self, sub: Object<'a>, key_member: Member<'a>) -> Value<'a> {
         let mut members = self.take_scratch();
         members.extend(sub.members().iter().filter(|m| m.key != key_member.key));
         members.push(key_member);
         Value::Object(self.finish_object(members))
     }
 
-    /// §4.4.2: primitive lists.
+    /// Primitive lists (the reference's `diffListsOfScalars`).
     fn diff_primitive(
         &self,
         o: &'a [Value<'a>],

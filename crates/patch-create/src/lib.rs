@@ -1,5 +1,7 @@
 //! Patch creation: two-way and three-way strategic merge patch diffs,
-//! conflict detection and patch composition (spec §4 and §3.15).
+//! conflict detection and patch composition (the reference's
+//! `CreateTwoWayMergePatch`, `CreateThreeWayMergePatch`,
+//! `MergingMapsHaveConflicts` and its patch composition).
 //!
 //! Owns: [`create_two_way`], [`create_three_way`] (the `kubectl apply` diff),
 //! [`conflicts`], [`compose`], [`CreateOptions`] and [`Precondition`].
@@ -8,8 +10,8 @@
 //! composition reuses `smpatch-patch-apply`'s COMPOSE mode.
 //!
 //! By default the patches equal the reference's (as JSON values), quirks
-//! included; [`CreateOptions::fix_quirks`] turns on the fixes of spec §10
-//! (Q1, Q5, Q17, Q18, Q19).
+//! included; [`CreateOptions::fix_quirks`] turns on the fixes listed in
+//! docs/QUIRKS.md (Q1, Q5, Q17, Q18, Q19).
 //!
 //! ```
 //! use smpatch_patch_create::{create_two_way, CreateOptions};
@@ -28,6 +30,7 @@
 mod compose;
 mod conflict;
 mod diff;
+mod diff3;
 mod gosort;
 mod keys;
 mod shared;
@@ -42,7 +45,7 @@ use smpatch_value::{Arena, Path, Value};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CreateOptions {
-    /// Turn on the fixes §10 of the spec recommends for patch creation:
+    /// Turn on the fixes docs/QUIRKS.md describes for patch creation:
     /// Q1 (primitive-list reorders), Q4 (duplicate merge keys pair in list
     /// order, by a stable sort, instead of as after Go's `sort.Sort`), Q5
     /// (merge keys compared strictly),
@@ -139,7 +142,7 @@ impl CreateOptions {
         }
     }
 
-    fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
+    pub(crate) fn differ<'a>(&self, arena: &'a Arena) -> Differ<'a> {
         Differ {
             arena,
             rules: self.rules(),
@@ -149,7 +152,7 @@ impl CreateOptions {
     }
 }
 
-/// A condition the created patch must meet (spec §4.8), checked on its top
+/// A condition the created patch must meet (the reference's `PreconditionFunc`), checked on its top
 /// level after it is built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Precondition {
@@ -226,8 +229,9 @@ fn check_preconditions(patch: &Value<'_>, preconditions: &[Precondition]) -> Res
     Ok(())
 }
 
-/// The two-way patch from `original` to `modified` (spec §4.2): applying it to
-/// `original` gives `modified` (for well-formed input, §8).
+/// The two-way patch from `original` to `modified` (the reference's
+/// `CreateTwoWayMergePatch`): applying it to `original` gives `modified` (for
+/// well-formed input).
 ///
 /// `cursor` is the schema of the documents' type ([`Cursor::UNKNOWN`] for
 /// schema-less diffs: objects recurse, lists are atomic). The options'
@@ -236,7 +240,7 @@ fn check_preconditions(patch: &Value<'_>, preconditions: &[Precondition]) -> Res
 ///
 /// # Errors
 /// [`ErrorKind::InvalidDocument`] for non-object documents, the schema and
-/// list errors of spec §4.3–§4.4 ([`ErrorKind::SchemaLookup`],
+/// list errors of the diff ([`ErrorKind::SchemaLookup`],
 /// [`ErrorKind::MissingMergeKey`], [`ErrorKind::MixedElementTypes`], …),
 /// [`ErrorKind::TooDeep`], [`ErrorKind::PreconditionFailed`].
 pub fn create_two_way<'a>(
@@ -300,7 +304,8 @@ impl OnConflict {
     }
 }
 
-/// The three-way patch of `kubectl apply` (spec §4.6): `original` is the last
+/// The three-way patch of `kubectl apply` (the reference's
+/// `CreateThreeWayMergePatch`): `original` is the last
 /// applied configuration, `modified` the new one, `current` the live object.
 ///
 /// The patch sets what `modified` specifies and differs in `current`, and
@@ -350,28 +355,28 @@ pub fn create_three_way<'a>(
     let m = top_object(docs.modified, "modified")?;
     let c = top_object(docs.current, "current")?;
     let differ = opts.differ(arena);
-    let delta = differ.diff_objects(
-        c,
-        m,
-        differ.root(&Path::Root, cursor),
-        DiffFlags {
-            set_element_order: true,
-            ignore_changes_and_additions: false,
-            ignore_deletions: true,
-        },
-        RetainKeys::Skip,
-    )?;
-    let deletions = differ.diff_objects(
-        o,
-        m,
-        differ.root(&Path::Root, cursor),
-        DiffFlags {
-            set_element_order: true,
-            ignore_changes_and_additions: true,
-            ignore_deletions: false,
-        },
-        RetainKeys::Skip,
-    )?;
+    // The three diffs in one descent; on any error they run one after the
+    // other, in the order that reports the first error exactly.
+    let fused = differ.diff_three(o, m, c, differ.root(&Path::Root, cursor), RetainKeys::Skip);
+    let (delta, deletions) = match &fused {
+        Some(t) => (t.delta, t.deletions),
+        None => (
+            differ.diff_objects(
+                c,
+                m,
+                differ.root(&Path::Root, cursor),
+                diff3::DELTA,
+                RetainKeys::Skip,
+            )?,
+            differ.diff_objects(
+                o,
+                m,
+                differ.root(&Path::Root, cursor),
+                diff3::DELETIONS,
+                RetainKeys::Skip,
+            )?,
+        ),
+    };
     let patch = compose::compose_reference(
         arena,
         Value::Object(deletions),
@@ -381,13 +386,16 @@ pub fn create_three_way<'a>(
     )?;
     check_preconditions(&patch, preconditions)?;
     if on_conflict == OnConflict::Fail {
-        let changed = Value::Object(differ.diff_objects(
-            o,
-            c,
-            differ.root(&Path::Root, cursor),
-            DiffFlags::default(),
-            RetainKeys::Skip,
-        )?);
+        let changed = Value::Object(match &fused {
+            Some(t) => t.changed,
+            None => differ.diff_objects(
+                o,
+                c,
+                differ.root(&Path::Root, cursor),
+                diff3::CHANGED,
+                RetainKeys::Skip,
+            )?,
+        });
         let mut checker = conflict::Checker {
             rules: opts.rules(),
             max_depth: opts.depth_limit(),
@@ -428,7 +436,8 @@ pub fn create_three_way<'a>(
     Ok(patch)
 }
 
-/// True when two change sets touch a path differently (spec §4.7): `left` is
+/// True when two change sets touch a path differently (the reference's
+/// `MergingMapsHaveConflicts`): `left` is
 /// a patch, `right` the changes made from original to current.
 ///
 /// By default the reference's quirks Q18 (an error for directive keys both
@@ -464,7 +473,7 @@ pub fn conflicts(
     checker.check(l, r, cursor)
 }
 
-/// One patch equivalent to applying `p1` then `p2` (spec §3.15):
+/// One patch equivalent to applying `p1` then `p2`:
 /// `apply(x, compose(p1, p2)) == apply(apply(x, p1), p2)` for every `x`
 /// both applies accept, up to the order of merge lists, when `p1` and `p2`
 /// are well formed: patches apply accepts on a document holding every

@@ -385,7 +385,7 @@ fn sort_merge_lists(v: &mut J) {
 /// or an enclosing one has `$patch: replace`, or its list holds a
 /// `{"$patch": "replace"}` element), or when its `$setElementOrder/<f>` names
 /// every element of the resulting list. Elsewhere the order of a merged list
-/// depends on which elements the document already had and where (§3.10: an
+/// depends on which elements the document already had and where (docs/QUIRKS.md#q27: an
 /// element the document lacks goes before the document's other elements, one
 /// it has keeps its place), and one patch cannot order them like two patches
 /// do: `d` `{"tags":["y"]}`, `p1` `{"tags":["x"]}`, `p2` `{"tags":["y"]}`

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
 
 use serde_json::{json, Value as J};
-use smpatch_patch_apply::{apply, check_patch, ApplyOptions, Error};
+use smpatch_patch_apply::{apply, check_composable, check_patch, ApplyOptions, Error, ErrorKind};
 use smpatch_patch_create::{
     compose, conflicts, create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay,
 };
@@ -143,4 +143,96 @@ fn every_engine_honours_a_raised_max_depth() {
     );
     let e = apply(&arena, x, p, cursor, &ApplyOptions::default()).unwrap_err();
     assert_eq!(e.kind(), too_deep);
+}
+
+/// `(doc, patch, kind)`: apply merges `patch` into `doc`, so `check_patch`
+/// (apply's rules) passes it, but no composed patch can stand for it:
+/// `check_composable` and `compose` refuse it with `kind`.
+fn compose_only_refusals() -> Vec<(J, J, ErrorKind)> {
+    use ErrorKind::*;
+    vec![
+        (
+            json!({"mergingList": [{"name": "a"}]}),
+            json!({"mergingList": [{"name": "a", "value": "x"}, {"name": "a"}]}),
+            DuplicateMergeKey,
+        ),
+        (
+            json!({"mergingList": [{"name": "a"}]}),
+            json!({"$setElementOrder/mergingList": [{"name": null}]}),
+            MissingMergeKey,
+        ),
+        (
+            json!({"mergingList": [{"name": "a"}]}),
+            json!({"$retainKeys": ["mergingList", 1], "mergingList": []}),
+            InvalidRetainKeys,
+        ),
+        (
+            json!({"nonMergingIntList": [1, 2]}),
+            json!({"$deleteFromPrimitiveList/nonMergingIntList": [1]}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        (
+            json!({"mergingIntList": [1, 2]}),
+            json!({"$deleteFromPrimitiveList/mergingIntList": null}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        (
+            json!({"mergingList": [{"name": "a"}]}),
+            json!({"$deleteFromPrimitiveList/mergingList": [{"name": "a"}]}),
+            InvalidDeleteFromPrimitiveList,
+        ),
+        (
+            json!({"nonMergingIntList": [1, 2]}),
+            json!({"$setElementOrder/nonMergingIntList": [2, 1]}),
+            InvalidSetElementOrder,
+        ),
+        (
+            json!({"mergingIntList": [1, 2]}),
+            json!({"$setElementOrder/mergingIntList": [{"a": 1}]}),
+            MixedElementTypes,
+        ),
+        (json!({}), json!({"$unknownDirective": [1]}), Unsupported),
+    ]
+}
+
+#[test]
+fn check_patch_is_apply_and_compose_adds_its_own_refusals() {
+    let Some(schema) = merge_item_schema() else {
+        return;
+    };
+    let cursor = schema.cursor("mergeItem").unwrap();
+    let arena = Arena::new();
+    let empty = from_serde(&arena, &json!({}), 256).unwrap();
+    for (doc, patch, kind) in compose_only_refusals() {
+        let d = from_serde(&arena, &doc, 256).unwrap();
+        let p = from_serde(&arena, &patch, 256).unwrap();
+        let opts = ApplyOptions::default();
+        assert!(apply(&arena, d, p, cursor, &opts).is_ok(), "{patch}");
+        assert!(check_patch(p, cursor, &opts).is_ok(), "{patch}");
+        let e = check_composable(p, cursor, &opts).unwrap_err();
+        assert_eq!(e.kind(), kind, "{patch}");
+        let c = compose(&arena, empty, p, cursor, &CreateOptions::default()).unwrap_err();
+        assert_eq!((c.kind(), c.path()), (e.kind(), e.path()), "{patch}");
+    }
+    // Where apply refuses, `check_patch` does too, with apply's kind: a
+    // `null` merge key (the merged element loses its key) and, without
+    // `fix_quirks`, a deletion list of objects for a list without a merge
+    // key (apply merges it as a keyed list).
+    for (doc, patch) in [
+        (
+            json!({"mergingList": []}),
+            json!({"mergingList": [{"name": null, "value": "x"}]}),
+        ),
+        (
+            json!({"mergingIntList": []}),
+            json!({"$deleteFromPrimitiveList/mergingIntList": [{"a": 1}]}),
+        ),
+    ] {
+        let d = from_serde(&arena, &doc, 256).unwrap();
+        let p = from_serde(&arena, &patch, 256).unwrap();
+        let opts = ApplyOptions::default();
+        let want = apply(&arena, d, p, cursor, &opts).unwrap_err();
+        let got = check_patch(p, cursor, &opts).unwrap_err();
+        assert_eq!(got.kind(), want.kind(), "{patch}");
+    }
 }

@@ -262,7 +262,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         Ok(())
     }
 
-    /// Follows `allOf[0]` (spec §2.4).
+    /// Follows `allOf[0]` (the wrapper OpenAPI v3 generators put around a `$ref`
+    /// with siblings, as the reference's OpenAPI lookup does).
     fn strip_all_of(&mut self, mut s: D, mut path: u32) -> (D, u32) {
         // Nested allOf wrappers are followed a bounded number of times.
         for _ in 0..8 {
@@ -540,7 +541,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 },
             );
         }
-        // No field may belong to two unions (spec §2.7).
+        // No field may belong to two unions (KEP-1027).
         let mut seen: HashSet<&str> = HashSet::new();
         for (u, p) in unions.iter().zip(&union_paths) {
             let names = u
@@ -791,7 +792,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         }
     }
 
-    /// Patch metadata from the property schema itself (spec §2.2).
+    /// Patch metadata from the property schema itself (its `x-kubernetes-*`
+    /// extensions).
     fn read_meta(&mut self, prop: D, path: u32) -> Result<PatchMeta, SchemaError> {
         let mut meta = PatchMeta::EMPTY;
         meta.native = self.native;
@@ -919,7 +921,9 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     }
 }
 
-/// Interprets `x-kubernetes-patch-strategy` (spec §2.3). Entries are split on
+/// Interprets `x-kubernetes-patch-strategy` (as the reference's
+/// `extractRetainKeysPatchStrategy`; unknown strategies are refused, see
+/// docs/QUIRKS.md#q29). Entries are split on
 /// `,` (and on `|`, the retainKeys design document's spelling).
 pub(crate) fn parse_strategy(text: &str) -> Result<(Strategy, bool), String> {
     if text.trim().is_empty() {
@@ -948,7 +952,7 @@ pub(crate) fn parse_strategy(text: &str) -> Result<(Strategy, bool), String> {
 /// True for the definition names of Kubernetes built-in types
 /// (`io.k8s.api.core.v1.Container`, `io.k8s.apimachinery.…`): the reference
 /// reads their patch metadata from Go struct tags only, never from
-/// `x-kubernetes-list-type` (spec §2.6).
+/// `x-kubernetes-list-type` (docs/DIVERGENCES.md, "Beyond the reference").
 pub(crate) fn is_native_definition(name: &str) -> bool {
     name.starts_with("io.k8s.")
 }

@@ -22,9 +22,9 @@ pub enum SchemaErrorKind {
     /// An `x-kubernetes-*` extension has the wrong JSON type or an unknown value.
     InvalidExtension,
     /// `x-kubernetes-patch-strategy` names an unknown strategy or an invalid
-    /// combination (spec §2.3, Q29).
+    /// combination (the reference accepts these silently: docs/QUIRKS.md#q29).
     UnknownStrategy,
-    /// An `x-kubernetes-unions` declaration is malformed (spec §2.7).
+    /// An `x-kubernetes-unions` declaration is malformed (KEP-1027).
     InvalidUnion,
     /// A CustomResourceDefinition lacks group, kind, versions or a schema.
     InvalidCrd,

@@ -13,7 +13,8 @@ impl NodeId {
     }
 }
 
-/// The patch strategy of a field (spec §2.3), after `retainKeys` is split off.
+/// The patch strategy of a field (`x-kubernetes-patch-strategy`), after
+/// `retainKeys` is split off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Strategy {
     /// No strategy: objects merge recursively, lists are atomic.
@@ -65,7 +66,7 @@ pub struct PatchMeta {
     /// name starts with `io.k8s.`, or an inline schema nested in one). The
     /// reference takes the patch metadata of built-ins from Go struct tags
     /// only, so merge algorithms must not derive list behaviour from
-    /// `list_type` / `list_map_keys` for such fields (spec §2.6): a
+    /// `list_type` / `list_map_keys` for such fields (docs/DIVERGENCES.md): a
     /// `list-type: map|set` list without a merge strategy stays atomic.
     pub native: bool,
 }
@@ -88,7 +89,7 @@ impl PatchMeta {
     }
 }
 
-/// One member of a union (spec §5.1).
+/// One member of a union (KEP-1027).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnionMember {
     /// The member's JSON field name.
@@ -99,7 +100,8 @@ pub struct UnionMember {
     pub optional: bool,
 }
 
-/// A union declared on a struct (`x-kubernetes-unions`, either format of §2.7).
+/// A union declared on a struct (`x-kubernetes-unions`, KEP-1027; either the
+/// list format or the `fieldMembers` format).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Union {
     /// The discriminator field, if any.
@@ -257,7 +259,7 @@ pub struct Schema {
     pub(crate) checked_fields: Vec<Box<[Box<str>]>>,
 }
 
-/// Why a field lookup failed (spec §2.5).
+/// Why a field lookup failed (reported as `schema_lookup`, docs/ERRORS.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LookupError {
     /// The struct has no property of that name.
@@ -508,7 +510,7 @@ impl<'s> Cursor<'s> {
 
     /// The name of the struct field that the Go reference's struct lookup
     /// would match case-insensitively for `key` when no field has exactly that
-    /// name (spec §2.5, [QUIRK Q23]), for Kubernetes built-in structs only
+    /// name (quirk Q23, docs/QUIRKS.md#q23), for Kubernetes built-in structs only
     /// (their fields are [`PatchMeta::native`]; the reference reads built-ins'
     /// metadata from Go struct tags, whose JSON-name match folds case as
     /// `encoding/json` does: ASCII letters, plus `K` (U+212A) for `k` and
@@ -542,7 +544,8 @@ impl<'s> Cursor<'s> {
         best
     }
 
-    /// Lookup for a field whose value is an object (spec §2.1).
+    /// Lookup for a field whose value is an object (the reference's
+    /// `LookupPatchMetadataForStruct`).
     pub fn lookup_object(&self, key: &str) -> Result<Field<'s>, LookupError> {
         Ok(match self.struct_field(key)? {
             None => self.unknown_field(),
@@ -557,8 +560,9 @@ impl<'s> Cursor<'s> {
     }
 
     /// Lookup for a field whose value is a list: the returned cursor is the
-    /// ELEMENT schema (spec §2.1). A property that is a struct rather than an
-    /// array yields the struct itself as the element schema (§2.4).
+    /// ELEMENT schema (the reference's `LookupPatchMetadataForSlice`). A property
+    /// that is a struct rather than an array yields the struct itself as the
+    /// element schema, as in the reference's OpenAPI lookup.
     pub fn lookup_list(&self, key: &str) -> Result<Field<'s>, LookupError> {
         let Some(def) = self.struct_field(key)? else {
             return Ok(self.unknown_field());

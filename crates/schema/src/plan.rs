@@ -136,8 +136,9 @@ pub enum FieldShape {
 /// (`ApplyOptions`, `CreateOptions`) hand theirs over.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rules {
-    /// Fix the reference's lookup quirk Q23 (no case-folding lookup of
-    /// built-in fields; a map's value schema applies to its members).
+    /// Fix the reference's lookup quirk Q23, docs/QUIRKS.md#q23 (no
+    /// case-folding lookup of built-in fields; a map's value schema applies to
+    /// its members).
     pub fix_quirks: bool,
     /// Key lists that have both a merge key and `x-kubernetes-list-map-keys`
     /// by all the list-map keys.

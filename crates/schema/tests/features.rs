@@ -223,7 +223,8 @@ fn v3_allof_extensions_on_wrapper() {
     let l = t.lookup_list("l").unwrap();
     assert_eq!(l.meta.merge_key(), Some("type"));
     assert_eq!(l.cursor.type_name(), Some("Src"));
-    // A list lookup on a struct property yields the struct (§2.4).
+    // A list lookup on a struct property yields the struct (as the reference's
+    // OpenAPI lookup).
     assert_eq!(
         t.lookup_list("src").unwrap().cursor.type_name(),
         Some("Src")

@@ -7,7 +7,8 @@ use crate::{Error, TypeRef};
 use smpatch_schema::{Cursor, Schema};
 use smpatch_value::{parse_json, parse_yaml, Arena, ParseOptions, Value};
 
-/// How an empty or absent document is treated (spec §1.1).
+/// How an empty or absent document is treated (as the reference: patch
+/// creation reads zero bytes as `{}`, `StrategicMergePatch` refuses them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Empty {
     /// Patch creation: zero bytes (or whitespace) is `{}`.

@@ -1,4 +1,4 @@
-//! Algebraic laws (spec §8) through the facade, with proptest over the
+//! Algebraic laws (each stated at its test) through the facade, with proptest over the
 //! generators of smpatch-testkit (shared with the fuzz targets):
 //! parse/serialize round trips of the value crate, and the apply/create
 //! laws I1, I3, I5, I6 on well-formed documents of the conformance

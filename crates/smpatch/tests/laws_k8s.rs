@@ -1,6 +1,7 @@
-//! Algebraic laws (spec §8, I1, I4, I5) on real Kubernetes types of the
-//! embedded schema, through the facade: generated `apps/v1/Deployment` and
-//! `v1/Service` documents. (crates/smpatch/tests/laws.rs and
+//! Algebraic laws (I1 two-way round trip, I4 three-way with overwrite, I5
+//! three-way from the original; each stated at its test) on real
+//! Kubernetes types of the embedded schema, through the facade: generated
+//! `apps/v1/Deployment` and `v1/Service` documents. (crates/smpatch/tests/laws.rs and
 //! crates/patch-create/tests/laws.rs state the laws on the conformance
 //! `mergeItem` and the widget schemas.)
 //!
@@ -11,7 +12,7 @@
 //! (args, command, tolerations), a primitive merge list
 //! (metadata.finalizers), string maps (labels, annotations, nodeSelector,
 //! selectors) and a `retainKeys` object (spec.strategy). Documents are
-//! well-formed (§8): unique merge keys, no nulls, no `$` keys, primitive
+//! well-formed: unique merge keys, no nulls, no `$` keys, primitive
 //! merge lists of distinct strings. Fixed case count: 128 each.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
@@ -352,7 +353,7 @@ fn round_trip(ty: &str, a: &J, b: &J, fix_quirks: bool) -> Result<(J, J), String
     Ok((r, p))
 }
 
-/// Quirk Q1 (spec §4.4.2): when `m`'s `metadata.finalizers` is the
+/// Quirk Q1 (docs/QUIRKS.md#q1): when `m`'s `metadata.finalizers` is the
 /// rendering-sorted `o` list (and differs from it), the reorder is lost and
 /// the result keeps `o`'s order. Answers `r` with that list put back into
 /// `m`'s order when (and only when) the Q1 condition holds.

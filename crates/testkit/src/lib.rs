@@ -88,8 +88,8 @@ fn string_map(u: &mut Unstructured<'_>) -> Result<J> {
     Ok(J::Object(m))
 }
 
-/// A well-formed `mergeItem` document (spec §8 preconditions of the create
-/// laws): keyed lists hold objects with unique string `name`s, primitive
+/// A well-formed `mergeItem` document (the inputs for which the create laws
+/// hold): keyed lists hold objects with unique string `name`s, primitive
 /// merge lists hold distinct integers, no `null`s and no directive keys.
 /// `depth` bounds the nesting of items.
 pub fn merge_item_doc(u: &mut Unstructured<'_>, depth: u32) -> Result<J> {

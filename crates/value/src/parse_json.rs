@@ -4,10 +4,16 @@
 //! frame stack; finished items wait in two scratch vectors (list items and
 //! object members) and are copied into one arena slice when their container
 //! closes. Unescaped strings are borrowed from the input.
+//!
+//! Objects read from text exactly as the compact writer writes them keep
+//! that text (see `Parser::events` and `Object`): a count of what makes text
+//! differ from the writer's output (whitespace, an escape written another
+//! way, a collapsed duplicate key) that did not move between an object's
+//! `{` and `}` means its text can be copied verbatim.
 
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 use crate::path::{pointer_of, Step};
-use crate::value::scan_json_number;
+use crate::value::{scan_json_number, source_mark};
 use crate::{Arena, Member, Number, NumberKind, Object, Value};
 use std::collections::HashMap;
 
@@ -68,6 +74,8 @@ pub fn parse_json<'a>(
         members: Vec::with_capacity(64),
         frames: Vec::with_capacity(16),
         scratch: String::new(),
+        events: 0,
+        mark: source_mark(),
     };
     p.parse()
 }
@@ -80,6 +88,8 @@ struct Frame<'a> {
     key: Option<&'a str>,
     /// Byte offset of the opening bracket.
     open: usize,
+    /// [`Parser::events`] when the bracket was read.
+    events: usize,
 }
 
 struct Parser<'a, 'o> {
@@ -94,7 +104,18 @@ struct Parser<'a, 'o> {
     members: Vec<Member<'a>>,
     frames: Vec<Frame<'a>>,
     scratch: String,
+    /// How many times whitespace was skipped or an escape sequence decoded
+    /// so far: an object whose reading did not change it is written by the
+    /// compact writer exactly as it reads (see [`Object::compact_source`]).
+    events: usize,
+    /// The key that marks an object's compact source member.
+    mark: Option<&'static str>,
 }
+
+/// Objects whose compact source text is at least this long keep it (one
+/// extra hidden member, 40 bytes of arena): at most 40 bytes per 256 bytes
+/// of input, and smaller objects are quick to write anyway.
+pub(crate) const COMPACT_SOURCE_MIN: usize = 256;
 
 /// Bytes that end the fast string scan: `"`, `\` and control characters.
 static STOP: [bool; 256] = {
@@ -116,7 +137,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
 /// only the lowest flag is used).
 #[inline(always)]
-fn stop_mask(w: u64) -> u64 {
+pub(crate) fn stop_mask(w: u64) -> u64 {
     let quote = w ^ (LO * b'"' as u64);
     let bslash = w ^ (LO * b'\\' as u64);
     let zero_q = quote.wrapping_sub(LO) & !quote;
@@ -182,6 +203,7 @@ impl<'a> Parser<'a, '_> {
                         ));
                     }
                     let open = self.pos;
+                    let events = self.events;
                     self.pos += 1;
                     self.skip_ws();
                     let is_object = c == b'{';
@@ -204,6 +226,7 @@ impl<'a> Parser<'a, '_> {
                             start,
                             key: None,
                             open,
+                            events,
                         });
                         if is_object {
                             self.parse_key()?;
@@ -285,6 +308,11 @@ impl<'a> Parser<'a, '_> {
 
     #[inline(always)]
     fn skip_ws(&mut self) {
+        // Compact input has no whitespace: one comparison settles it.
+        if self.b.get(self.pos).is_none_or(|&c| c > b' ') {
+            return;
+        }
+        self.events += 1;
         while let Some(&c) = self.b.get(self.pos) {
             if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
@@ -308,6 +336,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// Reads `"key"` and the `:` after it; the position is at the `"`.
+    #[inline(always)]
     fn parse_key(&mut self) -> Result<(), ParseError> {
         if self.b.get(self.pos) != Some(&b'"') {
             return Err(self.unexpected("a string key"));
@@ -406,7 +435,11 @@ impl<'a> Parser<'a, '_> {
                     let c = match b.get(i + 1) {
                         Some(b'"') => '"',
                         Some(b'\\') => '\\',
-                        Some(b'/') => '/',
+                        Some(b'/') => {
+                            // The writer writes a plain `/`.
+                            self.events += 1;
+                            '/'
+                        }
                         Some(b'b') => '\u{8}',
                         Some(b'f') => '\u{c}',
                         Some(b'n') => '\n',
@@ -414,6 +447,9 @@ impl<'a> Parser<'a, '_> {
                         Some(b't') => '\t',
                         Some(b'u') => {
                             let hi = self.hex4(i + 2)?;
+                            if !writer_escapes_as(hi, b.get(i + 2..i + 6)) {
+                                self.events += 1;
+                            }
                             i += 6;
                             let code = if (0xD800..0xDC00).contains(&hi) {
                                 let lo = if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u')
@@ -556,7 +592,23 @@ impl<'a> Parser<'a, '_> {
         let ms = &self.members[start..];
         let dup = first_duplicate(ms);
         let members = match dup {
-            None => self.arena.alloc_slice_copy(ms),
+            None => match self.compact_source() {
+                Some((mark, text)) => {
+                    let source = Member {
+                        key: mark,
+                        value: Value::String(text),
+                    };
+                    let with_mark = self.arena.alloc_slice_fill_iter((0..ms.len() + 1).map(|i| {
+                        match i.checked_sub(1) {
+                            Some(j) => ms.get(j).copied().unwrap_or(source),
+                            None => source,
+                        }
+                    }));
+                    self.members.truncate(start);
+                    return Ok(Value::Object(Object::from_marked(with_mark)));
+                }
+                None => self.arena.alloc_slice_copy(ms),
+            },
             Some(d) => match self.opts.duplicate_keys {
                 DuplicateKeys::Error => {
                     let key = ms[d].key;
@@ -572,11 +624,30 @@ impl<'a> Parser<'a, '_> {
                         format!("duplicate key {key:?} in object"),
                     ));
                 }
-                DuplicateKeys::LastWins => self.arena.alloc_slice_copy(&last_wins(ms)),
+                DuplicateKeys::LastWins => {
+                    // The object loses members: neither it nor any object
+                    // around it reads as it will be written.
+                    self.events += 1;
+                    self.arena.alloc_slice_copy(&last_wins(ms))
+                }
             },
         };
         self.members.truncate(start);
         Ok(Value::Object(Object::from_members(members)))
+    }
+
+    /// The marker key and the text of the object that just closed (the
+    /// position is after its `}`) when that text is what the compact writer
+    /// writes for it: no whitespace skipped and no escape decoded since its
+    /// `{`, and long enough to be worth a member.
+    #[inline]
+    fn compact_source(&self) -> Option<(&'static str, &'a str)> {
+        let f = self.frames.last()?;
+        if f.events != self.events || self.pos - f.open < COMPACT_SOURCE_MIN {
+            return None;
+        }
+        // Both ends are ASCII brackets: char boundaries.
+        Some((self.mark?, self.src.get(f.open..self.pos)?))
     }
 
     fn path_segments(&self) -> Vec<Step<'a>> {
@@ -641,6 +712,23 @@ impl<'a> Parser<'a, '_> {
     }
 }
 
+/// True when the compact writer writes the character `code` as exactly
+/// the four hex digits `hex` after `\u`: control characters without a
+/// letter escape, as `00` and two lowercase hex digits.
+fn writer_escapes_as(code: u32, hex: Option<&[u8]>) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let letter = matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
+    code < 0x20
+        && !letter
+        && hex
+            == Some(&[
+                b'0',
+                b'0',
+                HEX[(code >> 4) as usize & 0xf],
+                HEX[code as usize & 0xf],
+            ])
+}
+
 /// Byte offset of the `n`th key (0-based) of the well-formed object whose
 /// `{` is at `open`. Only called on the error path, so a simple rescan.
 fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
@@ -703,6 +791,9 @@ fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
 /// Index of the first member whose key already appeared, if any. Linear for
 /// small objects, hashed for large ones.
 pub(crate) fn first_duplicate(ms: &[Member<'_>]) -> Option<usize> {
+    if ms.len() < 2 {
+        return None;
+    }
     if ms.len() <= 16 {
         for i in 1..ms.len() {
             let k = ms[i].key;

@@ -280,9 +280,53 @@ pub struct Member<'a> {
 
 /// An object: members in insertion order. Keys are unique in objects built by
 /// this workspace's parsers and algorithms.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// An object of 256 bytes or more that [`parse_json`](crate::parse_json)
+/// read from text exactly as [`to_json_string`](crate::to_json_string)
+/// writes it (no whitespace, no escape written differently, no repeated
+/// key) also remembers that text, so the compact writer copies the
+/// unchanged subtree instead of rewriting it (docs/BENCHMARKS.md, issue 13).
+/// The text rides in a hidden first member whose key is a private marker:
+/// no field is added, `Value` stays 24 bytes, and [`Object::members`] and
+/// every other accessor skip it.
+///
+/// ```
+/// use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+/// let arena = Arena::new();
+/// let text = format!(r#"{{"a":"{}","b":[1.50,"x\n"]}}"#, "y".repeat(300));
+/// let v = parse_json(&arena, text.as_bytes(), &ParseOptions::default()).unwrap();
+/// let o = v.as_object().unwrap();
+/// assert_eq!(o.len(), 2);
+/// assert_eq!(o.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["a", "b"]);
+/// assert_eq!(to_json_string(&v), text);
+/// ```
+#[derive(Clone, Copy, Default)]
 pub struct Object<'a> {
+    /// The members, after the source marker when there is one.
     members: &'a [Member<'a>],
+}
+
+/// The key of the hidden member that carries an object's compact source
+/// text. Identified by address (a `static` has one), never by content, so
+/// no key read from input or built by a caller can be taken for it.
+static SOURCE_MARK: [u8; 1] = [0];
+
+/// The marker key, or `None` (never in practice: the bytes are UTF-8).
+pub(crate) fn source_mark() -> Option<&'static str> {
+    std::str::from_utf8(&SOURCE_MARK).ok()
+}
+
+#[inline(always)]
+fn is_source_mark(key: &str) -> bool {
+    std::ptr::eq(key.as_ptr(), SOURCE_MARK.as_ptr())
+}
+
+impl std::fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Object")
+            .field("members", &self.members())
+            .finish()
+    }
 }
 
 impl<'a> Object<'a> {
@@ -295,28 +339,60 @@ impl<'a> Object<'a> {
     }
 
     /// The members in insertion order.
+    #[inline]
     pub fn members(&self) -> &'a [Member<'a>] {
-        self.members
+        match self.members.split_first() {
+            Some((first, rest)) if is_source_mark(first.key) => rest,
+            _ => self.members,
+        }
+    }
+
+    /// The compact JSON text this object was parsed from, when that text is
+    /// exactly what the compact writer would write for it: the JSON parser
+    /// records it for objects of at least [`COMPACT_SOURCE_MIN`] bytes with
+    /// no whitespace and no escape sequence anywhere inside (and no
+    /// duplicate key). Objects built any other way have none.
+    ///
+    /// [`COMPACT_SOURCE_MIN`]: crate::parse_json::COMPACT_SOURCE_MIN
+    #[inline]
+    pub(crate) fn compact_source(&self) -> Option<&'a str> {
+        match self.members.first() {
+            Some(Member {
+                key,
+                value: Value::String(text),
+            }) if is_source_mark(key) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Wraps members after a marker member carrying `source` (the parser's
+    /// side of [`Object::compact_source`]); `with_mark` must start with it.
+    pub(crate) fn from_marked(with_mark: &'a [Member<'a>]) -> Self {
+        Object { members: with_mark }
     }
 
     /// Iterates `(key, value)` pairs in insertion order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, Value<'a>)> + 'a {
-        self.members.iter().map(|m| (m.key, m.value))
+        self.members().iter().map(|m| (m.key, m.value))
     }
 
     /// Number of members.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.members().len()
     }
 
     /// True when there are no members.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.members().is_empty()
     }
 
     /// The value of `key` (linear scan; the last one if a key repeats).
+    #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        self.members
+        self.members()
             .iter()
             .rev()
             .find(|m| m.key == key)
@@ -324,8 +400,9 @@ impl<'a> Object<'a> {
     }
 
     /// True when `key` is present.
+    #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
-        self.members.iter().any(|m| m.key == key)
+        self.members().iter().any(|m| m.key == key)
     }
 }
 

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use smpatch_value::{
     parse_json, parse_yaml_single, to_go_json, to_json_pretty, to_json_string, to_yaml_string,
-    Arena, Member, Number, ParseOptions, Value,
+    write_json, write_json_to, Arena, Member, Number, ParseOptions, Value,
 };
 
 #[derive(Clone, Debug)]
@@ -128,6 +128,51 @@ proptest! {
         } else {
             prop_assert!(back.as_ref().is_ok_and(|b| *b == v), "{text}\n{back:?}\n{}", to_json_string(&v));
         }
+    }
+}
+
+/// Short strings around the escaping writer's word boundaries: quotes,
+/// backslashes, control characters, HTML characters and multi-byte text at
+/// every offset of 0 to 20 bytes.
+fn escapy_string() -> impl Strategy<Value = String> {
+    "[\"\\\\\u{0}-\u{1f}\u{7f}a-z<>&/é\u{2028}\u{10000}]{0,20}"
+}
+
+fn escapy_tree() -> impl Strategy<Value = T> {
+    let leaf = prop_oneof![
+        Just(T::Null),
+        any::<bool>().prop_map(T::Bool),
+        json_number().prop_map(T::Num),
+        escapy_string().prop_map(T::Str),
+        any::<String>().prop_map(T::Str),
+    ];
+    leaf.prop_recursive(5, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(T::Arr),
+            prop::collection::vec((escapy_string(), inner), 0..6).prop_map(T::Obj),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// The compact writer's fast path (`to_json_string`, `write_json`)
+    /// writes the same bytes as the general writer behind the streaming
+    /// API, and what it writes reads back as the same value.
+    #[test]
+    fn compact_writer_matches_general_writer(t in escapy_tree()) {
+        let arena = Arena::new();
+        let v = build(&arena, &t);
+        let fast = to_json_string(&v);
+        let mut general = Vec::new();
+        write_json_to(&mut general, &v).expect("writing to a Vec");
+        prop_assert_eq!(fast.as_bytes(), &general[..]);
+        let mut appended = String::from("prefix");
+        write_json(&mut appended, &v);
+        prop_assert_eq!(&appended[6..], &fast[..]);
+        let back = parse_json(&arena, fast.as_bytes(), &ParseOptions::default());
+        prop_assert!(back.as_ref().is_ok_and(|b| *b == v), "{fast}: {back:?}");
     }
 }
 

@@ -494,7 +494,8 @@ fn patch_object_value() -> Outcome {
     )
 }
 
-/// Inserted values holding `$patch` are not inserted (spec §3.4), whatever
+/// Inserted values holding `$patch` are not inserted (as the reference's
+/// `removeDirectives` drops them, docs/QUIRKS.md#q8), whatever
 /// the directive's value.
 fn patch_object_value_inserted() -> Outcome {
     merge_item_apply(
@@ -904,7 +905,7 @@ fn base_cases() -> Vec<Case> {
             run: patch_object_value,
         },
         Case {
-            name: "$patch: {object} in an inserted value (not inserted, §3.4)",
+            name: "$patch: {object} in an inserted value (not inserted, as upstream)",
             expect: Ok("{}"),
             run: patch_object_value_inserted,
         },

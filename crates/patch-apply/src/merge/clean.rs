@@ -1,11 +1,11 @@
-//! Cleaning values about to be stored (spec §3.4): APPLY drops nulls and
+//! Cleaning values about to be stored: APPLY drops nulls and
 //! directives, both modes drop `$patch` objects.
 
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective, PATCH};
 use crate::Error;
-use smpatch_schema::grow_stack;
-use smpatch_value::{Member, Object, Step, Value};
+use smpatch_schema::{grow_stack, Walk};
+use smpatch_value::{Member, Object, Value};
 
 /// Where a value being cleaned stands: a `$patch: replace` object in a list
 /// is dropped even with `fix_quirks` (quirk Q8 is fixed for fields only).
@@ -22,24 +22,35 @@ pub(super) enum Cleaned<'a> {
 }
 
 impl<'a> Merger<'a, '_> {
-    // ----- cleaning (§3.4) --------------------------------------------------------
+    // ----- cleaning ---------------------------------------------------------------
 
     /// Cleans a value about to be stored: APPLY drops null members and every
     /// directive (Q6/Q7/Q9/Q10/Q30 fixed); both modes drop objects holding
-    /// `$patch` (quirk Q8 unless `fix_quirks`).
-    pub(super) fn clean(&mut self, v: Value<'a>, place: Place) -> Result<Cleaned<'a>, Error> {
+    /// `$patch` (quirk Q8 unless `fix_quirks`). `w` is the value's walk,
+    /// one level below its container's (checked here for objects and lists;
+    /// the levels inside a cleaned value all report the value's path).
+    pub(super) fn clean(
+        &self,
+        v: Value<'a>,
+        place: Place,
+        w: Walk<'_, '_>,
+    ) -> Result<Cleaned<'a>, Error> {
         match v {
             Value::Object(_) | Value::Array(_) => {
-                self.enter()?;
-                let r = grow_stack(|| self.clean_inner(v, place));
-                self.leave();
-                r
+                self.check_depth(w)?;
+                grow_stack(|| self.clean_inner(v, place, w))
             }
             _ => Ok(Cleaned::Same),
         }
     }
 
-    pub(super) fn clean_inner(&mut self, v: Value<'a>, place: Place) -> Result<Cleaned<'a>, Error> {
+    pub(super) fn clean_inner(
+        &self,
+        v: Value<'a>,
+        place: Place,
+        w: Walk<'_, '_>,
+    ) -> Result<Cleaned<'a>, Error> {
+        let down = w.step(w.path(), w.cursor());
         let apply = self.mode == Mode::Apply;
         match v {
             Value::Object(o) => {
@@ -50,7 +61,7 @@ impl<'a> Merger<'a, '_> {
                     {
                         // Q8 fix: a replace that creates its remainder.
                         let rest = self.without_patch(o);
-                        return Ok(match self.clean(rest, Place::Field)? {
+                        return Ok(match self.clean(rest, Place::Field, down)? {
                             Cleaned::Same => Cleaned::New(rest),
                             other => other,
                         });
@@ -62,7 +73,7 @@ impl<'a> Merger<'a, '_> {
                     let c = if apply && (m.value.is_null() || directives::is_directive_key(m.key)) {
                         Cleaned::Drop
                     } else {
-                        self.clean(m.value, Place::Field)?
+                        self.clean(m.value, Place::Field, down)?
                     };
                     match (c, &mut out) {
                         (Cleaned::Same, Some(out)) => out.push(*m),
@@ -90,7 +101,7 @@ impl<'a> Merger<'a, '_> {
             Value::Array(items) => {
                 let mut out: Option<Vec<Value<'a>>> = None;
                 for (i, item) in items.iter().enumerate() {
-                    let c = self.clean(*item, Place::ListElement)?;
+                    let c = self.clean(*item, Place::ListElement, down)?;
                     match (c, &mut out) {
                         (Cleaned::Same, Some(out)) => out.push(*item),
                         (Cleaned::Same, None) => {}
@@ -124,26 +135,31 @@ impl<'a> Merger<'a, '_> {
         Value::object_from_members(self.arena, &rest)
     }
 
+    /// [`Merger::clean`] as an option (`None`: dropped).
     pub(super) fn clean_value(
-        &mut self,
+        &self,
         v: Value<'a>,
         place: Place,
+        w: Walk<'_, '_>,
     ) -> Result<Option<Value<'a>>, Error> {
-        Ok(match self.clean(v, place)? {
+        Ok(match self.clean(v, place, w)? {
             Cleaned::Same => Some(v),
             Cleaned::New(n) => Some(n),
             Cleaned::Drop => None,
         })
     }
 
-    /// Removes `$patch` objects from a list (COMPOSE), or cleans it fully (APPLY).
-    pub(super) fn strip_list(&mut self, items: &'a [Value<'a>]) -> Result<Vec<Value<'a>>, Error> {
+    /// Removes `$patch` objects from a list (COMPOSE), or cleans it fully
+    /// (APPLY); `w` is the walk of the level holding the list, at the list.
+    pub(super) fn strip_list(
+        &self,
+        items: &'a [Value<'a>],
+        w: Walk<'_, '_>,
+    ) -> Result<Vec<Value<'a>>, Error> {
         let mut out = Vec::with_capacity(items.len());
         for (i, v) in items.iter().enumerate() {
-            self.path.push(Step::Index(i));
-            let r = self.clean_value(*v, Place::ListElement);
-            self.path.pop();
-            if let Some(v) = r? {
+            let here = w.path().index(i);
+            if let Some(v) = self.clean_value(*v, Place::ListElement, w.step(&here, w.cursor()))? {
                 out.push(v);
             }
         }

@@ -1,4 +1,4 @@
-//! Lists (spec §3.8, §3.9, §3.12): the element-kind check, primitive sets
+//! Lists (the reference's `mergeSlice`): the element-kind check, primitive sets
 //! and keyed merges with their special elements.
 
 use super::clean::{Cleaned, Place};
@@ -9,7 +9,7 @@ use crate::directives::{self, PatchDirective};
 use crate::identity::{id_hash, identity, render_id, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
-use smpatch_schema::{grow_stack, Cursor};
+use smpatch_schema::{grow_stack, Walk};
 use smpatch_value::{Kind, Step, Value};
 use std::borrow::Cow;
 
@@ -85,12 +85,16 @@ impl<'a> Merger<'a, '_> {
     // ----- lists ----------------------------------------------------------------
 
     /// `sliceElementType` ([`rules::element_kind`]) as apply reads it.
-    pub(super) fn element_kind(&self, lists: &[&[Value<'a>]]) -> Result<Option<Kind>, Error> {
+    pub(super) fn element_kind(
+        &self,
+        lists: &[&[Value<'a>]],
+        w: Walk<'_, '_>,
+    ) -> Result<Option<Kind>, Error> {
         let rule = KindRule {
             null_anywhere: true,
             numbers_one_kind: self.opts.fix_quirks,
         };
-        rules::element_kind_problem(lists, rule).map_err(|p| self.problem(p))
+        rules::element_kind_problem(lists, rule).map_err(|p| self.problem(w, p))
     }
 
     /// `merge_list(L, P)` (§3.8, §3.9, §3.12) with its ordering (§3.10).
@@ -98,14 +102,17 @@ impl<'a> Merger<'a, '_> {
     /// With [`Order::Defer`], a keyed merge returns its content unordered together with
     /// what ordering it needs ([`ListMerge::deferred`]); the caller must order
     /// it with [`Merger::order_merge`] or prove that unnecessary.
+    ///
+    /// `w` is the list's walk (one level below its object's, its cursor the
+    /// element schema), checked here.
     pub(super) fn merge_list(
-        &mut self,
+        &self,
         live: &'a [Value<'a>],
         patch: &'a [Value<'a>],
-        elem: Cursor<'_>,
         keys: KeySpec<'_>,
         op: FieldOp,
         order: Order,
+        w: Walk<'_, '_>,
     ) -> Result<ListMerge<'a>, Error> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
@@ -114,23 +121,22 @@ impl<'a> Merger<'a, '_> {
                 deferred: None,
             });
         }
-        self.enter()?;
-        let r = grow_stack(|| self.merge_list_inner(live, patch, elem, keys, op, order));
-        self.leave();
-        r
+        self.check_depth(w)?;
+        grow_stack(|| self.merge_list_inner(live, patch, keys, op, order, w))
     }
 
     pub(super) fn merge_list_inner(
-        &mut self,
+        &self,
         live: &'a [Value<'a>],
         patch: &'a [Value<'a>],
-        elem: Cursor<'_>,
         keys: KeySpec<'_>,
         op: FieldOp,
         order: Order,
+        w: Walk<'_, '_>,
     ) -> Result<ListMerge<'a>, Error> {
+        let elem = w.cursor();
         let del = op == FieldOp::DeleteFrom;
-        let kind = self.element_kind(&[live, patch])?;
+        let kind = self.element_kind(&[live, patch], w)?;
         if kind != Some(Kind::Object) {
             // Scalars: a set.
             if del && self.mode == Mode::Apply {
@@ -162,7 +168,7 @@ impl<'a> Merger<'a, '_> {
                     }
                 }
             }
-            let items = self.order(merged, patch, live, keys, Elements::Scalars)?;
+            let items = self.order(merged, patch, live, keys, Elements::Scalars, w)?;
             return Ok(ListMerge {
                 items,
                 r_prime: Cow::Borrowed(live),
@@ -171,21 +177,22 @@ impl<'a> Merger<'a, '_> {
         }
         // Objects: a keyed list.
         if del && self.opts.fix_quirks {
-            return Err(self.problem(rules::delete_objects()));
+            return Err(self.problem(w, rules::delete_objects()));
         }
         if !keys.is_keyed() {
             let name = elem.type_name().unwrap_or("<unknown>");
-            return Err(self.problem(rules::no_merge_key(name)));
+            return Err(self.problem(w, rules::no_merge_key(name)));
         }
         if self.opts.reject_duplicate_keys {
-            self.check_duplicates(live, keys)?;
+            self.check_duplicates(live, keys, w)?;
         }
         // §3.9.1 special elements.
         let mut rest: Vec<(usize, Value<'a>)> = Vec::with_capacity(patch.len());
         let mut deletes: rustc_hash::FxHashSet<Id<'a>> = Default::default();
         let mut replace = false;
         for (j, e) in patch.iter().enumerate() {
-            let d = rules::list_element_patch(e).map_err(|p| self.problem_at(Step::Index(j), p))?;
+            let d =
+                rules::list_element_patch(e).map_err(|p| self.problem_at(w, Step::Index(j), p))?;
             match d {
                 None => rest.push((j, *e)),
                 Some(PatchDirective::Delete) => match identity(*e, keys) {
@@ -194,6 +201,7 @@ impl<'a> Merger<'a, '_> {
                     }
                     Err(err) => {
                         return Err(self.id_error(
+                            w,
                             Some(Step::Index(j)),
                             err,
                             e,
@@ -223,17 +231,17 @@ impl<'a> Merger<'a, '_> {
             let mut content = Vec::with_capacity(rest.len());
             for (j, e) in &rest {
                 if self.mode == Mode::Apply {
-                    self.path.push(Step::Index(*j));
-                    let r = self.clean_value(*e, Place::ListElement);
-                    self.path.pop();
-                    if let Some(v) = r? {
+                    let here = w.path().index(*j);
+                    if let Some(v) =
+                        self.clean_value(*e, Place::ListElement, w.step(&here, elem))?
+                    {
                         content.push(v);
                     }
                 } else {
                     content.push(*e);
                 }
             }
-            let items = self.order(content.clone(), &[], &content, keys, Elements::Objects)?;
+            let items = self.order(content.clone(), &[], &content, keys, Elements::Objects, w)?;
             return Ok(ListMerge {
                 items,
                 r_prime: live_after,
@@ -294,7 +302,7 @@ impl<'a> Merger<'a, '_> {
             let id = match identity(*e, keys) {
                 Ok(id) => id,
                 Err(err) => {
-                    return Err(self.id_error(Some(Step::Index(*j)), err, e, "patch element"))
+                    return Err(self.id_error(w, Some(Step::Index(*j)), err, e, "patch element"))
                 }
             };
             let h = id_hash(&id);
@@ -303,10 +311,8 @@ impl<'a> Merger<'a, '_> {
             let Some(eo) = e.as_object() else { continue };
             match index.get_hashed_refresh(h, &id) {
                 Some(i) => {
-                    self.path.push(Step::Index(*j));
-                    let r = self.merge_object(merged[i], eo, elem);
-                    self.path.pop();
-                    let r = r?;
+                    let here = w.path().index(*j);
+                    let r = self.merge_object(merged[i], eo, w.step(&here, elem))?;
                     merged[i] = r;
                     if carry {
                         // The merged element is hot here: checking that it
@@ -323,10 +329,8 @@ impl<'a> Merger<'a, '_> {
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
                         // Q6 (always fixed): new elements are cleaned.
-                        self.path.push(Step::Index(*j));
-                        let r = self.clean(*e, Place::Field);
-                        self.path.pop();
-                        match r? {
+                        let here = w.path().index(*j);
+                        match self.clean(*e, Place::Field, w.step(&here, elem))? {
                             Cleaned::Same => (*e, true),
                             Cleaned::New(c) => (c, false),
                             Cleaned::Drop => (Value::empty_object(), false),
@@ -387,7 +391,7 @@ impl<'a> Merger<'a, '_> {
                 deferred: Some(d),
             });
         }
-        let items = self.order_merge(merged, &d, keys)?;
+        let items = self.order_merge(merged, &d, keys, w)?;
         Ok(ListMerge {
             items,
             r_prime,
@@ -399,6 +403,7 @@ impl<'a> Merger<'a, '_> {
         &self,
         live: &'a [Value<'a>],
         keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         let mut index = PosIndex::with_capacity(live.len());
         for (i, v) in live.iter().enumerate() {
@@ -406,6 +411,7 @@ impl<'a> Merger<'a, '_> {
                 let h = id_hash(&id);
                 if let Some(first) = index.get_hashed(h, &id) {
                     return Err(self.err(
+                        w,
                         ErrorKind::DuplicateMergeKey,
                         format!(
                             "the live list has two elements with merge key {} = {} (positions {first} and {i}); make the keys unique",

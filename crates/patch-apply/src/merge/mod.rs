@@ -1,8 +1,16 @@
-//! The merge engine: `merge_object` / `merge_list` of spec §3 in APPLY and
-//! COMPOSE mode, split by job: `object` (objects and their directives),
-//! `clean` (values about to be stored), `list` (merge lists), `order`
-//! (ordering and `$setElementOrder`). The rules and their errors live in
-//! `crate::rules`, the directive names in `crate::directives`.
+//! The merge engine: `merge_object` / `merge_list` in APPLY and COMPOSE mode
+//! (the reference's `mergeMap` / `mergeSlice` in k8s.io/apimachinery
+//! `strategicpatch`), split by job: `object` (objects and their
+//! directives), `clean` (values about to be stored), `list` (merge lists),
+//! `order` (ordering and `$setElementOrder`). The rules and their errors live
+//! in `crate::rules`, the directive names in `crate::directives`.
+//!
+//! Every function takes the shared walk context ([`Walk`]): its document
+//! path (rendered only on error), its schema cursor and its depth. The
+//! recursive entry points (`merge_object`, `merge_list`, `clean`) receive
+//! the walk one level down (their caller steps it) and check its depth on
+//! entry; the others receive the walk of the level they serve, moved to the
+//! member or element they work on with [`Walk::at`].
 //!
 //! Architecture Invariant: inputs are never mutated; every result is a new
 //! arena value (untouched subtrees are shared).
@@ -10,32 +18,30 @@
 use crate::identity::IdError;
 use crate::rules::{self, Problem};
 use crate::{ApplyOptions, Error, ErrorKind};
-use smpatch_schema::{Cursor, Field, FieldShape, Rules};
-use smpatch_value::{pointer_of, push_step, Arena, Step, Value};
+use smpatch_schema::{Field, FieldShape, Rules, Walk};
+use smpatch_value::{Arena, Step, Value};
 
 mod clean;
 mod list;
 mod object;
 mod order;
 
-/// Which of the two uses of the merge routine runs (§3.1).
+/// Which of the two uses of the merge routine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
     /// Apply a patch to a stored object (`MergeParallelList`, `IgnoreUnmatchedNulls`).
     Apply,
-    /// Merge two patches into one (§3.15).
+    /// Merge two patches into one (the reference's three-way composition).
     Compose,
 }
 
-/// The merge state: arena, options, mode, the path stack (materialised only on
-/// error) and the recursion depth.
+/// The merge state: arena, options, mode and the schema rules. Where the
+/// merge stands travels in the [`Walk`] each call takes.
 pub(crate) struct Merger<'a, 'o> {
     arena: &'a Arena,
     opts: &'o ApplyOptions,
     mode: Mode,
     rules: Rules,
-    path: Vec<Step<'a>>,
-    depth: usize,
 }
 
 impl<'a, 'o> Merger<'a, 'o> {
@@ -45,77 +51,68 @@ impl<'a, 'o> Merger<'a, 'o> {
             opts,
             mode,
             rules: opts.rules(),
-            path: Vec::new(),
-            depth: 0,
         }
     }
 
     // ----- errors and paths -------------------------------------------------
 
-    fn pointer(&self) -> String {
-        pointer_of(self.path.iter().copied())
+    fn err(&self, w: Walk<'_, '_>, kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error::new(kind, w.path().pointer(), message)
     }
 
-    fn err(&self, kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error::new(kind, self.pointer(), message)
+    fn err_at(
+        &self,
+        w: Walk<'_, '_>,
+        step: Step<'_>,
+        kind: ErrorKind,
+        message: impl Into<String>,
+    ) -> Error {
+        self.problem_at(w, step, Problem::new(kind, message))
     }
 
-    fn err_at(&self, step: Step<'a>, kind: ErrorKind, message: impl Into<String>) -> Error {
-        self.problem_at(step, Problem::new(kind, message))
+    /// A broken rule at the walk's path.
+    fn problem(&self, w: Walk<'_, '_>, p: Problem) -> Error {
+        p.at(w.path().pointer())
     }
 
-    /// A broken rule at the current path.
-    fn problem(&self, p: Problem) -> Error {
-        p.at(self.pointer())
+    /// A broken rule one step below the walk's path.
+    fn problem_at(&self, w: Walk<'_, '_>, step: Step<'_>, p: Problem) -> Error {
+        p.at(w.path().pointer_with([step]))
     }
 
-    /// A broken rule one step below the current path.
-    fn problem_at(&self, step: Step<'a>, p: Problem) -> Error {
-        let mut pointer = self.pointer();
-        push_step(&mut pointer, step);
-        p.at(pointer)
-    }
-
-    fn enter(&mut self) -> Result<(), Error> {
-        self.depth += 1;
-        if self.depth > self.opts.max_depth {
-            self.depth -= 1;
-            return Err(crate::check::too_deep(smpatch_schema::TooDeep {
-                pointer: self.pointer(),
-                limit: self.opts.max_depth,
-            }));
-        }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.depth -= 1;
+    /// Refuses a walk deeper than the limit (on entry of a recursive step).
+    fn check_depth(&self, w: Walk<'_, '_>) -> Result<(), Error> {
+        w.check().map_err(crate::check::too_deep)
     }
 
     fn id_error(
         &self,
-        step: Option<Step<'a>>,
+        w: Walk<'_, '_>,
+        step: Option<Step<'_>>,
         e: IdError<'_>,
         elem: &Value<'_>,
         what: &str,
     ) -> Error {
         let p = rules::id_problem(e, elem, what);
         match step {
-            Some(s) => self.problem_at(s, p),
-            None => self.problem(p),
+            Some(s) => self.problem_at(w, s, p),
+            None => self.problem(w, p),
         }
     }
 
     // ----- schema -------------------------------------------------------------
 
+    /// Field `key` of the object whose schema is `w`'s cursor; errors name
+    /// `w`'s path.
     fn lookup<'s>(
         &self,
-        cursor: Cursor<'s>,
-        key: &'a str,
+        w: Walk<'_, 's>,
+        key: &str,
         shape: FieldShape,
     ) -> Result<Field<'s>, Error> {
-        self.rules.field(cursor, key, shape).map_err(|e| {
+        self.rules.field(w.cursor(), key, shape).map_err(|e| {
             self.err(
+                w,
                 ErrorKind::SchemaLookup,
                 format!("{e}; the schema does not describe this field, so it cannot be merged"),
             )

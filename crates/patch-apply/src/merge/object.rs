@@ -1,4 +1,4 @@
-//! Objects (spec §3.2–§3.7): `$patch`, `$retainKeys`, fields and
+//! Objects (the reference's `mergeMap`): `$patch`, `$retainKeys`, fields and
 //! `$deleteFromPrimitiveList`, on a working copy of the target object.
 
 use super::clean::{Cleaned, Place};
@@ -9,7 +9,7 @@ use crate::rules::{self, brief};
 use crate::{Error, ErrorKind};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use smpatch_schema::{grow_stack, Cursor, FieldShape, ListPlan, Strategy};
+use smpatch_schema::{grow_stack, FieldShape, ListPlan, Strategy, Walk};
 use smpatch_value::{Arena, Member, Object, Step, Value};
 
 /// Objects larger than this get a hash index for key lookups.
@@ -47,7 +47,7 @@ impl<'a> WorkObject<'a> {
             w.index = Some(FxHashMap::default());
         }
         for m in o.members() {
-            // Duplicate keys: the last occurrence wins (§1.4).
+            // Duplicate keys: the last occurrence wins (as Go's decoder).
             w.set(m.key, m.value);
         }
         w
@@ -107,28 +107,27 @@ impl<'a> WorkObject<'a> {
 impl<'a> Merger<'a, '_> {
     // ----- objects ----------------------------------------------------------
 
-    /// `merge_object(target, patch)` (§3.2). `target` is an object or null.
+    /// `merge_object(target, patch)`. `target` is an object or null; `w` is
+    /// the object's walk (its cursor the object's schema), checked here.
     pub(crate) fn merge_object(
-        &mut self,
+        &self,
         target: Value<'a>,
         patch: Object<'a>,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
-        self.enter()?;
-        let r = grow_stack(|| self.merge_object_inner(target, patch, cursor));
-        self.leave();
-        r
+        self.check_depth(w)?;
+        grow_stack(|| self.merge_object_inner(target, patch, w))
     }
 
     pub(super) fn merge_object_inner(
-        &mut self,
+        &self,
         target: Value<'a>,
         patch: Object<'a>,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
         // Step 1: `$patch`.
         if let Some(d) = patch.get(PATCH) {
-            return self.object_directive(d, patch);
+            return self.object_directive(d, patch, w);
         }
         // Step 2.
         let mut t = match target {
@@ -137,16 +136,13 @@ impl<'a> Merger<'a, '_> {
         };
         // Step 3.
         if let Some(rk) = patch.get(RETAIN_KEYS) {
-            self.retain_keys(&mut t, rk, patch)?;
+            self.retain_keys(&mut t, rk, patch, w)?;
         }
         // Step 4.
         let mut consumed: SmallVec<[&'a str; 4]> = SmallVec::new();
         for m in patch.members() {
             if let KeyRole::SetElementOrder(_) = key_role(m.key) {
-                self.path.push(Step::Key(m.key));
-                let r = self.set_element_order(&mut t, m.key, m.value, patch, cursor);
-                self.path.pop();
-                if let Some(f) = r? {
+                if let Some(f) = self.set_element_order(&mut t, m.key, m.value, patch, w)? {
                     consumed.push(f);
                 }
             }
@@ -163,31 +159,28 @@ impl<'a> Merger<'a, '_> {
             {
                 continue;
             }
-            self.path.push(Step::Key(m.key));
-            let r = self.merge_field(&mut t, m.key, m.value, FieldOp::Merge, cursor);
-            self.path.pop();
-            r?;
+            let here = w.path().key(m.key);
+            self.merge_field(&mut t, m.key, m.value, FieldOp::Merge, w.at(&here))?;
         }
         for m in patch.members() {
             let KeyRole::DeleteFromPrimitiveList(_) = key_role(m.key) else {
                 continue;
             };
-            self.path.push(Step::Key(m.key));
-            let r = self.delete_list_key(&mut t, m.key, m.value, cursor);
-            self.path.pop();
-            r?;
+            let here = w.path().key(m.key);
+            self.delete_list_key(&mut t, m.key, m.value, w.at(&here))?;
         }
         Ok(t.finish(self.arena))
     }
 
-    /// `$patch` in an object (§3.5).
+    /// `$patch` in an object; `w` is the object's walk.
     pub(super) fn object_directive(
-        &mut self,
+        &self,
         d: Value<'a>,
         patch: Object<'a>,
+        w: Walk<'_, '_>,
     ) -> Result<Value<'a>, Error> {
         let directive = rules::object_patch(&d, &Value::Object(patch))
-            .map_err(|p| self.problem_at(Step::Key(PATCH), p))?;
+            .map_err(|p| self.problem_at(w, Step::Key(PATCH), p))?;
         match directive {
             PatchDirective::Replace => {
                 let rest = self.without_patch(patch);
@@ -195,32 +188,37 @@ impl<'a> Merger<'a, '_> {
                     return Ok(rest);
                 }
                 // Q7 (always fixed): the remainder is cleaned.
-                Ok(match self.clean(rest, Place::Field)? {
-                    Cleaned::Same => rest,
-                    Cleaned::New(v) => v,
-                    Cleaned::Drop => Value::empty_object(),
-                })
+                Ok(
+                    match self.clean(rest, Place::Field, w.step(w.path(), w.cursor()))? {
+                        Cleaned::Same => rest,
+                        Cleaned::New(v) => v,
+                        Cleaned::Drop => Value::empty_object(),
+                    },
+                )
             }
             PatchDirective::Delete => Ok(Value::empty_object()),
             PatchDirective::Merge => Err(self.problem_at(
+                w,
                 Step::Key(PATCH),
                 rules::unknown_object_patch(&d, &Value::Object(patch)),
             )),
         }
     }
 
-    /// `$retainKeys` (§3.6).
+    /// `$retainKeys` of the object at `w`.
     pub(super) fn retain_keys(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         rk: Value<'a>,
         patch: Object<'a>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         if self.mode == Mode::Compose {
             match t.get(RETAIN_KEYS) {
                 Some(existing) => {
                     if !existing.deep_eq(&rk) {
                         return Err(self.err_at(
+                            w,
                             Step::Key(RETAIN_KEYS),
                             ErrorKind::ComposeMismatch,
                             format!(
@@ -235,8 +233,8 @@ impl<'a> Merger<'a, '_> {
             }
             return Ok(());
         }
-        let list =
-            rules::retain_keys_list(&rk).map_err(|p| self.problem_at(Step::Key(RETAIN_KEYS), p))?;
+        let list = rules::retain_keys_list(&rk)
+            .map_err(|p| self.problem_at(w, Step::Key(RETAIN_KEYS), p))?;
         let listed = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
         let big: Option<rustc_hash::FxHashSet<&str>> =
             (list.len() > 16).then(|| list.iter().filter_map(|v| v.as_str()).collect());
@@ -249,7 +247,7 @@ impl<'a> Merger<'a, '_> {
                 continue;
             }
             if !contains(m.key) {
-                return Err(self.problem_at(Step::Key(m.key), rules::not_retained(m.key)));
+                return Err(self.problem_at(w, Step::Key(m.key), rules::not_retained(m.key)));
             }
         }
         for m in t.members.iter_mut() {
@@ -260,14 +258,16 @@ impl<'a> Merger<'a, '_> {
         Ok(())
     }
 
-    /// §3.3 for one field `k` (already stripped of any directive prefix).
+    /// One field `k` (already stripped of any directive prefix); `w` is the
+    /// object's walk moved to the patch member (its cursor still the
+    /// object's schema).
     pub(super) fn merge_field(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         k: &'a str,
         pv: Value<'a>,
         op: FieldOp,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         let del = op == FieldOp::DeleteFrom;
         if pv.is_null() {
@@ -278,39 +278,40 @@ impl<'a> Merger<'a, '_> {
         }
         let Some(tv) = t.get(k) else {
             if !del {
-                self.insert_clean(t, k, pv)?;
+                self.insert_clean(t, k, pv, w)?;
             }
             return Ok(());
         };
         if tv.kind() != pv.kind() {
             if !del {
-                self.insert_clean(t, k, pv)?;
+                self.insert_clean(t, k, pv, w)?;
             }
             return Ok(());
         }
         match (tv, pv) {
             (Value::Object(_), Value::Object(po)) => {
-                let field = self.lookup(cursor, k, FieldShape::Object)?;
+                let field = self.lookup(w, k, FieldShape::Object)?;
                 if field.meta.strategy == Strategy::Replace {
-                    self.store_as_sent(t, k, pv)?;
+                    self.store_as_sent(t, k, pv, w)?;
                 } else {
-                    let v = self.merge_object(tv, po, field.cursor)?;
+                    let v = self.merge_object(tv, po, w.step(w.path(), field.cursor))?;
                     t.set(k, v);
                 }
             }
             (Value::Array(tl), Value::Array(pl)) => {
-                let field = self.lookup(cursor, k, FieldShape::List)?;
+                let field = self.lookup(w, k, FieldShape::List)?;
+                let wl = w.step(w.path(), field.cursor);
                 match self.rules.list_plan(field.meta) {
                     ListPlan::Merge(keys) => {
-                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
+                        let r = self.merge_list(tl, pl, keys, op, Order::Now, wl)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
                     ListPlan::Atomic if del => {
                         let keys = self.rules.order_keys(field.meta);
-                        let r = self.merge_list(tl, pl, field.cursor, keys, op, Order::Now)?;
+                        let r = self.merge_list(tl, pl, keys, op, Order::Now, wl)?;
                         t.set(k, Value::array_from(self.arena, &r.items));
                     }
-                    ListPlan::Atomic => self.store_as_sent(t, k, pv)?,
+                    ListPlan::Atomic => self.store_as_sent(t, k, pv, w)?,
                 }
             }
             _ => t.set(k, pv),
@@ -321,25 +322,28 @@ impl<'a> Merger<'a, '_> {
     /// Replace objects and atomic lists: as sent in COMPOSE, cleaned in APPLY
     /// (Q9, always fixed).
     pub(super) fn store_as_sent(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         k: &'a str,
         pv: Value<'a>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         if self.mode == Mode::Compose {
             t.set(k, pv);
             return Ok(());
         }
-        self.insert_clean(t, k, pv)
+        self.insert_clean(t, k, pv, w)
     }
 
+    /// Stores `pv` at `k`, cleaned; `w` is the object's walk at the member.
     pub(super) fn insert_clean(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         k: &'a str,
         pv: Value<'a>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
-        match self.clean(pv, Place::Field)? {
+        match self.clean(pv, Place::Field, w.step(w.path(), w.cursor()))? {
             Cleaned::Same => t.set(k, pv),
             Cleaned::New(v) => t.set(k, v),
             Cleaned::Drop => t.remove(k),
@@ -347,13 +351,14 @@ impl<'a> Merger<'a, '_> {
         Ok(())
     }
 
-    /// `$deleteFromPrimitiveList/<f>` (§3.3, §3.12).
+    /// `$deleteFromPrimitiveList/<f>`; `w` is the object's walk at the
+    /// directive key (errors about the list name the directive).
     pub(super) fn delete_list_key(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         key: &'a str,
         pv: Value<'a>,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<(), Error> {
         if self.mode == Mode::Compose {
             // Q22: a later list overwrites; with fix_quirks the lists are united.
@@ -370,12 +375,12 @@ impl<'a> Merger<'a, '_> {
             return Ok(());
         }
         let Some(f) = directives::deleted_field(key) else {
-            return Err(self.problem(rules::bad_delete_key()));
+            return Err(self.problem(w, rules::bad_delete_key()));
         };
         if self.opts.fix_quirks {
             // Q11 fix.
-            rules::delete_list(&pv).map_err(|p| self.problem(p))?;
+            rules::delete_list(&pv).map_err(|p| self.problem(w, p))?;
         }
-        self.merge_field(t, f, pv, FieldOp::DeleteFrom, cursor)
+        self.merge_field(t, f, pv, FieldOp::DeleteFrom, w)
     }
 }

@@ -1,4 +1,5 @@
-//! Ordering (spec §3.10) and `$setElementOrder` (§3.11).
+//! Ordering of merged lists (the reference's `normalizeElementOrder`) and
+//! `$setElementOrder`.
 
 use super::list::{Carried, Deferred, ListMerge, Order, NO_POS};
 use super::object::{FieldOp, WorkObject};
@@ -8,8 +9,8 @@ use crate::gosort::go_stable_sort;
 use crate::identity::{id_hash, identity, Id, KeySpec, PosIndex};
 use crate::rules::{self, brief};
 use crate::{Error, ErrorKind};
-use smpatch_schema::{Cursor, FieldShape, ListPlan};
-use smpatch_value::{Kind, Object, Step, Value};
+use smpatch_schema::{FieldShape, ListPlan, Walk};
+use smpatch_value::{Kind, Object, Value};
 use std::borrow::Cow;
 
 /// One element of a list being ordered: its position in the order list and
@@ -62,6 +63,7 @@ impl<'a> Merger<'a, '_> {
         reference: &[Value<'a>],
         keys: KeySpec<'_>,
         elements: Elements,
+        w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
         // Identity rule for this pass: scalars are their own identity.
         let scalars = elements == Elements::Scalars;
@@ -69,6 +71,7 @@ impl<'a> Merger<'a, '_> {
         if scalars && keys.is_keyed() && !merged.is_empty() {
             // A scalar list whose schema declares a merge key (§2.3).
             return Err(self.err(
+                w,
                 ErrorKind::ExpectedObject,
                 format!(
                     "this list declares merge key {:?} but holds scalars: expected a map[string]interface {{}}, but received a {}",
@@ -77,9 +80,9 @@ impl<'a> Merger<'a, '_> {
                 ),
             ));
         }
-        let ids = self.merged_ids(&merged, spec, elements)?;
-        let p_index = self.position_index(porder, spec, "order element")?;
-        let r_index = self.position_index(reference, spec, "live element")?;
+        let ids = self.merged_ids(&merged, spec, elements, w)?;
+        let p_index = self.position_index(porder, spec, "order element", w)?;
+        let r_index = self.position_index(reference, spec, "live element", w)?;
         let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
         Ok(self.arrange(placed.into_iter()))
     }
@@ -94,6 +97,7 @@ impl<'a> Merger<'a, '_> {
         merged: Vec<Value<'a>>,
         d: &Deferred<'a>,
         keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
         if let Some(c) = &d.carried {
             // Identities carried from the merge: no element is read again.
@@ -110,7 +114,7 @@ impl<'a> Merger<'a, '_> {
                 });
             return Ok(self.arrange(placed));
         }
-        let ids = self.merged_ids(&merged, keys, Elements::Objects)?;
+        let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
             d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
         });
@@ -132,6 +136,7 @@ impl<'a> Merger<'a, '_> {
         d: &Deferred<'a>,
         n: usize,
         keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
     ) -> Option<Vec<Value<'a>>> {
         if !d.exact {
             return None;
@@ -139,7 +144,7 @@ impl<'a> Merger<'a, '_> {
         if let Some(c) = &d.carried {
             return self.order_set_carried(merged, order, d, c, n, keys);
         }
-        let ids = self.merged_ids(merged, keys, Elements::Objects).ok()?;
+        let ids = self.merged_ids(merged, keys, Elements::Objects, w).ok()?;
         let mut s_index = PosIndex::with_capacity(order.len());
         for (i, v) in order.iter().enumerate() {
             s_index.insert_first(identity(*v, keys).ok()?, i);
@@ -227,6 +232,7 @@ impl<'a> Merger<'a, '_> {
         merged: &[Value<'a>],
         spec: KeySpec<'_>,
         elements: Elements,
+        w: Walk<'_, '_>,
     ) -> Result<Vec<(Id<'a>, u64, bool)>, Error> {
         let mut ids = Vec::with_capacity(merged.len());
         for v in merged {
@@ -236,7 +242,7 @@ impl<'a> Merger<'a, '_> {
                     let delete = elements == Elements::Objects && directives::is_delete(v);
                     ids.push((id, h, delete));
                 }
-                Err(e) => return Err(self.id_error(None, e, v, "merged list element")),
+                Err(e) => return Err(self.id_error(w, None, e, v, "merged list element")),
             }
         }
         Ok(ids)
@@ -317,6 +323,7 @@ impl<'a> Merger<'a, '_> {
         list: &[Value<'a>],
         spec: KeySpec<'_>,
         what: &str,
+        w: Walk<'_, '_>,
     ) -> Result<PosIndex<'a>, Error> {
         let mut index = PosIndex::with_capacity(list.len());
         for (i, v) in list.iter().enumerate() {
@@ -324,7 +331,7 @@ impl<'a> Merger<'a, '_> {
                 Ok(id) => {
                     index.insert_first(id, i);
                 }
-                Err(e) => return Err(self.id_error(None, e, v, what)),
+                Err(e) => return Err(self.id_error(w, None, e, v, what)),
             }
         }
         Ok(index)
@@ -332,33 +339,25 @@ impl<'a> Merger<'a, '_> {
 
     // ----- $setElementOrder (§3.11) -----------------------------------------------
 
-    /// Runs `op` with the path at field `f`, a sibling of the
-    /// `$setElementOrder/<f>` key being processed (errors about the ordered
-    /// field point at the field).
-    fn at_field<R>(&mut self, f: &'a str, op: impl FnOnce(&mut Self) -> R) -> R {
-        let saved = self.path.pop();
-        self.path.push(Step::Key(f));
-        let r = op(self);
-        self.path.pop();
-        if let Some(s) = saved {
-            self.path.push(s);
-        }
-        r
-    }
-
+    /// `$setElementOrder/<f>` (member `key` holding `sv`) of the object at
+    /// `w`. Errors about the order list name the directive key; errors
+    /// about the ordered field (live or patch side) name the field.
     pub(super) fn set_element_order(
-        &mut self,
+        &self,
         t: &mut WorkObject<'a>,
         key: &'a str,
         sv: Value<'a>,
         patch: Object<'a>,
-        cursor: Cursor<'_>,
+        w: Walk<'_, '_>,
     ) -> Result<Option<&'a str>, Error> {
+        let key_path = w.path().key(key);
+        let wk = w.at(&key_path);
         if self.mode == Mode::Compose {
             match t.get(key) {
                 Some(existing) => {
                     if !existing.deep_eq(&sv) {
                         return Err(self.err(
+                            wk,
                             ErrorKind::InvalidSetElementOrder,
                             format!(
                                 "invalid patch format of setElementOrder list: the two patches carry different lists {} and {}",
@@ -371,24 +370,23 @@ impl<'a> Merger<'a, '_> {
                 None => t.set(key, sv),
             }
         }
-        let order = rules::order_list(&sv).map_err(|p| self.problem(p))?;
+        let order = rules::order_list(&sv).map_err(|p| self.problem(wk, p))?;
         let Some(f) = directives::ordered_field(key) else {
-            return Err(self.problem(rules::bad_order_key()));
+            return Err(self.problem(wk, rules::bad_order_key()));
         };
+        let field_path = w.path().key(f);
+        let wf = w.at(&field_path);
         let live = t.get(f);
         let plist = patch.get(f);
         let as_list =
-            |v: Option<Value<'a>>, this: &Self| rules::ordered_list(v).map_err(|p| this.problem(p));
-        // Errors about the field itself point at the field (live or patch side).
-        let ((live, plist), field) = self.at_field(f, |this| {
-            let live = as_list(live, this);
-            let plist = live.and_then(|l| as_list(plist, this).map(|p| (l, p)));
-            plist.and_then(|lp| this.lookup(cursor, f, FieldShape::List).map(|fd| (lp, fd)))
-        })?;
+            |v: Option<Value<'a>>| rules::ordered_list(v).map_err(|p| self.problem(wf, p));
+        let live = as_list(live)?;
+        let plist = as_list(plist)?;
+        let field = self.lookup(wf, f, FieldShape::List)?;
         let keys = self.rules.order_keys(field.meta);
         if let Some(p) = plist {
             // §3.11.1 step 5.
-            rules::follows_order(p, order, keys).map_err(|p| self.problem(p))?;
+            rules::follows_order(p, order, keys).map_err(|p| self.problem(wk, p))?;
         }
         let merge_plan = self.rules.list_plan(field.meta);
         let (merged, r_prime, deferred) = match (live, plist) {
@@ -396,18 +394,19 @@ impl<'a> Merger<'a, '_> {
             (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p)?, Cow::Borrowed(&[][..]), None)
+                (self.strip_list(p, wk)?, Cow::Borrowed(&[][..]), None)
             }
             (Some(l), Some(p)) => {
-                let r = self.at_field(f, |this| match merge_plan {
+                let r = match merge_plan {
                     // The merge's own ordering is deferred: the ordering by
                     // `order` below often makes it unnecessary.
                     ListPlan::Merge(k) => {
-                        this.merge_list(l, p, field.cursor, k, FieldOp::Merge, Order::Defer)
+                        let wl = wf.step(wf.path(), field.cursor);
+                        self.merge_list(l, p, k, FieldOp::Merge, Order::Defer, wl)
                     }
                     ListPlan::Atomic => {
-                        if this.mode == Mode::Apply {
-                            this.strip_list(p).map(|items| ListMerge {
+                        if self.mode == Mode::Apply {
+                            self.strip_list(p, wf).map(|items| ListMerge {
                                 items,
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
@@ -420,7 +419,7 @@ impl<'a> Merger<'a, '_> {
                             })
                         }
                     }
-                });
+                };
                 let r = r?;
                 (r.items, r.r_prime, r.deferred)
             }
@@ -430,7 +429,7 @@ impl<'a> Merger<'a, '_> {
             // objects (`element_kind` of the same lists): skip the re-read.
             Some(Kind::Object)
         } else {
-            self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])])?
+            self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])], wk)?
         };
         let Some(kind) = kind else {
             if self.opts.fix_quirks {
@@ -439,6 +438,7 @@ impl<'a> Merger<'a, '_> {
                 return Ok(Some(f));
             }
             return Err(self.err(
+                wk,
                 ErrorKind::NoElements,
                 "no elements in any of the given slices: $setElementOrder names a list that is empty on both sides",
             ));
@@ -450,6 +450,7 @@ impl<'a> Merger<'a, '_> {
         };
         if elements == Elements::Objects && !keys.is_keyed() {
             return Err(self.err(
+                wk,
                 ErrorKind::NoMergeKey,
                 "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
             ));
@@ -461,14 +462,14 @@ impl<'a> Merger<'a, '_> {
                 // skip its own ordering when it cannot matter, else run it
                 // here, at the field's path as inside `merge_list`.
                 let n = live.map_or(0, <[Value<'a>]>::len);
-                if let Some(ordered) = self.order_set_fast(&merged, order, &d, n, keys) {
+                if let Some(ordered) = self.order_set_fast(&merged, order, &d, n, keys, wk) {
                     t.set(f, Value::array_from(self.arena, &ordered));
                     return Ok(Some(f));
                 }
-                self.at_field(f, |this| this.order_merge(merged, &d, keys))?
+                self.order_merge(merged, &d, keys, wf)?
             }
         };
-        let ordered = self.order(merged, order, &r_prime, keys, elements)?;
+        let ordered = self.order(merged, order, &r_prime, keys, elements, wk)?;
         t.set(f, Value::array_from(self.arena, &ordered));
         Ok(Some(f))
     }

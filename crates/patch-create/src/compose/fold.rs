@@ -1,150 +1,35 @@
-//! Patch composition: the reference's COMPOSE mode (used by the three-way
-//! diff, Q21 pinned) and the public composition that keeps directives (Q32
-//! fixed).
+//! The fold: two checked patches merged into one, field by field (the
+//! public composition, [`super::compose_public`]).
 
+use super::check::{one_kind, unsupported};
+use super::directive_of;
+use super::side::{retain_list, side, sides, steps, Group, Names, Side};
 use crate::keys::{element_key, KeyText, Tagging};
 use crate::shared::{lookup_error, too_deep};
 use crate::CreateOptions;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};
-use smpatch_patch_apply::{check_patch, ApplyOptions, Error, ErrorKind, KindRule};
+use smpatch_patch_apply::Error;
 use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, KeySpec, ListPlan, Strategy, Walk};
-use smpatch_value::{Arena, Member, Object, Path, Value};
-
-/// `merge_object(acc, patch, COMPOSE)` exactly as the reference composes the
-/// three-way `deletions` and `delta` maps.
-pub(crate) fn compose_reference<'a>(
-    arena: &'a Arena,
-    acc: Value<'a>,
-    patch: Value<'a>,
-    cursor: Cursor<'_>,
-    opts: &CreateOptions,
-) -> Result<Value<'a>, Error> {
-    smpatch_patch_apply::compose_patches(arena, acc, patch, cursor, &apply_options(opts))
-}
-
-/// The apply options matching create options.
-pub(crate) fn apply_options(opts: &CreateOptions) -> ApplyOptions {
-    ApplyOptions::default()
-        .with_fix_quirks(opts.fix_quirks)
-        .with_compound_keys(opts.compound_keys)
-        .with_max_depth(opts.depth_limit())
-}
-
-/// The `$patch` directive of `v` (every patch passed [`check_patch`], so a
-/// `$patch` value is one of the three).
-fn directive_of(v: &Value<'_>) -> Option<PatchDirective> {
-    directives::patch_directive(v)
-}
-
-/// The public composition (Q32 fixed): one patch `c` with
-/// `apply(x, c) == apply(apply(x, p1), p2)`, built field by field.
-///
-/// Each field is transformed by what each patch holds for it (its value,
-/// `$setElementOrder/<f>`, `$deleteFromPrimitiveList/<f>`, and whether the
-/// object's `$retainKeys` drops it):
-///
-/// * `p2` alone, or `p2` setting a value that ignores the old one (a scalar,
-///   `null`, an atomic list, a `replace` object, `$patch: replace`): `p2`'s
-///   entries;
-/// * `p1` alone: `p1`'s entries;
-/// * `p1` setting a value that ignores the old one (or dropping the field via
-///   `$retainKeys` or `$patch: delete`) and `p2` merging into it: the value
-///   both produce, written so that it replaces whatever the document has
-///   (objects with `$retainKeys` listing their keys, keyed lists with a
-///   `$patch: replace` element);
-/// * both merging: objects recurse, keyed lists pair elements by merge key
-///   and compose paired elements the same way (a `p2` delete wins, a `p1`
-///   delete followed by a `p2` element keeps both: the delete, then the
-///   element appended anew), primitive merge lists compose their additions
-///   and deletion lists (without `fix_quirks`, an order list over a composed
-///   list left empty is dropped, Q20);
-/// * `$retainKeys`: the composed list keeps the fields both patches keep,
-///   plus the fields `p2` sets.
-///
-/// A primitive merge list that `p1` sets absolutely (null, or dropped by
-/// `$retainKeys`) and `p2` then fills cannot be written as one patch (a
-/// merge list cannot be replaced): [`ErrorKind::Unsupported`].
-pub(crate) fn compose_public<'a>(
-    arena: &'a Arena,
-    p1: Value<'a>,
-    p2: Value<'a>,
-    cursor: Cursor<'_>,
-    opts: &CreateOptions,
-) -> Result<Value<'a>, Error> {
-    let c = Composer { arena, opts };
-    let ao = apply_options(opts);
-    check_patch(p1, cursor, &ao)?;
-    check_patch(p2, cursor, &ao)?;
-    let root = Path::Root;
-    c.object(p1, p2, Walk::new(&root, cursor, opts.depth_limit()))
-}
-
-/// The kind shared by the scalars of `lists` (apply's check of a merge
-/// list, [`smpatch_patch_apply::element_kind`]), for lists the two patches
-/// hold for field `f`: each patch's lists passed the check alone, but the two
-/// may differ.
-fn one_kind(f: &str, lists: &[&[Value<'_>]], fix_quirks: bool) -> Result<(), Error> {
-    let rule = KindRule {
-        null_anywhere: true,
-        numbers_one_kind: fix_quirks,
-    };
-    smpatch_patch_apply::element_kind(lists, rule).map_err(|e| {
-        let message = format!("cannot compose: {}", e.message());
-        Error::new(e.kind(), Path::Root.key(f).pointer(), message)
-    })?;
-    Ok(())
-}
-
-/// What one patch does to one field of an object.
-#[derive(Clone, Copy, Default)]
-struct Side<'a> {
-    val: Option<Value<'a>>,
-    val_key: Option<&'a str>,
-    order: Option<Member<'a>>,
-    del: Option<Member<'a>>,
-}
-
-impl<'a> Side<'a> {
-    fn is_empty(&self) -> bool {
-        self.val.is_none() && self.order.is_none() && self.del.is_none()
-    }
-    fn push(&self, out: &mut Vec<Member<'a>>, key: &'a str) {
-        // An order list beside `null` (the field dropped, by `$retainKeys`
-        // too) orders nothing, and apply rejects it (`expected_list`).
-        if let Some(o) = self
-            .order
-            .filter(|_| !self.val.is_some_and(|v| v.is_null()))
-        {
-            out.push(o);
-        }
-        if let Some(v) = self.val {
-            out.push(Member {
-                key: self.val_key.unwrap_or(key),
-                value: v,
-            });
-        }
-        if let Some(d) = self.del {
-            out.push(d);
-        }
-    }
-}
+use smpatch_value::{Arena, Member, Path, Value};
 
 /// The path of every composed position: the composition has no single place
 /// in one document, so its errors name the root (or the field, in lookups).
-static ROOT: Path<'static> = Path::Root;
+pub(super) static ROOT: Path<'static> = Path::Root;
 
-struct Composer<'a, 'o> {
-    arena: &'a Arena,
-    opts: &'o CreateOptions,
-}
-
-fn unsupported(what: String) -> Error {
-    Error::new(ErrorKind::Unsupported, "", what)
+/// The composition state: the arena results live in and the options.
+pub(super) struct Composer<'a, 'o> {
+    pub(super) arena: &'a Arena,
+    pub(super) opts: &'o CreateOptions,
 }
 
 impl<'a> Composer<'a, '_> {
-    fn object(&self, p1: Value<'a>, p2: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
+    pub(super) fn object(
+        &self,
+        p1: Value<'a>,
+        p2: Value<'a>,
+        w: Walk<'_, '_>,
+    ) -> Result<Value<'a>, Error> {
         w.check().map_err(too_deep)?;
         grow_stack(|| self.object_inner(p1, p2, w))
     }
@@ -662,11 +547,15 @@ impl<'a> Composer<'a, '_> {
         })
     }
 
-    fn lookup_object<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
+    pub(super) fn lookup_object<'s>(
+        &self,
+        cursor: &Cursor<'s>,
+        f: &str,
+    ) -> Result<Field<'s>, Error> {
         self.lookup(*cursor, f, FieldShape::Object)
     }
 
-    fn lookup_list<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
+    pub(super) fn lookup_list<'s>(&self, cursor: &Cursor<'s>, f: &str) -> Result<Field<'s>, Error> {
         self.lookup(*cursor, f, FieldShape::List)
     }
 
@@ -681,154 +570,4 @@ impl<'a> Composer<'a, '_> {
             .field(cursor, f, shape)
             .map_err(|e| lookup_error(&Path::Key(&Path::Root, f), &e))
     }
-
-    /// The value of `f` after applying `s` to `{f: start}`.
-    fn apply_field(
-        &self,
-        f: &'a str,
-        start: Option<Value<'a>>,
-        s: &Side<'a>,
-        cursor: Cursor<'_>,
-    ) -> Result<Option<Value<'a>>, Error> {
-        let doc: Vec<Member<'a>> = start
-            .map(|v| Member { key: f, value: v })
-            .into_iter()
-            .collect();
-        let doc = Value::object_from_members(self.arena, &doc);
-        let mut patch = Vec::new();
-        s.push(&mut patch, f);
-        let patch = Value::object_from_members(self.arena, &patch);
-        let r = self.apply_on(doc, patch, cursor)?;
-        Ok(r.get(f))
-    }
-
-    fn apply_obj(&self, p: Value<'a>, cursor: Cursor<'_>) -> Result<Value<'a>, Error> {
-        self.apply_on(Value::empty_object(), p, cursor)
-    }
-
-    fn apply_on(
-        &self,
-        doc: Value<'a>,
-        p: Value<'a>,
-        cursor: Cursor<'_>,
-    ) -> Result<Value<'a>, Error> {
-        smpatch_patch_apply::apply(self.arena, doc, p, cursor, &apply_options(self.opts))
-    }
-
-    /// A patch value setting field `f` to `v` (absent: null) whatever it was.
-    fn encode(
-        &self,
-        f: &'a str,
-        v: Option<Value<'a>>,
-        w: Walk<'_, '_>,
-    ) -> Result<Value<'a>, Error> {
-        let cursor = w.cursor();
-        match v {
-            None => Ok(Value::Null),
-            Some(Value::Object(_)) => {
-                let field = self.lookup_object(&cursor, f)?;
-                if field.meta.strategy == Strategy::Replace {
-                    return Ok(v.unwrap_or(Value::Null));
-                }
-                self.encode_object(v.unwrap_or(Value::Null), w.step(&ROOT, field.cursor))
-            }
-            Some(Value::Array(items)) => {
-                let field = self.lookup_list(&cursor, f)?;
-                match self.opts.rules().list_plan(field.meta) {
-                    ListPlan::Atomic => Ok(Value::Array(items)),
-                    ListPlan::Merge(keys)
-                        if !matches!(keys, KeySpec::Value) && items.iter().all(Value::is_object) =>
-                    {
-                        let mut l = items.to_vec();
-                        let marker = PatchDirective::Replace.member();
-                        l.push(Value::object_from_members(self.arena, &[marker]));
-                        Ok(Value::array_from(self.arena, &l))
-                    }
-                    ListPlan::Merge(_) => Err(unsupported(format!(
-                        "cannot compose: the first patch sets the primitive merge list {f:?} (to null or by $retainKeys) and the second adds to it; no single patch replaces a merge list of scalars"
-                    ))),
-                }
-            }
-            Some(v) => Ok(v),
-        }
-    }
-
-    /// An object patch turning any object into `v`: `$retainKeys` lists its
-    /// keys, and every value is written absolutely.
-    fn encode_object(&self, v: Value<'a>, w: Walk<'_, '_>) -> Result<Value<'a>, Error> {
-        w.check().map_err(too_deep)?;
-        let Value::Object(o) = v else { return Ok(v) };
-        let keys: Vec<Value<'a>> = o.members().iter().map(|m| Value::String(m.key)).collect();
-        let mut out = vec![Member {
-            key: RETAIN_KEYS,
-            value: Value::array_from(self.arena, &keys),
-        }];
-        for m in o.members() {
-            let value = self.encode(m.key, Some(m.value), w)?;
-            out.push(Member { key: m.key, value });
-        }
-        Ok(Value::object_from_members(self.arena, &out))
-    }
-}
-
-fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
-    o.get(RETAIN_KEYS).and_then(|v| v.as_array())
-}
-
-/// The field names of a `$retainKeys` list, as a set.
-struct Names<'a>(FxHashSet<&'a str>);
-
-impl<'a> Names<'a> {
-    fn of(list: &'a [Value<'a>]) -> Self {
-        Names(list.iter().filter_map(|v| v.as_str()).collect())
-    }
-
-    fn contains(&self, f: &str) -> bool {
-        self.0.contains(f)
-    }
-}
-
-/// What object `o` does to each field it mentions (its value, order list
-/// and deletion list), in one pass over its members.
-fn sides<'a>(o: Object<'a>) -> FxHashMap<&'a str, Side<'a>> {
-    let mut out: FxHashMap<&'a str, Side<'a>> = FxHashMap::default();
-    for m in o.members() {
-        if let Some(f) = directives::ordered_field(m.key) {
-            out.entry(f).or_default().order = Some(*m);
-        } else if let Some(f) = directives::deleted_field(m.key) {
-            out.entry(f).or_default().del = Some(*m);
-        } else {
-            let s = out.entry(m.key).or_default();
-            s.val = Some(m.value);
-            s.val_key = Some(m.key);
-        }
-    }
-    out
-}
-
-/// What an object (what it mentions of `f`: `s`, from [`sides`]; with
-/// retain list `r`) does to field `f`.
-fn side<'a>(mut s: Side<'a>, f: &'a str, r: Option<&Names<'_>>) -> Side<'a> {
-    if r.is_some_and(|r| !r.contains(f)) && s.val.is_none() {
-        // Dropped by `$retainKeys`.
-        s.val = Some(Value::Null);
-        s.val_key = Some(f);
-    }
-    s
-}
-
-/// What a patch list does to the elements with one key, folded: merge one
-/// element, delete them all, or delete them all and append one.
-enum Group<'a> {
-    Merge(Value<'a>),
-    Delete(Value<'a>),
-    DeleteThen(Value<'a>, Value<'a>),
-}
-
-/// The elements of one key of a patch list in the order the list acts:
-/// its delete elements first, then the others in list order.
-fn steps<'a>(group: &[Value<'a>]) -> impl Iterator<Item = Value<'a>> {
-    let (del, rest): (Vec<Value<'a>>, Vec<Value<'a>>) =
-        group.iter().partition(|e| directive_of(e).is_some());
-    del.into_iter().chain(rest)
 }

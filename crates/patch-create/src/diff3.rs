@@ -1,0 +1,1147 @@
+//! The three diffs of the three-way patch in one descent (issue 13):
+//! `delta` (current to modified, no deletions), `deletions` (original to
+//! modified, deletions only) and `changed` (original to current, for the
+//! conflict check), each exactly as [`Differ::diff_objects`] builds it.
+//!
+//! Where the three documents line up (objects under one key, keyed lists
+//! whose elements all carry unique string merge keys) one step serves the
+//! three diffs: one schema lookup, one index per document. Everywhere else
+//! each diff takes its own step (`Differ::diff_member`, `diff_objects`),
+//! so the outputs are those of the separate diffs by construction.
+//!
+//! Architecture Invariant: any error gives up (`None`); the caller then
+//! runs the three diffs one after the other, which report the error (and
+//! the first of several) exactly as before.
+
+use crate::diff::{DiffFlags, Differ, ListDiff, RetainKeys};
+use crate::shared::{element_kind, Index};
+use rustc_hash::FxHashMap;
+use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
+use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
+use smpatch_value::{Kind, Member, Object, Path, Value};
+
+/// The flags of `delta`: current to modified, additions and changes.
+pub(crate) const DELTA: DiffFlags = DiffFlags {
+    set_element_order: true,
+    ignore_changes_and_additions: false,
+    ignore_deletions: true,
+};
+
+/// The flags of `deletions`: original to modified, deletions only.
+pub(crate) const DELETIONS: DiffFlags = DiffFlags {
+    set_element_order: true,
+    ignore_changes_and_additions: true,
+    ignore_deletions: false,
+};
+
+/// The flags of `changed`: original to current, everything.
+pub(crate) const CHANGED: DiffFlags = DiffFlags {
+    set_element_order: false,
+    ignore_changes_and_additions: false,
+    ignore_deletions: false,
+};
+
+/// The three diffs of one position.
+pub(crate) struct Three<'a> {
+    pub(crate) delta: Object<'a>,
+    pub(crate) deletions: Object<'a>,
+    pub(crate) changed: Object<'a>,
+}
+
+/// What `changed` holds for one key of current, worked out in the step
+/// that served the other two diffs.
+#[derive(Clone, Copy)]
+enum Done<'a> {
+    Object(Object<'a>),
+    List(ListDiff<'a>),
+    /// The field's value, or nothing.
+    Member(Option<Value<'a>>),
+}
+
+/// The identity of an arena container: two values with one identity are
+/// the same value (so their diffs are the same).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ident {
+    Object(usize, usize),
+    Array(usize, usize),
+    None,
+}
+
+/// String equality without a `memcmp` call for short strings (most keys
+/// and values of a manifest): overlapping word loads.
+#[inline]
+fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word8 = |s: &[u8], at: usize| -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let word4 = |s: &[u8], at: usize| -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    };
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// `Value::deep_eq` of two lists, without its work stack when they hold
+/// scalars only.
+fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    for (x, y) in a.iter().zip(b) {
+        match (x, y) {
+            (Value::Null, Value::Null) => {}
+            (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
+                return Value::Array(a).deep_eq(&Value::Array(b));
+            }
+            _ => {
+                if !same_value(x, y) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Equal scalars as the diff compares them (`same_value`).
+fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => same_str(x, y),
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x.same_value(y),
+        _ => false,
+    }
+}
+
+/// The longest keyed lists in different orders the descent shares (see
+/// `keyed_three`).
+const FUSED_UNALIGNED_MAX: usize = 4096;
+
+/// The most members [`aligned_objects`] admits (larger objects are indexed).
+const ALIGNED_MAX: usize = 16;
+
+/// True when the three objects have the same keys in the same order and
+/// no key twice.
+fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
+    let (om, mm, cm) = (o.members(), m.members(), c.members());
+    if om.len() != mm.len() || cm.len() != mm.len() || mm.len() > ALIGNED_MAX {
+        return false;
+    }
+    // A cheap fingerprint per key; only equal fingerprints compare text.
+    let print = |k: &str| -> u32 {
+        let b = k.as_bytes();
+        let (first, last) = (b.first().copied(), b.last().copied());
+        (b.len() as u32) | u32::from(first.unwrap_or(0)) << 16 | u32::from(last.unwrap_or(0)) << 24
+    };
+    let mut prints = [0u32; ALIGNED_MAX];
+    for i in 0..mm.len() {
+        let k = mm[i].key;
+        if !same_str(om[i].key, k) || !same_str(cm[i].key, k) {
+            return false;
+        }
+        let p = print(k);
+        if (0..i).any(|j| prints[j] == p && same_str(mm[j].key, k)) {
+            return false;
+        }
+        prints[i] = p;
+    }
+    true
+}
+
+fn ident(v: &Value<'_>) -> Ident {
+    match v {
+        Value::Object(o) => Ident::Object(o.members().as_ptr() as usize, o.len()),
+        Value::Array(a) => Ident::Array(a.as_ptr() as usize, a.len()),
+        _ => Ident::None,
+    }
+}
+
+/// One element of a keyed list: the object, its merge-key member (the last
+/// of that name, as `Object::get` reads it) and the key string.
+type Elem<'a> = (Object<'a>, Member<'a>, &'a str);
+
+/// The elements of `list` and the position of each key, when every element
+/// is an object with a string merge key and no key repeats.
+fn keyed_side<'a>(
+    list: &'a [Value<'a>],
+    key: &str,
+) -> Option<(Vec<Elem<'a>>, FxHashMap<&'a str, u32>)> {
+    let mut elems = Vec::with_capacity(list.len());
+    let mut index = FxHashMap::with_capacity_and_hasher(list.len(), Default::default());
+    for (i, v) in list.iter().enumerate() {
+        let obj = v.as_object()?;
+        let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
+        let k = mem.value.as_str()?;
+        if index.insert(k, i as u32).is_some() {
+            return None;
+        }
+        elems.push((obj, mem, k));
+    }
+    Some((elems, index))
+}
+
+/// The outcome of [`Differ::keyed_three`].
+// Returned once per list and consumed at once: boxing would allocate.
+#[allow(clippy::large_enum_variant)]
+enum Keyed<'a> {
+    /// The lists are outside the shared case: each diff takes its own step.
+    Apart,
+    /// An error: give up.
+    Bail,
+    /// `delta`, `deletions`, `changed`.
+    Done([ListDiff<'a>; 3]),
+}
+
+/// One side pair of a keyed list: the old and the new list.
+struct Pair<'x, 'a> {
+    a: &'x [Elem<'a>],
+    a_index: &'x FxHashMap<&'a str, u32>,
+    b_list: &'a [Value<'a>],
+    b: &'x [Elem<'a>],
+}
+
+impl<'x, 'a> Pair<'x, 'a> {
+    fn new(
+        a: &'x [Elem<'a>],
+        a_index: &'x FxHashMap<&'a str, u32>,
+        b_list: &'a [Value<'a>],
+        b: &'x [Elem<'a>],
+    ) -> Self {
+        Pair {
+            a,
+            a_index,
+            b_list,
+            b,
+        }
+    }
+}
+
+impl<'a> Differ<'a> {
+    /// `delta`, `deletions` and `changed` of the objects `o` (original),
+    /// `m` (modified) and `c` (current) at `w`; `None` on any error.
+    pub(crate) fn diff_three(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        w.check().ok()?;
+        grow_stack(|| self.diff_three_inner(o, m, c, w, rk))
+    }
+
+    fn diff_three_inner(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        if aligned_objects(o, m, c) {
+            return self.diff_three_aligned(o, m, c, w, rk);
+        }
+        let o_index = Index::new(o);
+        let c_index = Index::new(c);
+        let mut delta = self.take_scratch();
+        let mut dels = self.take_scratch();
+        let mut retain: Vec<&'a str> = Vec::new();
+        let mut done: Vec<(&'a str, Ident, Done<'a>)> = Vec::new();
+        for mem in m.members() {
+            let (k, mv) = (mem.key, mem.value);
+            if rk == RetainKeys::Build && !mv.is_null() {
+                retain.push(k);
+            }
+            let cv = c_index.get(k);
+            let ov = o_index.get(k);
+            if let Some(d) = self.member_three(k, ov, mv, cv, w, &mut delta, &mut dels)? {
+                // Scalars have no identity: `changed` diffs them itself.
+                if let Some(id) = cv.map(|v| ident(&v)).filter(|&id| id != Ident::None) {
+                    done.push((k, id, d));
+                }
+            }
+        }
+        let m_index = Index::new(m);
+        let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
+        let deletions = self.finish_diff(o, &m_index, dels, retain, DELETIONS);
+
+        // `changed`, in current's order, reusing the shared steps.
+        let done_index: Option<FxHashMap<&'a str, usize>> =
+            (done.len() > 8).then(|| done.iter().enumerate().map(|(i, d)| (d.0, i)).collect());
+        let mut changed = self.take_scratch();
+        let mut c_retain: Vec<&'a str> = Vec::new();
+        for mem in c.members() {
+            let (k, cv) = (mem.key, mem.value);
+            if rk == RetainKeys::Build && !cv.is_null() {
+                c_retain.push(k);
+            }
+            let found = match &done_index {
+                Some(ix) => ix.get(k).map(|&i| done[i]),
+                None => done.iter().find(|d| d.0 == k).copied(),
+            };
+            // Only the value the shared step saw (a repeated key of current
+            // holds another).
+            match found.filter(|d| d.1 == ident(&cv)) {
+                Some((_, _, d)) => self.push_done(&mut changed, k, d),
+                None => {
+                    self.diff_member(o_index.get(k), k, cv, w, CHANGED, &mut changed)
+                        .ok()?;
+                }
+            }
+        }
+        let changed = self.finish_diff(o, &c_index, changed, c_retain, CHANGED);
+        Some(Three {
+            delta,
+            deletions,
+            changed,
+        })
+    }
+
+    /// [`Self::diff_three_inner`] for three objects with the same keys in
+    /// the same order, none twice: members pair by position, and no member
+    /// is deleted (so `$retainKeys` follows the patch alone).
+    fn diff_three_aligned(
+        &self,
+        o: Object<'a>,
+        m: Object<'a>,
+        c: Object<'a>,
+        w: Walk<'_, '_>,
+        rk: RetainKeys,
+    ) -> Option<Three<'a>> {
+        let (om, mm, cm) = (o.members(), m.members(), c.members());
+        // Most positions differ nowhere: buffers allocate on first use.
+        let mut delta = Vec::new();
+        let mut dels = Vec::new();
+        let mut changed = Vec::new();
+        // Current's members stand where modified's do, so `changed` is built
+        // in the same loop, in current's order.
+        for i in 0..mm.len() {
+            let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
+            match self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)? {
+                Some(d) => self.push_done(&mut changed, cm[i].key, d),
+                None => self
+                    .diff_member(Some(ov), cm[i].key, cv, w, CHANGED, &mut changed)
+                    .ok()?,
+            }
+        }
+        let retained = |obj: Object<'a>| -> Vec<&'a str> {
+            if rk == RetainKeys::Build {
+                obj.members()
+                    .iter()
+                    .filter(|mem| !mem.value.is_null())
+                    .map(|mem| mem.key)
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let m_retain = retained(m);
+        Some(Three {
+            delta: self.finish_aligned(delta, m_retain.clone()),
+            deletions: self.finish_aligned(dels, m_retain),
+            changed: self.finish_aligned(changed, retained(c)),
+        })
+    }
+
+    /// `finish_diff` when the old object has no key the new one lacks.
+    fn finish_aligned(&self, mut patch: Vec<Member<'a>>, mut retain: Vec<&'a str>) -> Object<'a> {
+        if patch.is_empty() {
+            return Object::default();
+        }
+        if !retain.is_empty() {
+            retain.sort_unstable();
+            let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
+            patch.push(directives::retain_keys_member(self.arena, &list));
+        }
+        Object::from_members(self.arena.alloc_slice_copy(&patch))
+    }
+
+    /// What `changed` holds for a key worked out by [`Self::member_three`].
+    fn push_done(&self, changed: &mut Vec<Member<'a>>, k: &'a str, d: Done<'a>) {
+        match d {
+            Done::Object(sub) => {
+                if !sub.is_empty() {
+                    changed.push(Member {
+                        key: k,
+                        value: Value::Object(sub),
+                    });
+                }
+            }
+            Done::List(d) => self.push_list_diff(changed, k, d),
+            Done::Member(v) => {
+                if let Some(value) = v {
+                    changed.push(Member { key: k, value });
+                }
+            }
+        }
+    }
+
+    /// One member `k` of modified (`mv`) with original's and current's
+    /// values: pushes what `delta` and `deletions` hold for it, and returns
+    /// what `changed` holds when the step was shared (`None` inside: the
+    /// caller diffs original and current itself). `None`: an error.
+    #[allow(clippy::too_many_arguments)]
+    fn member_three(
+        &self,
+        k: &'a str,
+        ov: Option<Value<'a>>,
+        mv: Value<'a>,
+        cv: Option<Value<'a>>,
+        w: Walk<'_, '_>,
+        delta: &mut Vec<Member<'a>>,
+        dels: &mut Vec<Member<'a>>,
+    ) -> Option<Option<Done<'a>>> {
+        let (cur, path) = (w.cursor(), w.path());
+        if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
+            let here = Path::Key(path, k);
+            match (ov, mv, cv) {
+                (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
+                    let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
+                    if field.meta.strategy != Strategy::Replace {
+                        let sub = self.diff_three(
+                            oo,
+                            mo,
+                            co,
+                            w.step(&here, field.cursor),
+                            RetainKeys::of(field.meta),
+                        )?;
+                        if !sub.delta.is_empty() {
+                            delta.push(Member {
+                                key: k,
+                                value: Value::Object(sub.delta),
+                            });
+                        }
+                        if !sub.deletions.is_empty() {
+                            dels.push(Member {
+                                key: k,
+                                value: Value::Object(sub.deletions),
+                            });
+                        }
+                        return Some(Some(Done::Object(sub.changed)));
+                    }
+                }
+                (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
+                    let field = self.rules.field(cur, k, FieldShape::List).ok()?;
+                    let plan = self.rules.list_plan(field.meta);
+                    if let ListPlan::Atomic = plan {
+                        // `delta` sets the list when current's differs,
+                        // `changed` when original's does.
+                        if !same_list(cl, ml) {
+                            delta.push(Member { key: k, value: mv });
+                        }
+                        let changed = (!same_list(ol, cl)).then_some(cv);
+                        return Some(Some(Done::Member(changed)));
+                    }
+                    if let ListPlan::Merge(keys) = plan {
+                        match self.keyed_three(
+                            (ol, ml, cl),
+                            w.step(&here, field.cursor),
+                            keys,
+                            RetainKeys::of(field.meta),
+                        ) {
+                            Keyed::Apart => {}
+                            Keyed::Bail => return None,
+                            Keyed::Done([d, x, ch]) => {
+                                self.push_list_diff(delta, k, d);
+                                self.push_list_diff(dels, k, x);
+                                return Some(Some(Done::List(ch)));
+                            }
+                        }
+                    }
+                }
+                (Value::String(_) | Value::Number(_) | Value::Bool(_), _, _)
+                    if ov.kind() == mv.kind()
+                        && mv.kind() == cv.kind()
+                        && same_value(&ov, &mv)
+                        && same_value(&mv, &cv) =>
+                {
+                    // Equal scalars: no diff holds anything.
+                    return Some(Some(Done::Object(Object::default())));
+                }
+                _ => {}
+            }
+        }
+        self.diff_member(cv, k, mv, w, DELTA, delta).ok()?;
+        self.diff_member(ov, k, mv, w, DELETIONS, dels).ok()?;
+        Some(None)
+    }
+
+    /// The three diffs of a merge list keyed by `key` (`w`: the list's path
+    /// and ELEMENT schema), when all three lists are in the case
+    /// `diff_keyed_unique` answers.
+    fn keyed_three(
+        &self,
+        (o, m, c): (&'a [Value<'a>], &'a [Value<'a>], &'a [Value<'a>]),
+        w: Walk<'_, '_>,
+        keys: KeySpec<'_>,
+        retain: RetainKeys,
+    ) -> Keyed<'a> {
+        let path = w.path();
+        // `diff_lists`' own answers for an empty old list, and its kind
+        // check, stay with the separate diffs.
+        if o.is_empty() || c.is_empty() {
+            return Keyed::Apart;
+        }
+        // Objects only, in three non-empty lists: every kind check answers
+        // "objects".
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
+            return r;
+        }
+        let object = |a: &[Value<'_>], b: &[Value<'_>]| {
+            matches!(element_kind(a, b, path), Ok(Some(Kind::Object)))
+        };
+        if !(object(c, m) && object(o, m) && object(o, c)) {
+            return Keyed::Apart;
+        }
+        let KeySpec::Single(key) = keys else {
+            return Keyed::Apart;
+        };
+        // Long lists in different orders: three key indexes and the three
+        // documents at once outgrow the caches; one diff at a time reads
+        // less memory at once (measured: 15-18 % faster at 64k-256k
+        // elements, the same below 16k).
+        if m.len().max(o.len()).max(c.len()) > FUSED_UNALIGNED_MAX {
+            return Keyed::Apart;
+        }
+        let (Some((o_e, o_ix)), Some((m_e, _)), Some((c_e, c_ix))) =
+            (keyed_side(o, key), keyed_side(m, key), keyed_side(c, key))
+        else {
+            return Keyed::Apart;
+        };
+        // Per element of m: its diff against current's and original's
+        // element of that key; per element of current: against original's.
+        let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
+        let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
+        let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
+        for (mi, &(me, _, k)) in m_e.iter().enumerate() {
+            let here = Path::Index(path, mi);
+            let ww = w.step(&here, w.cursor());
+            let ci = c_ix.get(k).map(|&i| i as usize);
+            let oi = o_ix.get(k).map(|&i| i as usize);
+            match (oi, ci) {
+                (Some(oi), Some(ci)) => {
+                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain) else {
+                        return Keyed::Bail;
+                    };
+                    d_sub[mi] = Some(t.delta);
+                    x_sub[mi] = Some(t.deletions);
+                    c_sub[ci] = Some(t.changed);
+                }
+                (None, Some(ci)) => match self.diff_objects(c_e[ci].0, me, ww, DELTA, retain) {
+                    Ok(s) => d_sub[mi] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                },
+                (Some(oi), None) => match self.diff_objects(o_e[oi].0, me, ww, DELETIONS, retain) {
+                    Ok(s) => x_sub[mi] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                },
+                (None, None) => {}
+            }
+        }
+        for (ci, &(ce, _, k)) in c_e.iter().enumerate() {
+            if c_sub[ci].is_some() {
+                continue;
+            }
+            if let Some(&oi) = o_ix.get(k) {
+                let here = Path::Index(path, ci);
+                match self.diff_objects(
+                    o_e[oi as usize].0,
+                    ce,
+                    w.step(&here, w.cursor()),
+                    CHANGED,
+                    retain,
+                ) {
+                    Ok(s) => c_sub[ci] = Some(s),
+                    Err(_) => return Keyed::Bail,
+                }
+            }
+        }
+        let d = self.assemble(Pair::new(&c_e, &c_ix, m, &m_e), &d_sub, key, DELTA);
+        let x = self.assemble(Pair::new(&o_e, &o_ix, m, &m_e), &x_sub, key, DELETIONS);
+        let ch = self.assemble(Pair::new(&o_e, &o_ix, c, &c_e), &c_sub, key, CHANGED);
+        match (d, x, ch) {
+            (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
+            _ => Keyed::Bail,
+        }
+    }
+
+    /// The three diffs of keyed lists (one merge key) whose elements carry
+    /// the same keys in the same order in all three lists, all strings or
+    /// all integers, none twice: every diff then pairs elements by position
+    /// (the unique-key path and the sorting path alike). `None`: the lists
+    /// are not in that case.
+    fn keyed_aligned(
+        &self,
+        (o, m, c): (&'a [Value<'a>], &'a [Value<'a>], &'a [Value<'a>]),
+        w: Walk<'_, '_>,
+        keys: KeySpec<'_>,
+        retain: RetainKeys,
+    ) -> Option<Keyed<'a>> {
+        let KeySpec::Single(key) = keys else {
+            return None;
+        };
+        if o.len() != m.len() || c.len() != m.len() || m.is_empty() {
+            return None;
+        }
+        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
+            let obj = v.as_object()?;
+            let mem = *obj.members().iter().rev().find(|x| x.key == key)?;
+            Some((obj, mem))
+        };
+        // The key's text: a string, or an integer's literal (one kind for
+        // the whole list).
+        let text = |v: Value<'a>, strings: bool| -> Option<&'a str> {
+            match v {
+                Value::String(s) if strings => Some(s),
+                Value::Number(n) if !strings && n.is_int() => Some(n.literal()),
+                _ => None,
+            }
+        };
+        let mut strings = None;
+        let mut elems: Vec<[(Object<'a>, Member<'a>); 3]> = Vec::with_capacity(m.len());
+        let mut texts: Vec<&'a str> = Vec::with_capacity(m.len());
+        for i in 0..m.len() {
+            let (oe, me, ce) = (key_member(&o[i])?, key_member(&m[i])?, key_member(&c[i])?);
+            let s = *strings.get_or_insert(matches!(me.1.value, Value::String(_)));
+            let t = text(me.1.value, s)?;
+            if !same_str(text(oe.1.value, s)?, t) || !same_str(text(ce.1.value, s)?, t) {
+                return None;
+            }
+            elems.push([oe, me, ce]);
+            texts.push(t);
+        }
+        let unique = if texts.len() <= 8 {
+            (1..texts.len()).all(|i| !texts[..i].contains(&texts[i]))
+        } else {
+            let mut seen: rustc_hash::FxHashSet<&str> =
+                rustc_hash::FxHashSet::with_capacity_and_hasher(texts.len(), Default::default());
+            texts.iter().all(|t| seen.insert(t))
+        };
+        if !unique {
+            return None;
+        }
+        let path = w.path();
+        let mut subs: Vec<[Object<'a>; 3]> = Vec::with_capacity(m.len());
+        for (i, [oe, me, ce]) in elems.iter().enumerate() {
+            let here = Path::Index(path, i);
+            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain)
+            else {
+                return Some(Keyed::Bail);
+            };
+            subs.push([t.delta, t.deletions, t.changed]);
+        }
+        // Per diff: which sub, the new list's side, the flags.
+        let mut out = [ListDiff::default(); 3];
+        for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut add: Vec<Value<'a>> = Vec::new();
+            for (i, sub) in subs.iter().enumerate() {
+                let sub = sub[which];
+                if !sub.is_empty() {
+                    let v = self.with_key_member(sub, elems[i][b].1);
+                    if directives::is_delete(&v) {
+                        // The paths order delete entries differently.
+                        return Some(Keyed::Apart);
+                    }
+                    add.push(v);
+                }
+            }
+            let ica = flags.ignore_changes_and_additions;
+            let emit_order =
+                flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
+            let order = if emit_order && !m.is_empty() {
+                let members = self
+                    .arena
+                    .alloc_slice_fill_iter(elems.iter().map(|e| e[b].1));
+                let items = self.arena.alloc_slice_fill_iter(
+                    members
+                        .iter()
+                        .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+                );
+                Some(Value::Array(items))
+            } else {
+                None
+            };
+            out[slot] = ListDiff {
+                add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+                del: None,
+                order,
+            };
+        }
+        Some(Keyed::Done(out))
+    }
+
+    /// `diff_keyed_unique`'s result from the element diffs `subs` (one per
+    /// element of the new list that has a partner in the old one).
+    fn assemble(
+        &self,
+        p: Pair<'_, 'a>,
+        subs: &[Option<Object<'a>>],
+        key: &str,
+        flags: DiffFlags,
+    ) -> Option<ListDiff<'a>> {
+        let ica = flags.ignore_changes_and_additions;
+        let mut keep: Vec<Value<'a>> = Vec::new();
+        let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
+        let mut matched = vec![false; p.a.len()];
+        for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
+            match p.a_index.get(k) {
+                None => {
+                    if !ica {
+                        let e = p.b_list[bi];
+                        if directives::is_delete(&e) {
+                            deletes.push((k, e));
+                        } else {
+                            keep.push(e);
+                        }
+                    }
+                }
+                Some(&ai) => {
+                    matched[ai as usize] = true;
+                    let sub = subs[bi]?;
+                    if !sub.is_empty() {
+                        let sub = self.with_key_member(sub, key_member);
+                        if directives::is_delete(&sub) {
+                            deletes.push((k, sub));
+                        } else {
+                            keep.push(sub);
+                        }
+                    }
+                }
+            }
+        }
+        if !flags.ignore_deletions {
+            for (ai, &was_matched) in matched.iter().enumerate() {
+                if !was_matched {
+                    let (ae, _, ak) = p.a[ai];
+                    deletes.push((
+                        ak,
+                        self.key_object(ae, KeySpec::Single(key), Some(PatchDirective::Delete)),
+                    ));
+                }
+            }
+        }
+        deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        let n_add = keep.len() + deletes.len();
+        keep.extend(deletes.into_iter().map(|(_, v)| v));
+        let same_order = p.a.len() == p.b.len() && p.a.iter().zip(p.b).all(|(x, y)| x.2 == y.2);
+        let emit_order = flags.set_element_order
+            && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
+        let order = if emit_order && !p.b.is_empty() {
+            let members = self
+                .arena
+                .alloc_slice_fill_iter(p.b.iter().map(|&(_, mem, _)| mem));
+            let items = self.arena.alloc_slice_fill_iter(
+                members
+                    .iter()
+                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+            );
+            Some(Value::Array(items))
+        } else {
+            None
+        };
+        Some(ListDiff {
+            add: (!keep.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&keep))),
+            del: None,
+            order,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The oracle: the three diffs run one after the other.
+    #![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
+
+    use super::{CHANGED, DELETIONS, DELTA};
+    use crate::diff::RetainKeys;
+    use crate::CreateOptions;
+    use proptest::prelude::*;
+    use serde_json::Value as J;
+    use smpatch_schema::{Cursor, Schema};
+    use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch, Unstructured};
+    use smpatch_value::{from_serde, to_json_string, Arena, Path};
+
+    fn merge_item_schema() -> Option<Schema> {
+        let p = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
+        Some(Schema::load_path(p).unwrap())
+    }
+
+    /// What the fused walk gave: `None` when it gave up.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Outcome {
+        Fused,
+        GaveUp,
+    }
+
+    /// Runs both ways; panics when the fused walk answers and differs from
+    /// the separate diffs (or answers where one of them fails).
+    fn compare(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> Outcome {
+        let arena = Arena::new();
+        let doc = |v: &J| from_serde(&arena, v, 256).unwrap().as_object();
+        let (Some(ov), Some(mv), Some(cv)) = (doc(o), doc(m), doc(c)) else {
+            return Outcome::GaveUp;
+        };
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let fused = differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip);
+        let apart = |a, b, flags| {
+            differ
+                .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
+                .map(|p| to_json_string(&smpatch_value::Value::Object(p)))
+        };
+        let Some(t) = fused else {
+            return Outcome::GaveUp;
+        };
+        let show = |p| to_json_string(&smpatch_value::Value::Object(p));
+        let ctx = format!("o={o} m={m} c={c} opts={opts:?}");
+        assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
+        assert_eq!(
+            Ok(show(t.deletions)),
+            apart(ov, mv, DELETIONS),
+            "deletions: {ctx}"
+        );
+        assert_eq!(
+            Ok(show(t.changed)),
+            apart(ov, cv, CHANGED),
+            "changed: {ctx}"
+        );
+        Outcome::Fused
+    }
+
+    /// One document of a triple: well-formed, rich in directives and
+    /// malformed parts, or a copy of an earlier one.
+    fn doc(bytes: &[u8], kind: u8, earlier: &[J]) -> J {
+        let fresh = |well_formed: bool| {
+            if well_formed {
+                from_bytes(bytes, |u| merge_item_doc(u, 3))
+            } else {
+                from_bytes(bytes, |u| merge_item_patch(u, 3))
+            }
+        };
+        pick_doc(fresh, kind, earlier)
+    }
+
+    /// A fresh document (`fresh(well_formed)`), a copy of the last earlier
+    /// one, or a mix of both, as `kind` says.
+    fn pick_doc(fresh: impl Fn(bool) -> J, kind: u8, earlier: &[J]) -> J {
+        let Some(last) = earlier.last() else {
+            return fresh(kind % 3 != 0);
+        };
+        match kind % 8 {
+            0 | 1 => fresh(true),
+            2 => fresh(false),
+            3 => last.clone(),
+            // An earlier document with some parts taken from a fresh one
+            // (the three then share most of their shape).
+            k => mix(last, &fresh(k != 7), kind / 8),
+        }
+    }
+
+    /// `base` with some members (and some elements of equally long lists)
+    /// taken from `other`, chosen by the bits of `pick`.
+    fn mix(base: &J, other: &J, pick: u8) -> J {
+        match (base, other) {
+            (J::Object(b), J::Object(o)) => {
+                let mut out = b.clone();
+                for (i, (k, ov)) in o.iter().enumerate() {
+                    let bit = pick.rotate_left(i as u32);
+                    match (out.get(k), bit % 4) {
+                        (Some(bv), 0 | 1) => {
+                            let mixed = mix(bv, ov, pick.wrapping_mul(31).wrapping_add(i as u8));
+                            out.insert(k.clone(), mixed);
+                        }
+                        (_, 2) => {
+                            out.insert(k.clone(), ov.clone());
+                        }
+                        _ => {}
+                    }
+                }
+                J::Object(out)
+            }
+            (J::Array(b), J::Array(o)) if b.len() == o.len() => J::Array(
+                b.iter()
+                    .zip(o)
+                    .enumerate()
+                    .map(|(i, (x, y))| {
+                        if (pick >> (i % 8)) & 1 == 1 {
+                            mix(x, y, pick.wrapping_add(i as u8))
+                        } else {
+                            x.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+            _ if pick % 3 == 0 => other.clone(),
+            _ => base.clone(),
+        }
+    }
+
+    fn options(fix_quirks: bool, compound_keys: bool) -> CreateOptions {
+        CreateOptions::default()
+            .with_fix_quirks(fix_quirks)
+            .with_compound_keys(compound_keys)
+    }
+
+    /// A `Widget` of `testdata/schemas/widget.v2.json`: keyed lists by
+    /// string `id` (nested, one with `retainKeys`) and by integer `port`
+    /// (with list-map keys `port`, `protocol`), primitive merge lists, a
+    /// `retainKeys` object, a `replace` object, atomic lists. Unless
+    /// `well_formed`: repeated and missing keys, keys of the wrong kind,
+    /// `$patch` members.
+    fn widget(u: &mut Unstructured<'_>, well_formed: bool) -> smpatch_testkit::Result<J> {
+        use serde_json::json;
+        let junk = |u: &mut Unstructured<'_>| -> smpatch_testkit::Result<bool> {
+            Ok(!well_formed && u.ratio(1, 6)?)
+        };
+        let word = |u: &mut Unstructured<'_>| -> smpatch_testkit::Result<J> {
+            Ok(json!(*u.choose(&["a", "b", "c", "d"])?))
+        };
+        let mut w = serde_json::Map::new();
+        if u.arbitrary()? {
+            w.insert("name".into(), word(u)?);
+        }
+        if u.arbitrary()? {
+            w.insert("size".into(), json!(u.int_in_range(0..=2)?));
+        }
+        if u.arbitrary()? {
+            let mut labels = serde_json::Map::new();
+            for _ in 0..u.int_in_range(0..=2)? {
+                labels.insert((*u.choose(&["x", "y", "z"])?).into(), word(u)?);
+            }
+            w.insert("labels".into(), J::Object(labels));
+        }
+        for list in ["items", "mounts"] {
+            if u.arbitrary()? {
+                let mut items = Vec::new();
+                let mut ids = vec!["a", "b", "c", "d"];
+                for _ in 0..u.int_in_range(0..=3)? {
+                    let mut it = serde_json::Map::new();
+                    if junk(u)? {
+                        it.insert("id".into(), json!(1));
+                    } else if !ids.is_empty() {
+                        let i = u.choose_index(ids.len())?;
+                        let id = if junk(u)? { ids[i] } else { ids.remove(i) };
+                        it.insert("id".into(), json!(id));
+                    }
+                    if u.arbitrary()? {
+                        it.insert("v".into(), word(u)?);
+                    }
+                    if u.arbitrary()? {
+                        it.insert("w".into(), word(u)?);
+                    }
+                    if u.arbitrary()? {
+                        let n = u.int_in_range(0..=2)?;
+                        let sub: Vec<J> = ["s1", "s2"][..n]
+                            .iter()
+                            .map(|id| json!({"id": id, "v": "1"}))
+                            .collect();
+                        it.insert("sub".into(), J::Array(sub));
+                    }
+                    if u.arbitrary()? {
+                        it.insert("vals".into(), json!(["p", "q"][..u.int_in_range(0..=2)?]));
+                    }
+                    if junk(u)? {
+                        it.insert(
+                            "$patch".into(),
+                            json!(*u.choose(&["delete", "replace", "x"])?),
+                        );
+                    }
+                    items.push(J::Object(it));
+                }
+                w.insert(list.into(), J::Array(items));
+            }
+        }
+        if u.arbitrary()? {
+            let mut ports = Vec::new();
+            let mut left = vec![80, 443, 8080];
+            for _ in 0..u.int_in_range(0..=3)? {
+                if left.is_empty() {
+                    break;
+                }
+                let i = u.choose_index(left.len())?;
+                let port = if junk(u)? { left[i] } else { left.remove(i) };
+                let port = if junk(u)? {
+                    json!(port.to_string())
+                } else {
+                    json!(port)
+                };
+                let mut p = json!({"port": port, "protocol": *u.choose(&["TCP", "UDP"])?});
+                if u.arbitrary()? {
+                    p["name"] = word(u)?;
+                }
+                ports.push(p);
+            }
+            w.insert("ports".into(), J::Array(ports));
+        }
+        if u.arbitrary()? {
+            let n = u.int_in_range(0..=3)?;
+            w.insert("tags".into(), json!(["t1", "t3", "t2"][..n]));
+        }
+        if u.arbitrary()? {
+            w.insert(
+                "args".into(),
+                json!(["--a", "--b"][..u.int_in_range(0..=2)?]),
+            );
+        }
+        if u.arbitrary()? {
+            let mut src = serde_json::Map::new();
+            if u.arbitrary()? {
+                src.insert("type".into(), json!(*u.choose(&["Git", "Http"])?));
+            }
+            if u.arbitrary()? {
+                src.insert("git".into(), json!({"url": word(u)?}));
+            }
+            if u.arbitrary()? {
+                src.insert("note".into(), word(u)?);
+            }
+            w.insert("source".into(), J::Object(src));
+        }
+        if u.arbitrary()? {
+            w.insert("blob".into(), json!({"k": word(u)?}));
+        }
+        Ok(J::Object(w))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn fused_equals_separate_diffs_widget(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+        ) {
+            let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/schemas/widget.v2.json");
+            let schema = Schema::load_path(p).unwrap();
+            let cursor = schema.cursor("Widget").unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                let fresh = |wf: bool| {
+                    from_bytes(&bytes[i], |u| widget(u, wf).map(Some)).unwrap_or_default()
+                };
+                let d = pick_doc(fresh, kinds[i], &docs);
+                docs.push(d);
+            }
+            compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
+        }
+
+        #[test]
+        fn fused_equals_separate_diffs(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+        ) {
+            let Some(schema) = merge_item_schema() else { return Ok(()) };
+            let cursor = schema.cursor("mergeItem").unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                let d = doc(&bytes[i], kinds[i], &docs);
+                docs.push(d);
+            }
+            compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
+        }
+    }
+
+    /// The fused walk answers for most well-formed triples (the oracle test
+    /// above cannot pass by giving up everywhere).
+    #[test]
+    fn fused_answers_well_formed_triples() {
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let mut fused = 0;
+        let total = 300u32;
+        for seed in 0..total {
+            let bytes = |salt: u32| -> Vec<u8> {
+                (0..160u32)
+                    .map(|i| {
+                        (seed.wrapping_mul(2_654_435_761) ^ (i + salt).wrapping_mul(40_503)) as u8
+                    })
+                    .collect()
+            };
+            let o = from_bytes(&bytes(1), |u| merge_item_doc(u, 3));
+            let m = from_bytes(&bytes(7), |u| merge_item_doc(u, 3));
+            let c = from_bytes(&bytes(13), |u| merge_item_doc(u, 3));
+            if compare(&o, &m, &c, cursor, &options(seed % 2 == 0, seed % 3 == 0)) == Outcome::Fused
+            {
+                fused += 1;
+            }
+        }
+        assert!(fused * 10 >= total * 9, "fused {fused} of {total}");
+    }
+
+    #[test]
+    fn fused_shares_keyed_lists_and_objects() {
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let o = serde_json::json!({"mergingList": [{"name": "a", "value": "1", "other": "x"}, {"name": "b"}],
+            "mergeItemPtr": {"value": "v", "mergingIntList": [1, 2]}, "simpleMap": {"k1": "a"}});
+        let m = serde_json::json!({"mergingList": [{"name": "c"}, {"name": "a", "value": "2"}],
+            "mergeItemPtr": {"value": "w", "mergingIntList": [2, 3]}});
+        let c = serde_json::json!({"mergingList": [{"name": "a", "value": "1", "other": "y"}, {"name": "b"}, {"name": "d"}],
+            "mergeItemPtr": {"value": "v", "mergingIntList": [1, 2], "other": "o"}, "simpleMap": {"k1": "b"}});
+        for (fq, ck) in [(false, false), (true, false), (false, true), (true, true)] {
+            assert_eq!(
+                compare(&o, &m, &c, cursor, &options(fq, ck)),
+                Outcome::Fused
+            );
+        }
+    }
+
+    /// Aligned lists outside the shared case (repeated keys, a string and
+    /// an integer key of one text) give the separate diffs' answer.
+    #[test]
+    fn aligned_lists_outside_the_case() {
+        use serde_json::json;
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/schemas/widget.v2.json");
+        let schema = Schema::load_path(p).unwrap();
+        let cursor = schema.cursor("Widget").unwrap();
+        let triples = [
+            (
+                json!({"ports": [{"port": 80, "name": "a"}, {"port": "80", "name": "b"}]}),
+                json!({"ports": [{"port": 80, "name": "c"}, {"port": "80", "name": "d"}]}),
+                json!({"ports": [{"port": 80, "name": "e"}, {"port": "80", "name": "f"}]}),
+            ),
+            (
+                json!({"items": [{"id": "b", "v": "1"}, {"id": "a", "v": "1"}, {"id": "b", "v": "2"}]}),
+                json!({"items": [{"id": "b", "v": "3"}, {"id": "a", "v": "2"}, {"id": "b", "v": "4"}]}),
+                json!({"items": [{"id": "b", "v": "1"}, {"id": "a", "v": "3"}, {"id": "b", "v": "5"}]}),
+            ),
+            (
+                json!({"ports": [{"port": 443, "name": "a"}, {"port": 80}, {"port": 443}]}),
+                json!({"ports": [{"port": 443, "name": "b"}, {"port": 80, "name": "x"}, {"port": 443, "name": "c"}]}),
+                json!({"ports": [{"port": 443}, {"port": 80}, {"port": 443, "name": "d"}]}),
+            ),
+        ];
+        for (o, m, c) in &triples {
+            for (fq, ck) in [(false, false), (true, false), (false, true), (true, true)] {
+                compare(o, m, c, cursor, &options(fq, ck));
+            }
+        }
+    }
+}

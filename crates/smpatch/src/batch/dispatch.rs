@@ -1,0 +1,142 @@
+//! The per-op dispatch: the op name, the [`Op`] it builds from the request,
+//! the members it reads, and the run through [`crate::ops`].
+
+use super::options::{apply_options, create_options, union_options};
+use super::request::{check_members, document, invalid, invalid_at, schema_choice, SchemaChoice};
+use super::SchemaCache;
+use crate::input::parse_options;
+use crate::ops::{self, Op, Outcome};
+use crate::unions::has_document;
+use crate::{Error, TypeRef, UnionOptions};
+use smpatch_schema::Schema;
+use smpatch_value::{Arena, Value};
+
+/// The batch ops. Adding one: a variant, its name in [`OpName::parse`] and
+/// [`OP_NAMES`], and an arm in [`OpName::op`] building the [`Op`] it runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpName {
+    Apply,
+    Create2,
+    Create3,
+    Conflicts,
+    Normalize,
+    Fields,
+    Extract,
+}
+
+const OP_NAMES: &str = "apply, create2, create3, conflicts, normalize, fields or extract";
+
+impl OpName {
+    fn parse(name: &str) -> Option<OpName> {
+        Some(match name {
+            "apply" => OpName::Apply,
+            "create2" => OpName::Create2,
+            "create3" => OpName::Create3,
+            "conflicts" => OpName::Conflicts,
+            "normalize" => OpName::Normalize,
+            "fields" => OpName::Fields,
+            "extract" => OpName::Extract,
+            _ => return None,
+        })
+    }
+
+    /// The [`Op`] this request runs, built from its options.
+    fn op(self, request: Value<'_>) -> Result<Op, Error> {
+        let options = request.get("options");
+        Ok(match self {
+            OpName::Apply => {
+                let (apply, normalize_unions) = apply_options(options)?;
+                if normalize_unions {
+                    let unions = UnionOptions {
+                        max_depth: apply.max_depth,
+                        ..UnionOptions::default()
+                    };
+                    Op::ServerApply { apply, unions }
+                } else {
+                    Op::Apply(apply)
+                }
+            }
+            OpName::Create2 => Op::Create2(create_options(options)?),
+            OpName::Create3 => Op::Create3 {
+                options: create_options(options)?,
+                overwrite: match request.get("overwrite") {
+                    None | Some(Value::Null) => true,
+                    Some(Value::Bool(b)) => b,
+                    Some(_) => {
+                        return Err(invalid_at("/overwrite", "overwrite must be true or false"))
+                    }
+                },
+            },
+            OpName::Conflicts => Op::Conflicts(create_options(options)?),
+            OpName::Normalize => {
+                if !has_document(request, "new") {
+                    return Err(invalid(
+                        "the normalize op needs \"new\" (and optionally \"old\")",
+                    ));
+                }
+                Op::Normalize {
+                    options: union_options(options)?,
+                    create: !has_document(request, "old"),
+                }
+            }
+            OpName::Fields => crate::fields::batch_fields(request)?,
+            OpName::Extract => crate::fields::batch_extract(request)?,
+        })
+    }
+
+    /// Request members this op reads besides `id`, `op`, `schema`, `options`
+    /// and its documents.
+    fn extra_members(self) -> &'static [&'static str] {
+        match self {
+            OpName::Create3 => &["overwrite"],
+            OpName::Extract => &["manager", "subresource"],
+            _ => &[],
+        }
+    }
+}
+
+/// Runs one request: its op, members, schema choice and documents.
+pub(super) fn run<'a>(
+    arena: &'a Arena,
+    cache: &mut SchemaCache,
+    request: Value<'a>,
+) -> Result<Outcome<'a>, Error> {
+    let name = match request.get("op") {
+        Some(Value::String(name)) => OpName::parse(name).ok_or_else(|| {
+            invalid_at("/op", format!("unknown op {name:?}; expected {OP_NAMES}"))
+        })?,
+        Some(_) => return Err(invalid_at("/op", "op must be a string")),
+        None => return Err(invalid("the request has no \"op\"")),
+    };
+    let op = name.op(request)?;
+    check_members(request, &op, name.extra_members())?;
+    let choice = schema_choice(cache, request.get("schema"))?;
+    let parse = parse_options(op.max_depth());
+    let docs = op
+        .roles()
+        .iter()
+        .map(|role| document(arena, request, role, op.empty(), &parse))
+        .collect::<Result<Vec<_>, _>>()?;
+    let embedded;
+    let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {
+        SchemaChoice::File(s, Some(def)) => (vec![&**s], TypeRef::Definition(def.clone())),
+        SchemaChoice::File(s, None) => (vec![&**s], TypeRef::Detect),
+        SchemaChoice::Builtin(name) => {
+            embedded = crate::embedded_schema()?;
+            (vec![embedded], TypeRef::Gvk(name.clone()))
+        }
+        SchemaChoice::None => (Vec::new(), TypeRef::Schemaless),
+        SchemaChoice::Detect => {
+            embedded = crate::embedded_schema()?;
+            (vec![embedded], TypeRef::Detect)
+        }
+    };
+    let cursor =
+        ops::resolve_type(&op, &schemas, &ty, &docs).map_err(|e| e.with_prefix("/schema"))?;
+    let out = ops::execute(arena, &op, &docs, cursor);
+    if matches!(name, OpName::Fields | OpName::Extract) {
+        // Errors of the field-set ops point into the request's `object`.
+        return out.map_err(|e| e.with_prefix("/object"));
+    }
+    out
+}

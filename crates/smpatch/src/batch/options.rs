@@ -1,0 +1,142 @@
+//! Reading a request's `"options"` object into the engine options of its op:
+//! unknown names and values of the wrong type are `invalid_request` at
+//! `/options/NAME`.
+
+use super::request::{invalid_at, pointer_token};
+use crate::{ApplyOptions, CreateOptions, Error, UnionOptions};
+use smpatch_value::Value;
+
+/// The apply options, and whether `normalize_unions` asks for the server
+/// pipeline.
+pub(super) fn apply_options(options: Option<Value<'_>>) -> Result<(ApplyOptions, bool), Error> {
+    let mut o = ApplyOptions::default();
+    let mut normalize_unions = false;
+    set_options(options, APPLY_OPTIONS, |key, v| match key {
+        "normalize_unions" => bool_option(&mut normalize_unions, v),
+        _ => set_apply_option(&mut o, key, v),
+    })?;
+    Ok((o, normalize_unions))
+}
+
+pub(super) fn union_options(options: Option<Value<'_>>) -> Result<UnionOptions, Error> {
+    let mut o = UnionOptions::default();
+    set_options(options, NORMALIZE_OPTIONS, |key, v| match key {
+        "ratcheting" => bool_option(&mut o.ratcheting, v),
+        "check_enums" => bool_option(&mut o.check_enums, v),
+        "non_discriminated_update" => bool_option(&mut o.non_discriminated_update, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
+        _ => None,
+    })?;
+    Ok(o)
+}
+
+pub(super) fn create_options(options: Option<Value<'_>>) -> Result<CreateOptions, Error> {
+    let mut o = CreateOptions::default();
+    set_options(options, CREATE_OPTIONS, |key, v| {
+        set_create_option(&mut o, key, v)
+    })?;
+    Ok(o)
+}
+
+fn set_options(
+    options: Option<Value<'_>>,
+    known: &[&str],
+    mut set: impl FnMut(&str, Value<'_>) -> OptionSet,
+) -> Result<(), Error> {
+    let obj = match options {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(invalid_at("/options", "options must be an object")),
+    };
+    for (key, value) in obj.iter() {
+        let path = format!("/options/{}", pointer_token(key));
+        match set(key, value) {
+            Some(Ok(())) => {}
+            Some(Err(expected)) => {
+                return Err(invalid_at(
+                    path,
+                    format!("option {key:?} must be {expected}"),
+                ))
+            }
+            None => {
+                return Err(invalid_at(
+                    path,
+                    format!(
+                        "unknown option {key:?} for this op; known: {}",
+                        known.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Some(Ok)` set, `Some(Err(expected))` wrong type, `None` unknown key.
+type OptionSet = Option<Result<(), &'static str>>;
+
+fn bool_option(field: &mut bool, v: Value<'_>) -> OptionSet {
+    match v {
+        Value::Bool(b) => {
+            *field = b;
+            Some(Ok(()))
+        }
+        _ => Some(Err("true or false")),
+    }
+}
+
+fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
+    match v
+        .as_number()
+        .and_then(|n| n.as_u64())
+        .and_then(|n| usize::try_from(n).ok())
+    {
+        Some(n) => {
+            *field = n;
+            Some(Ok(()))
+        }
+        None => Some(Err("a non-negative integer")),
+    }
+}
+
+const APPLY_OPTIONS: &[&str] = &[
+    "normalize_unions",
+    "fix_quirks",
+    "compound_keys",
+    "reject_duplicate_keys",
+    "max_depth",
+];
+const NORMALIZE_OPTIONS: &[&str] = &[
+    "ratcheting",
+    "check_enums",
+    "non_discriminated_update",
+    "max_depth",
+];
+const CREATE_OPTIONS: &[&str] = &[
+    "fix_quirks",
+    "compound_keys",
+    "ignore_changes_and_additions",
+    "ignore_deletions",
+    "max_depth",
+];
+
+fn set_apply_option(o: &mut ApplyOptions, key: &str, v: Value<'_>) -> OptionSet {
+    match key {
+        "fix_quirks" => bool_option(&mut o.fix_quirks, v),
+        "compound_keys" => bool_option(&mut o.compound_keys, v),
+        "reject_duplicate_keys" => bool_option(&mut o.reject_duplicate_keys, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
+        _ => None,
+    }
+}
+
+fn set_create_option(o: &mut CreateOptions, key: &str, v: Value<'_>) -> OptionSet {
+    match key {
+        "fix_quirks" => bool_option(&mut o.fix_quirks, v),
+        "compound_keys" => bool_option(&mut o.compound_keys, v),
+        "ignore_changes_and_additions" => bool_option(&mut o.ignore_changes_and_additions, v),
+        "ignore_deletions" => bool_option(&mut o.ignore_deletions, v),
+        "max_depth" => usize_option(&mut o.max_depth, v),
+        _ => None,
+    }
+}
