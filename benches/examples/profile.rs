@@ -13,7 +13,10 @@
 //! which adds its per-call work: arena, type look-up, output buffer), or
 //! `op-only` variants
 //! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
-//! `measured`), the element count, and the repetitions (default 1). The
+//! `measured`, or `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
+//! the scaling bench's baseline, serde_json parsing the same documents and
+//! writing the expected result), the element count, and the repetitions
+//! (default 1). The
 //! input is generated outside `measured`, so a tool collecting only inside
 //! it sees the operation alone.
 
@@ -39,6 +42,10 @@ fn main() {
         Some(b) => (b, true),
         None => (op, false),
     };
+    let (base, serde_baseline) = match base.strip_suffix("-serde") {
+        Some(b) => (b, true),
+        None => (base, false),
+    };
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
@@ -62,10 +69,31 @@ fn main() {
             case.current.as_bytes(),
         ],
     };
+    let expected: serde_json::Value = serde_json::from_str(&case.modified).unwrap();
     let mut arena = Arena::new();
     let mut times = Vec::with_capacity(reps);
+    // Thread CPU time as well: on a loaded machine it leaves out the time
+    // the thread waited for a core (not the caches other processes evict).
+    let mut cpu_times = Vec::with_capacity(reps);
+    let cpu_now = || {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+    };
     for _ in 0..reps {
         let t = std::time::Instant::now();
+        let c = cpu_now();
+        if serde_baseline {
+            black_box(measured(|| {
+                let parsed: Vec<serde_json::Value> = docs
+                    .iter()
+                    .map(|d| serde_json::from_slice(d).unwrap())
+                    .collect();
+                (parsed, serde_json::to_string(&expected).unwrap())
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
+            cpu_times.push(cpu_now() - c);
+            continue;
+        }
         if base == "parse-serde" {
             // The baseline: serde_json's own tree.
             black_box(measured(|| {
@@ -74,6 +102,7 @@ fn main() {
                     .is_object()
             }));
             times.push(t.elapsed().as_nanos() as f64);
+            cpu_times.push(cpu_now() - c);
             continue;
         }
         if base == "deploy-apply-bytes" {
@@ -129,14 +158,18 @@ fn main() {
             }));
         }
         times.push(t.elapsed().as_nanos() as f64);
+        cpu_times.push(cpu_now() - c);
     }
     times.sort_by(f64::total_cmp);
+    cpu_times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
+    let cpu_median = cpu_times[cpu_times.len() / 2];
     let bytes: usize = docs.iter().map(|d| d.len()).sum();
     eprintln!(
-        "{op} n={n}: median {:.3} ms, {:.0} ns/element, {:.0} MB/s of input ({bytes} bytes, {reps} reps)",
+        "{op} n={n}: median {:.3} ms, {:.0} ns/element, {:.0} MB/s of input ({bytes} bytes, {reps} reps); thread CPU median {:.0} ns/element",
         median / 1e6,
         median / n as f64,
-        bytes as f64 / median * 1e3
+        bytes as f64 / median * 1e3,
+        cpu_median / n as f64
     );
 }

@@ -8,6 +8,13 @@ pub(crate) use smpatch_schema::KeySpec;
 use smpatch_value::Value;
 use std::hash::{Hash, Hasher};
 
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to run every ordering the way it runs without carried
+    /// identities, so both ways can be compared on the same inputs.
+    pub(crate) static NO_CARRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Why an element has no identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IdError<'m> {
@@ -97,6 +104,49 @@ pub(crate) fn id_hash(id: &Id<'_>) -> u64 {
     }
 }
 
+/// Bytes of a string key an [`Entry`] keeps itself (the rest of its 64).
+const INLINE: usize = 64 - 17 - std::mem::size_of::<StoredId<'static>>();
+
+/// [`Entry::inline_len`] of a key not kept inline.
+const NOT_INLINE: u8 = u8::MAX;
+
+/// One entry of [`PosIndex`], one cache line: the identity, its hash, its
+/// first position and, for a string key of up to [`INLINE`] bytes (most
+/// merge keys: names, paths), a copy of its text. A probe that finds the
+/// entry then compares against that copy instead of reading the key text
+/// where the element holds it (a cache miss of its own on large lists).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Entry<'a> {
+    h: u64,
+    pos: usize,
+    key: StoredId<'a>,
+    inline_len: u8,
+    inline: [u8; INLINE],
+}
+
+const _: () = assert!(std::mem::size_of::<Entry<'static>>() == 64);
+
+impl<'a> Entry<'a> {
+    fn new(key: StoredId<'a>, h: u64, pos: usize) -> Self {
+        let mut e = Entry {
+            h,
+            pos,
+            key,
+            inline_len: NOT_INLINE,
+            inline: [0; INLINE],
+        };
+        if let StoredId::One(Value::String(s)) = key {
+            if let Some(dst) = e.inline.get_mut(..s.len()) {
+                dst.copy_from_slice(s.as_bytes());
+                // `s.len() <= INLINE < NOT_INLINE`.
+                e.inline_len = s.len() as u8;
+            }
+        }
+        e
+    }
+}
+
 /// One slot of [`PosIndex`]: the low 32 bits of the key's hash and the
 /// entry number plus one (0 = empty).
 #[derive(Clone, Copy, Default)]
@@ -108,25 +158,40 @@ struct Slot {
 /// Map from identity to the FIRST position holding it.
 ///
 /// Open addressing with linear probing over 8-byte slots (hash tag, entry
-/// number); the entries `(identity, position)` are kept in insertion order.
+/// number); the entries ([`Entry`], one cache line each: identity, full
+/// hash, position, short string keys inline) are kept in insertion order.
 /// A 16k-element list needs 256 KB of slots, so the table stays in a 1 MB
-/// cache while it is probed in random order, a probe reads an entry (and its
-/// key) only when the 32-bit tag matches, and callers hash each identity once
-/// ([`id_hash`]) however many tables they probe with it. A generic hash map
-/// with `(Id, usize)` buckets took 1.3 MB per 16k list and was the main source
-/// of cache misses of large merges (docs/BENCHMARKS.md).
+/// cache while it is probed in random order; a probe reads an entry only
+/// when the 32-bit tag matches, compares the full hash before any key, and
+/// a short string key within the entry, so a hit costs two cache lines
+/// (slot, entry) and not a third for the element's key text. Callers hash
+/// each identity once ([`id_hash`]) however many tables they probe with it.
+/// A generic hash map with `(Id, usize)` buckets took 1.3 MB per 16k list
+/// and was the main source of cache misses of large merges
+/// (docs/BENCHMARKS.md).
 pub(crate) struct PosIndex<'a> {
     slots: Vec<Slot>,
     /// `64 - log2(slots.len())`: the slot of hash `h` is `h >> shift`.
     shift: u32,
-    /// `(identity, hash, position)` in insertion order.
-    entries: Vec<(StoredId<'a>, u64, usize)>,
+    /// In insertion order.
+    entries: Vec<Entry<'a>>,
     /// The values of compound identities ([`StoredId::Many`]).
     extra: Vec<Value<'a>>,
     /// Entries past `u32::MAX - 1` (lists of billions of elements), searched
     /// after `slots`; they are later positions, so "first" still holds.
     overflow: FxHashMap<Id<'a>, usize>,
+    /// Entry number of the last hit of [`PosIndex::get_hashed_refresh`]
+    /// (`usize::MAX`: none yet).
+    last: usize,
+    /// Look-ups of [`PosIndex::get_hashed_refresh`] left before it tries the
+    /// last hit's neighbours again, after they missed.
+    cool: u32,
 }
+
+/// Look-ups [`PosIndex::get_hashed_refresh`] skips the neighbour check for
+/// after it missed: on a patch in random order it then costs one look-up in
+/// nine two extra entry reads.
+const COOL: u32 = 8;
 
 impl<'a> PosIndex<'a> {
     /// An index sized for `n` entries without growing.
@@ -138,31 +203,17 @@ impl<'a> PosIndex<'a> {
             entries: Vec::with_capacity(n),
             extra: Vec::new(),
             overflow: FxHashMap::default(),
+            last: usize::MAX,
+            cool: 0,
         }
     }
 
     /// The first position of `id` (`h = id_hash(id)`).
     pub(crate) fn get_hashed(&self, h: u64, id: &Id<'a>) -> Option<usize> {
-        let mask = self.slots.len() - 1;
-        let tag = h as u32;
-        let mut i = (h >> self.shift) as usize;
-        loop {
-            let s = self.slots[i];
-            if s.entry == 0 {
-                break;
-            }
-            if s.tag == tag {
-                let (k, kh, pos) = self.entries[(s.entry - 1) as usize];
-                if kh == h && self.stored_eq(k, id) {
-                    return Some(pos);
-                }
-            }
-            i = (i + 1) & mask;
-        }
-        if self.overflow.is_empty() {
-            None
-        } else {
-            self.overflow.get(id).copied()
+        match self.find_entry(h, id) {
+            Some(e) => Some(self.entries[e].pos),
+            None if self.overflow.is_empty() => None,
+            None => self.overflow.get(id).copied(),
         }
     }
 
@@ -170,31 +221,61 @@ impl<'a> PosIndex<'a> {
     /// value in place of the stored one: a merged element carries the patch
     /// element's key, so later look-ups of it compare one address instead of
     /// re-reading the live document's key text.
+    ///
+    /// It first tries the entries next to its last hit: a patch that lists
+    /// its elements in the live list's order (or reversed, as a
+    /// `$setElementOrder` reversal does) then reads adjacent entries instead
+    /// of a random slot and entry per element. Each identity has one entry,
+    /// so an entry that matches is the answer wherever it is found.
     pub(crate) fn get_hashed_refresh(&mut self, h: u64, id: &Id<'a>) -> Option<usize> {
+        let found = if self.cool > 0 {
+            self.cool -= 1;
+            None
+        } else {
+            let near = [self.last.wrapping_add(1), self.last.wrapping_sub(1)]
+                .into_iter()
+                .find(|&e| {
+                    self.entries
+                        .get(e)
+                        .is_some_and(|en| en.h == h && self.entry_eq(en, id))
+                });
+            if near.is_none() {
+                self.cool = COOL;
+            }
+            near
+        };
+        let found = found.or_else(|| self.find_entry(h, id));
+        let Some(e) = found else {
+            return if self.overflow.is_empty() {
+                None
+            } else {
+                self.overflow.get(id).copied()
+            };
+        };
+        self.last = e;
+        if let [one] = &id.0[..] {
+            self.entries[e].key = StoredId::One(*one);
+        }
+        Some(self.entries[e].pos)
+    }
+
+    /// The entry number of `id` (`h = id_hash(id)`), from the slots.
+    fn find_entry(&self, h: u64, id: &Id<'a>) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let tag = h as u32;
         let mut i = (h >> self.shift) as usize;
         loop {
             let s = self.slots[i];
             if s.entry == 0 {
-                break;
+                return None;
             }
             if s.tag == tag {
                 let e = (s.entry - 1) as usize;
-                let (k, kh, pos) = self.entries[e];
-                if kh == h && self.stored_eq(k, id) {
-                    if let [one] = &id.0[..] {
-                        self.entries[e].0 = StoredId::One(*one);
-                    }
-                    return Some(pos);
+                if self.entries[e].h == h && self.entry_eq(&self.entries[e], id) {
+                    return Some(e);
                 }
             }
             i = (i + 1) & mask;
-        }
-        if self.overflow.is_empty() {
-            None
-        } else {
-            self.overflow.get(id).copied()
         }
     }
 
@@ -228,14 +309,40 @@ impl<'a> PosIndex<'a> {
                 }
             },
         };
-        self.entries.push((stored, h, pos));
+        self.entries.push(Entry::new(stored, h, pos));
         self.place(h, entry);
         None
+    }
+
+    /// Reads the slots of `hashes` (a prefetch in safe code: the loads are
+    /// independent, so the CPU overlaps their cache misses, and the
+    /// insertions or look-ups that follow find the slots cached).
+    pub(crate) fn touch(&self, hashes: impl Iterator<Item = u64>) {
+        let mut acc = 0u32;
+        for h in hashes {
+            acc ^= self.slots[(h >> self.shift) as usize].entry;
+        }
+        std::hint::black_box(acc);
     }
 
     /// [`PosIndex::insert_first_hashed`] hashing `id` itself.
     pub(crate) fn insert_first(&mut self, id: Id<'a>, pos: usize) -> Option<usize> {
         self.insert_first_hashed(id_hash(&id), id, pos)
+    }
+
+    /// Whether an entry's identity equals `id` ([`key_eq`] on each value;
+    /// an inline string compares its copy).
+    fn entry_eq(&self, e: &Entry<'a>, id: &Id<'a>) -> bool {
+        if e.inline_len == NOT_INLINE {
+            return self.stored_eq(e.key, id);
+        }
+        match &id.0[..] {
+            [Value::String(s)] => {
+                s.len() == usize::from(e.inline_len)
+                    && e.inline.get(..s.len()) == Some(s.as_bytes())
+            }
+            _ => false,
+        }
     }
 
     /// Whether a stored identity equals `id`.
@@ -266,7 +373,7 @@ impl<'a> PosIndex<'a> {
         self.slots = vec![Slot::default(); n];
         self.shift = 64 - n.trailing_zeros();
         for e in 0..self.entries.len() {
-            let h = self.entries[e].1;
+            let h = self.entries[e].h;
             // `e + 1 < u32::MAX`: longer tables spill into `overflow`.
             self.place(h, (e + 1) as u32);
         }
@@ -351,5 +458,44 @@ mod tests {
         assert_eq!(index.get_hashed(id_hash(&id2), &id2), Some(3));
         let other = identity(p(r#"{"name": "b"}"#), single).unwrap();
         assert_eq!(index.get_hashed_refresh(id_hash(&other), &other), None);
+    }
+
+    #[test]
+    fn inline_keys_compare_like_key_eq() {
+        // Around the inline limit, the empty string, and a string and a
+        // number with the same text (different kinds: never equal).
+        let texts: Vec<String> = [0, 1, INLINE - 1, INLINE, INLINE + 1, 40]
+            .iter()
+            .flat_map(|&n| {
+                [
+                    "x".repeat(n),
+                    format!("{}y", "x".repeat(n.saturating_sub(1))),
+                ]
+            })
+            .collect();
+        let strings: Vec<Value<'static>> = texts
+            .iter()
+            .map(|s| Value::String(Box::leak(s.clone().into_boxed_str())))
+            .collect();
+        let mut index = PosIndex::with_capacity(1);
+        for (i, v) in strings.iter().enumerate() {
+            let first = strings.iter().position(|w| key_eq(v, w));
+            let prev = index.insert_first(identity(*v, KeySpec::Value).unwrap(), i);
+            assert_eq!(prev, first.filter(|&f| f < i), "{:?}", texts[i]);
+        }
+        for text in &texts {
+            // A copy at another address still matches.
+            let copy = Value::String(Box::leak(text.clone().into_boxed_str()));
+            let id = identity(copy, KeySpec::Value).unwrap();
+            let first = strings.iter().position(|w| key_eq(&copy, w));
+            assert_eq!(index.get_hashed(id_hash(&id), &id), first);
+        }
+        let arena = smpatch_value::Arena::new();
+        let num = smpatch_value::parse_json(&arena, b"12", &Default::default()).unwrap();
+        let mut index = PosIndex::with_capacity(2);
+        index.insert_first(identity(Value::String("12"), KeySpec::Value).unwrap(), 0);
+        let id = identity(num, KeySpec::Value).unwrap();
+        assert_eq!(index.get_hashed(id_hash(&id), &id), None);
+        assert_eq!(index.insert_first(id, 1), None);
     }
 }

@@ -517,3 +517,209 @@ fn depth_limit_points_where_each_step_went_too_deep() {
     ];
     assert_eq!(depth_outcomes(), expected);
 }
+
+// ----- identities carried from a keyed merge into its orderings ---------------
+
+mod carried {
+    //! The orderings after a keyed merge reuse the identities the merge
+    //! computed (`merge::list::Carried`) when they are provably unchanged.
+    //! These tests run every input both ways (carried, and recomputed as
+    //! without `Carried`) and require the same result or the same error.
+
+    use super::*;
+    use crate::identity::NO_CARRY;
+    use proptest::prelude::*;
+
+    /// Outcome of one run, comparable across the two ways.
+    fn outcome(original: &J, patch: &J, opts: &ApplyOptions, carry: bool) -> Result<J, String> {
+        NO_CARRY.with(|c| c.set(!carry));
+        let r = run(original.clone(), patch.clone(), opts)
+            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
+        NO_CARRY.with(|c| c.set(false));
+        r
+    }
+
+    fn compose(a: &J, b: &J, opts: &ApplyOptions, carry: bool) -> Result<J, String> {
+        NO_CARRY.with(|c| c.set(!carry));
+        let arena = Arena::new();
+        let x = from_serde(&arena, a, 100_000).unwrap();
+        let y = from_serde(&arena, b, 100_000).unwrap();
+        let r = compose_patches(&arena, x, y, cursor(), opts)
+            .map(|v| to_serde(&v).unwrap())
+            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
+        NO_CARRY.with(|c| c.set(false));
+        r
+    }
+
+    #[track_caller]
+    fn same_both_ways(original: &J, patch: &J) {
+        for fix_quirks in [false, true] {
+            let opts = ApplyOptions {
+                fix_quirks,
+                ..ApplyOptions::default()
+            };
+            let carried = outcome(original, patch, &opts, true);
+            let recomputed = outcome(original, patch, &opts, false);
+            assert_eq!(carried, recomputed, "fix_quirks {fix_quirks}");
+            if let Some(o) = original.as_object() {
+                // The original as a first patch: exercises COMPOSE.
+                let first = J::Object(o.clone());
+                assert_eq!(
+                    compose(&first, patch, &opts, true),
+                    compose(&first, patch, &opts, false),
+                    "compose, fix_quirks {fix_quirks}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn retain_keys_dropping_the_merge_key_is_not_carried() {
+        // `$retainKeys` without `id` drops the merge key of the merged
+        // element: the ordering must see the element without an identity.
+        let original = json!({"mounts": [{"id": "a", "v": "1"}, {"id": "b", "v": "2"}]});
+        let patch = json!({"mounts": [{"id": "b", "v": "3", "$retainKeys": ["v"]}]});
+        same_both_ways(&original, &patch);
+        let e = outcome(&original, &patch, &ApplyOptions::default(), true).unwrap_err();
+        assert!(e.contains("id"), "{e}");
+        let with_order = json!({
+            "$setElementOrder/mounts": [{"id": "b"}, {"id": "a"}],
+            "mounts": [{"id": "b", "v": "3", "$retainKeys": ["v"]}]
+        });
+        same_both_ways(&original, &with_order);
+    }
+
+    #[test]
+    fn duplicate_live_keys_and_delete_elements_are_not_carried() {
+        // Two live elements share `a`: the second sorts next to the first.
+        let original = json!({"items": [{"id": "a"}, {"id": "b"}, {"id": "a", "v": "x"}]});
+        for patch in [
+            json!({"items": [{"id": "b", "v": "1"}]}),
+            json!({"$setElementOrder/items": [{"id": "b"}, {"id": "a"}], "items": [{"id": "b", "v": "1"}]}),
+            json!({"items": [{"id": "c", "$patch": "delete"}, {"id": "b", "v": "1"}]}),
+        ] {
+            same_both_ways(&original, &patch);
+        }
+        check(
+            original,
+            json!({"items": [{"id": "b", "v": "1"}]}),
+            json!({"items": [{"id": "a"}, {"id": "a", "v": "x"}, {"id": "b", "v": "1"}]}),
+        );
+        // A live element holding `$patch: delete` keeps its place.
+        same_both_ways(
+            &json!({"items": [{"id": "a", "$patch": "delete"}, {"id": "b"}]}),
+            &json!({"$setElementOrder/items": [{"id": "b"}, {"id": "a"}], "items": [{"id": "b", "v": "1"}]}),
+        );
+    }
+
+    #[test]
+    fn order_hint_falls_back_to_the_index() {
+        // The order names live-only elements between the patch's ones: the
+        // lock-step hint misses on them and the index answers.
+        let original = json!({"items": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}]});
+        let patch = json!({
+            "$setElementOrder/items": [{"id": "d"}, {"id": "a"}, {"id": "e"}, {"id": "c"}, {"id": "b"}],
+            "items": [{"id": "d", "v": "1"}, {"id": "e"}, {"id": "c", "v": "2"}]
+        });
+        same_both_ways(&original, &patch);
+        check(
+            original.clone(),
+            patch,
+            json!({"items": [{"id": "d", "v": "1"}, {"id": "a"}, {"id": "e"}, {"id": "c", "v": "2"}, {"id": "b"}]}),
+        );
+        // An identity twice in the order and in the patch: both patch
+        // elements merge into one element, ordered by its first mention
+        // (and interleaved with the unlisted `b` by live position).
+        let patch = json!({
+            "$setElementOrder/items": [{"id": "c"}, {"id": "a"}, {"id": "c"}],
+            "items": [{"id": "c", "v": "2"}, {"id": "c", "w": "3"}]
+        });
+        same_both_ways(&original, &patch);
+        check(
+            original,
+            patch,
+            json!({"items": [{"id": "b"}, {"id": "c", "v": "2", "w": "3"}, {"id": "a"}, {"id": "d"}]}),
+        );
+    }
+
+    fn key() -> impl Strategy<Value = J> {
+        prop_oneof![
+            8 => prop::sample::select(vec!["a", "b", "c", "d", "e", "f"]).prop_map(|s| json!(s)),
+            1 => Just(J::Null),
+            1 => Just(json!(1)),
+        ]
+    }
+
+    /// A live element: usually `{"id": k, "v": …}`, sometimes without `id`,
+    /// a non-object, or holding `$patch`.
+    fn live_elem() -> impl Strategy<Value = J> {
+        prop_oneof![
+            12 => (key(), prop::option::of("[xy]")).prop_map(|(k, v)| match v {
+                Some(v) => json!({"id": k, "v": v}),
+                None => json!({"id": k}),
+            }),
+            1 => Just(json!({"v": "nokey"})),
+            1 => Just(json!("scalar")),
+            1 => key().prop_map(|k| json!({"id": k, "$patch": "delete"})),
+        ]
+    }
+
+    /// A patch element: merges, deletions, replacements, `$retainKeys`
+    /// (with or without the merge key), a key set to `null`.
+    fn patch_elem() -> impl Strategy<Value = J> {
+        prop_oneof![
+            10 => (key(), prop::option::of("[pq]")).prop_map(|(k, v)| match v {
+                Some(v) => json!({"id": k, "v": v}),
+                None => json!({"id": k, "w": "z"}),
+            }),
+            2 => key().prop_map(|k| json!({"id": k, "$patch": "delete"})),
+            1 => Just(json!({"$patch": "replace"})),
+            2 => (key(), any::<bool>()).prop_map(|(k, keep)| {
+                let rk = if keep { json!(["id", "v"]) } else { json!(["v"]) };
+                json!({"id": k, "v": "r", "$retainKeys": rk})
+            }),
+            1 => key().prop_map(|k| json!({"id": k, "v": null})),
+            1 => Just(json!({"v": "nokey"})),
+        ]
+    }
+
+    fn case() -> impl Strategy<Value = (J, J)> {
+        (
+            prop::sample::select(vec!["items", "mounts"]),
+            prop::collection::vec(live_elem(), 0..8),
+            prop::collection::vec(patch_elem(), 0..8),
+            prop::option::of(prop::collection::vec(key(), 0..9)),
+            any::<bool>(),
+        )
+            .prop_map(|(field, live, patch, order, from_order)| {
+                let original = json!({ field: live });
+                let mut p = serde_json::Map::new();
+                let patch = match &order {
+                    // Often the patch follows the order list (else the
+                    // `$setElementOrder` pass refuses it early).
+                    Some(o) if from_order => o
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % 2 == 0)
+                        .map(|(i, k)| json!({"id": k, "v": format!("o{i}")}))
+                        .chain(patch.into_iter().filter(|e| e.get("$patch").is_some()))
+                        .collect(),
+                    _ => patch,
+                };
+                if let Some(o) = order {
+                    let o: Vec<J> = o.into_iter().map(|k| json!({"id": k})).collect();
+                    p.insert(format!("$setElementOrder/{field}"), J::Array(o));
+                }
+                p.insert(field.to_string(), J::Array(patch));
+                (original, J::Object(p))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn carried_identities_change_nothing((original, patch) in case()) {
+            same_both_ways(&original, &patch);
+        }
+    }
+}

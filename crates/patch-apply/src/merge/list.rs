@@ -5,18 +5,19 @@ use super::clean::{Cleaned, Place};
 use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
-use crate::directives::PatchDirective;
+use crate::directives::{self, PatchDirective};
 use crate::identity::{id_hash, identity, render_id, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
 use smpatch_value::{Kind, Step, Value};
+use std::borrow::Cow;
 
 /// Result of a list merge: the ordered content and the effective server
 /// order `R'` of §3.11.4.
 pub(super) struct ListMerge<'a> {
     pub(super) items: Vec<Value<'a>>,
-    pub(super) r_prime: Vec<Value<'a>>,
+    pub(super) r_prime: Cow<'a, [Value<'a>]>,
     /// Set when the caller asked to defer the ordering of a keyed merge:
     /// `items` is then the merged content in merge order (live, then
     /// appended), not yet ordered by §3.10.
@@ -26,7 +27,8 @@ pub(super) struct ListMerge<'a> {
 /// What the §3.10 ordering of a keyed merge needs, kept so that a following
 /// `$setElementOrder` pass can skip it when it cannot change the outcome.
 pub(super) struct Deferred<'a> {
-    /// `pos(P, ·)` over the non-special patch elements.
+    /// `pos(P, ·)` over the non-special patch elements (empty when
+    /// [`Deferred::carried`] is set: its `ppos` answers instead).
     pub(super) p_index: PosIndex<'a>,
     /// The merge index: first position of each identity in live-after-deletes
     /// followed by the appended patch elements (their identities as sent).
@@ -37,6 +39,38 @@ pub(super) struct Deferred<'a> {
     /// True when every appended element kept its identity through cleaning,
     /// so `index` also gives `pos(L' ++ A, ·)` (and hence `pos(R', ·)`).
     pub(super) exact: bool,
+    /// The identities the merge already computed, when they are still
+    /// exact ([`Carried`]); `None` sends the ordering passes back to
+    /// recomputing every element's identity.
+    pub(super) carried: Option<Carried<'a>>,
+}
+
+/// Elements whose slots the live index build reads together.
+const BATCH: usize = 32;
+
+/// Marks "no position" in [`Carried::ppos`].
+pub(super) const NO_POS: u32 = u32::MAX;
+
+/// What a keyed merge learned about its elements' identities, so that the
+/// orderings after it ([`Merger::order_merge`], [`Merger::order_set_fast`])
+/// need not read every element again (on lists of 16k+ elements those reads
+/// were most of the cache misses of apply, docs/BENCHMARKS.md).
+///
+/// Kept only when all of this holds: every live element (after deletions)
+/// has an identity and no two share one; none of them, no merged and no
+/// appended element holds `$patch: delete`; and every merged or appended
+/// element still has, after merging or cleaning, the identity of the patch
+/// element it came from (`$retainKeys` dropping the merge key, or a key set
+/// to `null`, clears it). Then merged position `i` holds the only element
+/// with its identity, `pos(L', x) = i` below `live_len` and
+/// `pos(R', x) = i` below `|R|`.
+pub(super) struct Carried<'a> {
+    /// Per merged position: the first position among the non-special patch
+    /// elements with the same identity, or [`NO_POS`].
+    pub(super) ppos: Vec<u32>,
+    /// Per non-special patch element, in patch order: its identity, the
+    /// identity's hash and the merged position it went to.
+    pub(super) patch: Vec<(Id<'a>, u64, u32)>,
 }
 
 /// Whether a keyed list merge orders its result now or hands the ordering
@@ -83,7 +117,7 @@ impl<'a> Merger<'a, '_> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
                 items: Vec::new(),
-                r_prime: Vec::new(),
+                r_prime: Cow::Borrowed(&[]),
                 deferred: None,
             });
         }
@@ -121,7 +155,7 @@ impl<'a> Merger<'a, '_> {
                     .collect();
                 return Ok(ListMerge {
                     items,
-                    r_prime: live.to_vec(),
+                    r_prime: Cow::Borrowed(live),
                     deferred: None,
                 });
             }
@@ -137,7 +171,7 @@ impl<'a> Merger<'a, '_> {
             let items = self.order(merged, patch, live, keys, Elements::Scalars, w)?;
             return Ok(ListMerge {
                 items,
-                r_prime: live.to_vec(),
+                r_prime: Cow::Borrowed(live),
                 deferred: None,
             });
         }
@@ -180,16 +214,18 @@ impl<'a> Merger<'a, '_> {
                 Some(PatchDirective::Merge) => rest.push((j, *e)),
             }
         }
-        let live_after: Vec<Value<'a>> = if deletes.is_empty() {
-            live.to_vec()
+        let live_after: Cow<'a, [Value<'a>]> = if deletes.is_empty() {
+            Cow::Borrowed(live)
         } else {
-            live.iter()
-                .filter(|v| match identity(**v, keys) {
-                    Ok(id) => !deletes.contains(&id),
-                    Err(_) => true,
-                })
-                .copied()
-                .collect()
+            Cow::Owned(
+                live.iter()
+                    .filter(|v| match identity(**v, keys) {
+                        Ok(id) => !deletes.contains(&id),
+                        Err(_) => true,
+                    })
+                    .copied()
+                    .collect(),
+            )
         };
         if replace {
             let mut content = Vec::with_capacity(rest.len());
@@ -214,16 +250,53 @@ impl<'a> Merger<'a, '_> {
         }
         // §3.9.2 merge the rest in patch order.
         let n = live.len();
-        let mut merged = live_after.clone();
+        let mut merged = Vec::with_capacity(live_after.len() + rest.len());
+        merged.extend_from_slice(&live_after);
         let mut index = PosIndex::with_capacity(merged.len() + rest.len());
-        for (i, v) in merged.iter().enumerate() {
-            if let Ok(id) = identity(*v, keys) {
-                index.insert_first(id, i);
+        // Whether the identities computed here stay exact ([`Carried`]).
+        let mut carry = u32::try_from(merged.len() + rest.len()).is_ok_and(|t| t < NO_POS);
+        #[cfg(test)]
+        if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
+            carry = false;
+        }
+        // In batches: the identities and hashes of a batch first, then the
+        // slots they land in are read together (independent loads the CPU
+        // overlaps), then inserted; on lists larger than the cache each
+        // insertion otherwise waits for its own random slot read.
+        let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
+        for (c, chunk) in merged.chunks(BATCH).enumerate() {
+            batch.clear();
+            for (k, v) in chunk.iter().enumerate() {
+                match identity(*v, keys) {
+                    Ok(id) => {
+                        let h = id_hash(&id);
+                        batch.push((id, h, c * BATCH + k));
+                    }
+                    Err(_) => carry = false,
+                }
+                if carry && directives::is_delete(v) {
+                    carry = false;
+                }
+            }
+            index.touch(batch.iter().map(|x| x.1));
+            for (id, h, i) in batch.drain(..) {
+                if index.insert_first_hashed(h, id, i).is_some() {
+                    carry = false;
+                }
             }
         }
+        let mut ppos: Vec<u32> = if carry {
+            let mut p = Vec::with_capacity(merged.len() + rest.len());
+            p.resize(merged.len(), NO_POS);
+            p
+        } else {
+            Vec::new()
+        };
+        // Identity, hash and merged position of each non-special patch
+        // element; `pos(P, ·)` is built from it only when the identities
+        // cannot be carried.
+        let mut patch_ids: Vec<(Id<'a>, u64, u32)> = Vec::with_capacity(rest.len());
         let mut appended: Vec<Value<'a>> = Vec::new();
-        let mut patch_rest: Vec<Value<'a>> = Vec::with_capacity(rest.len());
-        let mut p_index = PosIndex::with_capacity(rest.len());
         let mut exact = true;
         for (j, e) in &rest {
             let id = match identity(*e, keys) {
@@ -233,14 +306,25 @@ impl<'a> Merger<'a, '_> {
                 }
             };
             let h = id_hash(&id);
-            p_index.insert_first_hashed(h, id.clone(), patch_rest.len());
-            patch_rest.push(*e);
+            let k = patch_ids.len();
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
             match index.get_hashed_refresh(h, &id) {
                 Some(i) => {
                     let here = w.path().index(*j);
-                    merged[i] = self.merge_object(merged[i], eo, w.step(&here, elem))?;
+                    let r = self.merge_object(merged[i], eo, w.step(&here, elem))?;
+                    merged[i] = r;
+                    if carry {
+                        // The merged element is hot here: checking that it
+                        // kept its identity costs no cache miss.
+                        carry = !directives::is_delete(&r)
+                            && identity(r, keys).is_ok_and(|rid| rid == id);
+                        if ppos[i] == NO_POS {
+                            // `k < NO_POS`: checked with `carry` above.
+                            ppos[i] = k as u32;
+                        }
+                    }
+                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
                 }
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
@@ -257,21 +341,48 @@ impl<'a> Merger<'a, '_> {
                     if exact && !same {
                         exact = identity(v, keys).is_ok_and(|cid| cid == id);
                     }
-                    index.insert_first_hashed(h, id, merged.len());
+                    let i = merged.len();
+                    if carry {
+                        carry = exact && !directives::is_delete(&v);
+                        ppos.push(k as u32);
+                    }
+                    patch_ids.push((id.clone(), h, u32::try_from(i).unwrap_or(NO_POS)));
+                    index.insert_first_hashed(h, id, i);
                     merged.push(v);
                     appended.push(v);
                 }
             }
         }
         let live_len = live_after.len();
-        let mut r_prime = live_after;
-        r_prime.extend(appended);
-        r_prime.truncate(n);
+        // `R'` is the first `|L|` elements of live-after-deletes ++ appended:
+        // without deletions, the live list itself.
+        let r_prime = if live_len == n {
+            live_after
+        } else {
+            let mut r = live_after.into_owned();
+            r.extend(appended);
+            r.truncate(n);
+            Cow::Owned(r)
+        };
+        let (p_index, carried) = if carry {
+            let c = Carried {
+                ppos,
+                patch: patch_ids,
+            };
+            (PosIndex::with_capacity(0), Some(c))
+        } else {
+            let mut p_index = PosIndex::with_capacity(patch_ids.len());
+            for (k, (id, h, _)) in patch_ids.into_iter().enumerate() {
+                p_index.insert_first_hashed(h, id, k);
+            }
+            (p_index, None)
+        };
         let d = Deferred {
             p_index,
             index,
             live_len,
             exact,
+            carried,
         };
         if order == Order::Defer {
             return Ok(ListMerge {

@@ -1,7 +1,7 @@
 //! Ordering of merged lists (the reference's `normalizeElementOrder`) and
 //! `$setElementOrder`.
 
-use super::list::{Deferred, ListMerge, Order};
+use super::list::{Carried, Deferred, ListMerge, Order, NO_POS};
 use super::object::{FieldOp, WorkObject};
 use super::{Merger, Mode};
 use crate::directives::{self};
@@ -11,6 +11,7 @@ use crate::rules::{self, brief};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{FieldShape, ListPlan, Walk};
 use smpatch_value::{Kind, Object, Value};
+use std::borrow::Cow;
 
 /// One element of a list being ordered: its position in the order list and
 /// in the reference order (§3.10.2), and whether it holds `$patch: delete`.
@@ -83,7 +84,7 @@ impl<'a> Merger<'a, '_> {
         let p_index = self.position_index(porder, spec, "order element", w)?;
         let r_index = self.position_index(reference, spec, "live element", w)?;
         let placed = place(&merged, ids, &p_index, |h, id| r_index.get_hashed(h, id));
-        Ok(self.arrange(placed))
+        Ok(self.arrange(placed.into_iter()))
     }
 
     /// The §3.10 ordering of a keyed merge: `order(merged, P, L', keys)`
@@ -98,11 +99,26 @@ impl<'a> Merger<'a, '_> {
         keys: KeySpec<'_>,
         w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
+        if let Some(c) = &d.carried {
+            // Identities carried from the merge: no element is read again.
+            debug_assert_eq!(merged.len(), c.ppos.len());
+            let placed = merged
+                .iter()
+                .zip(&c.ppos)
+                .enumerate()
+                .map(|(i, (v, &pp))| Placed {
+                    value: *v,
+                    ppos: (pp != NO_POS).then_some(pp as usize),
+                    rpos: (i < d.live_len).then_some(i),
+                    delete: false,
+                });
+            return Ok(self.arrange(placed));
+        }
         let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
             d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
         });
-        Ok(self.arrange(placed))
+        Ok(self.arrange(placed.into_iter()))
     }
 
     /// The `$setElementOrder` ordering of a keyed merge whose own ordering
@@ -124,6 +140,9 @@ impl<'a> Merger<'a, '_> {
     ) -> Option<Vec<Value<'a>>> {
         if !d.exact {
             return None;
+        }
+        if let Some(c) = &d.carried {
+            return self.order_set_carried(merged, order, d, c, n, keys);
         }
         let ids = self.merged_ids(merged, keys, Elements::Objects, w).ok()?;
         let mut s_index = PosIndex::with_capacity(order.len());
@@ -150,6 +169,60 @@ impl<'a> Merger<'a, '_> {
             }
             *slot = true;
         }
+        Some(self.arrange(placed.into_iter()))
+    }
+
+    /// [`Merger::order_set_fast`] with the identities the merge carried:
+    /// merged position `i` holds the only element with its identity, so its
+    /// position in `R'` is `i` below `n`, and its position in the order list
+    /// is that of the first order element naming it. The order list is read
+    /// once, in order; an order element is first compared with the next
+    /// patch element (the patch usually lists its elements in the order's
+    /// order: `$setElementOrder` requires it of the elements it names), and
+    /// only on a mismatch looked up in the merge index.
+    fn order_set_carried(
+        &self,
+        merged: &[Value<'a>],
+        order: &[Value<'a>],
+        d: &Deferred<'a>,
+        c: &Carried<'a>,
+        n: usize,
+        keys: KeySpec<'_>,
+    ) -> Option<Vec<Value<'a>>> {
+        debug_assert_eq!(merged.len(), c.ppos.len());
+        let mut spos = vec![NO_POS; merged.len()];
+        let mut next = 0;
+        for (k, v) in order.iter().enumerate() {
+            let id = identity(*v, keys).ok()?;
+            let h = id_hash(&id);
+            let at = match c.patch.get(next) {
+                Some((pid, ph, at)) if *ph == h && *pid == id => {
+                    next += 1;
+                    Some(*at as usize)
+                }
+                _ => d.index.get_hashed(h, &id),
+            };
+            if let Some(slot) = at.and_then(|i| spos.get_mut(i)) {
+                if *slot == NO_POS {
+                    *slot = u32::try_from(k).ok().filter(|&k| k != NO_POS)?;
+                }
+            }
+        }
+        // An element neither in the order list nor in `R'`: the two sorts
+        // may not be strict, run both passes.
+        if spos.iter().skip(n).any(|&sp| sp == NO_POS) {
+            return None;
+        }
+        let placed = merged
+            .iter()
+            .zip(&spos)
+            .enumerate()
+            .map(|(i, (v, &sp))| Placed {
+                value: *v,
+                ppos: (sp != NO_POS).then_some(sp as usize),
+                rpos: (i < n).then_some(i),
+                delete: false,
+            });
         Some(self.arrange(placed))
     }
 
@@ -176,10 +249,15 @@ impl<'a> Merger<'a, '_> {
     }
 
     /// Steps 1–3 of §3.10.2 on placed elements.
-    pub(super) fn arrange(&self, placed: Vec<Placed<'a>>) -> Vec<Value<'a>> {
-        // (ppos, rpos, value)
-        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::new();
-        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::new();
+    pub(super) fn arrange(
+        &self,
+        placed: impl ExactSizeIterator<Item = Placed<'a>>,
+    ) -> Vec<Value<'a>> {
+        // (ppos, rpos, value). Sized for the whole list: the unused part of
+        // either vector is never touched.
+        let len = placed.len();
+        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::with_capacity(len);
+        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::with_capacity(len);
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
         for x in placed {
@@ -200,10 +278,16 @@ impl<'a> Merger<'a, '_> {
                 }
             }
         }
-        patch_items.sort_by_key(|x| x.0);
+        // A stable sort leaves a sorted list as it is: skip it (and its
+        // buffer) when the list is already in order, as after most merges.
+        if !patch_items.is_sorted_by_key(|x| x.0) {
+            patch_items.sort_by_key(|x| x.0);
+        }
         patch_items.extend(patch_deletes);
         if server.iter().all(|x| x.0.is_some()) {
-            server.sort_by_key(|x| x.0);
+            if !server.is_sorted_by_key(|x| x.0) {
+                server.sort_by_key(|x| x.0);
+            }
         } else if self.opts.fix_quirks {
             // Q3 fix: elements missing from the order list go last, stable.
             server.sort_by_key(|x| (x.0.is_none(), x.0));
@@ -307,10 +391,10 @@ impl<'a> Merger<'a, '_> {
         let merge_plan = self.rules.list_plan(field.meta);
         let (merged, r_prime, deferred) = match (live, plist) {
             (None, None) => return Ok(None),
-            (Some(l), None) => (l.to_vec(), l.to_vec(), None),
+            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p, wk)?, Vec::new(), None)
+                (self.strip_list(p, wk)?, Cow::Borrowed(&[][..]), None)
             }
             (Some(l), Some(p)) => {
                 let r = match merge_plan {
@@ -324,13 +408,13 @@ impl<'a> Merger<'a, '_> {
                         if self.mode == Mode::Apply {
                             self.strip_list(p, wf).map(|items| ListMerge {
                                 items,
-                                r_prime: l.to_vec(),
+                                r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         } else {
                             Ok(ListMerge {
                                 items: p.to_vec(),
-                                r_prime: l.to_vec(),
+                                r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         }
@@ -340,7 +424,13 @@ impl<'a> Merger<'a, '_> {
                 (r.items, r.r_prime, r.deferred)
             }
         };
-        let kind = self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])], wk)?;
+        let kind = if deferred.is_some() {
+            // A deferred keyed merge already found these two lists to hold
+            // objects (`element_kind` of the same lists): skip the re-read.
+            Some(Kind::Object)
+        } else {
+            self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])], wk)?
+        };
         let Some(kind) = kind else {
             if self.opts.fix_quirks {
                 // Q20 fix: nothing to order.
