@@ -18,26 +18,7 @@ const FORBIDDEN: &[&str] = &["§", "shared/spec"];
 /// carry such citations; each is rewritten by its owner. Remove an entry
 /// once its file is clean (the test fails on a stale entry, so none
 /// lingers).
-const EXCLUDED_FILES: &[(&str, &str)] = &[
-    // Branch `applyscale` owns these (rustdoc cites spec §3.10 / §3.11).
-    (
-        "crates/patch-apply/src/merge/list.rs",
-        "owned by the applyscale rewrite",
-    ),
-    (
-        "crates/patch-apply/src/merge/order.rs",
-        "owned by the applyscale rewrite",
-    ),
-    // Branch `valuespeed` owns these (rustdoc cites spec §1.x).
-    (
-        "crates/value/src/error.rs",
-        "owned by the valuespeed rewrite",
-    ),
-    (
-        "crates/value/src/value.rs",
-        "owned by the valuespeed rewrite",
-    ),
-];
+const EXCLUDED_FILES: &[(&str, &str)] = &[];
 
 /// Single lines kept on purpose: the text is a contract (a row name of the
 /// hostile-input table, written by `tasks/reliability` into

@@ -7,7 +7,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DuplicateKeys {
     /// Reject the document with [`ParseErrorKind::DuplicateKey`] (the default;
-    /// a documented divergence from Go, spec §1.4 `[EXT]`).
+    /// a documented divergence from Go, see docs/DIVERGENCES.md).
     #[default]
     Error,
     /// The later value replaces the earlier one, which keeps the position of

@@ -2,9 +2,9 @@
 //!
 //! A walk over a tree keeps its position as a [`Path`], a linked list on the
 //! call stack (building it costs nothing); only when an error is reported is
-//! it turned into an RFC 6901 JSON pointer ([`Path::pointer`]). Walks that
-//! keep an explicit stack instead push [`Step`]s and render them with
-//! [`pointer_of`]. [`Value::pointer`](crate::Value::pointer) reads a pointer
+//! it turned into an RFC 6901 JSON pointer ([`Path::pointer`]). The parsers,
+//! which are iterative and keep an explicit stack, push [`Step`]s instead and
+//! render them with [`pointer_of`]. [`Value::pointer`](crate::Value::pointer) reads a pointer
 //! back.
 //!
 //! ```

@@ -31,8 +31,9 @@ pub enum Value<'a> {
     Object(Object<'a>),
 }
 
-/// The kind of a value, as the merge rules distinguish them (§1.2 and §3.3 of
-/// the spec): integers and floats are different kinds.
+/// The kind of a value, as the merge rules distinguish them (Go's decoder
+/// gives integers and floats different types): integers and floats are
+/// different kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     /// `null`.
@@ -540,7 +541,7 @@ impl<'a> Value<'a> {
         Some(cur)
     }
 
-    /// Deep equality of §1.6 of the spec: same kind, integers and floats
+    /// Deep equality as the reference compares values: same kind, integers and floats
     /// distinct, numbers numerically within a kind, lists in order, objects as
     /// key sets. Iterative: safe on trees of any depth.
     pub fn deep_eq(&self, other: &Value<'_>) -> bool {

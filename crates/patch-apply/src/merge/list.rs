@@ -14,17 +14,18 @@ use smpatch_value::{Kind, Step, Value};
 use std::borrow::Cow;
 
 /// Result of a list merge: the ordered content and the effective server
-/// order `R'` of §3.11.4.
+/// order `R'` (the live order the reference's `$setElementOrder` pass
+/// sorts against; docs/QUIRKS.md#q2).
 pub(super) struct ListMerge<'a> {
     pub(super) items: Vec<Value<'a>>,
     pub(super) r_prime: Cow<'a, [Value<'a>]>,
     /// Set when the caller asked to defer the ordering of a keyed merge:
     /// `items` is then the merged content in merge order (live, then
-    /// appended), not yet ordered by §3.10.
+    /// appended), not yet put in the reference's merged-list order.
     pub(super) deferred: Option<Deferred<'a>>,
 }
 
-/// What the §3.10 ordering of a keyed merge needs, kept so that a following
+/// What the ordering of a keyed merge (the reference's merged-list order) needs, kept so that a following
 /// `$setElementOrder` pass can skip it when it cannot change the outcome.
 pub(super) struct Deferred<'a> {
     /// `pos(P, ·)` over the non-special patch elements (empty when
@@ -97,7 +98,8 @@ impl<'a> Merger<'a, '_> {
         rules::element_kind_problem(lists, rule).map_err(|p| self.problem(w, p))
     }
 
-    /// `merge_list(L, P)` (§3.8, §3.9, §3.12) with its ordering (§3.10).
+    /// `merge_list(L, P)` (merge-key lists, their special elements and
+    /// primitive lists) with the reference's merged-list ordering.
     ///
     /// With [`Order::Defer`], a keyed merge returns its content unordered together with
     /// what ordering it needs ([`ListMerge::deferred`]); the caller must order
@@ -186,7 +188,7 @@ impl<'a> Merger<'a, '_> {
         if self.opts.reject_duplicate_keys {
             self.check_duplicates(live, keys, w)?;
         }
-        // §3.9.1 special elements.
+        // Special elements first (`$patch: delete` / `replace` / `merge`).
         let mut rest: Vec<(usize, Value<'a>)> = Vec::with_capacity(patch.len());
         let mut deletes: rustc_hash::FxHashSet<Id<'a>> = Default::default();
         let mut replace = false;
@@ -248,7 +250,7 @@ impl<'a> Merger<'a, '_> {
                 deferred: None,
             });
         }
-        // §3.9.2 merge the rest in patch order.
+        // Then merge the rest in patch order.
         let n = live.len();
         let mut merged = Vec::with_capacity(live_after.len() + rest.len());
         merged.extend_from_slice(&live_after);

@@ -14,7 +14,7 @@ use smpatch_value::{Kind, Object, Value};
 use std::borrow::Cow;
 
 /// One element of a list being ordered: its position in the order list and
-/// in the reference order (§3.10.2), and whether it holds `$patch: delete`.
+/// in the reference order (the reference's `normalizeElementOrder` sort), and whether it holds `$patch: delete`.
 pub(super) struct Placed<'a> {
     pub(super) value: Value<'a>,
     pub(super) ppos: Option<usize>,
@@ -51,7 +51,7 @@ pub(super) fn place<'a>(
 }
 
 impl<'a> Merger<'a, '_> {
-    // ----- ordering (§3.10) ---------------------------------------------------------
+    // ----- ordering of merged lists --------------------------------------------------
 
     /// Orders `merged`: items whose identity is in `porder` keep its order;
     /// the rest keep the order of `reference`; the two are interleaved by
@@ -69,7 +69,7 @@ impl<'a> Merger<'a, '_> {
         let scalars = elements == Elements::Scalars;
         let spec = if scalars { KeySpec::Value } else { keys };
         if scalars && keys.is_keyed() && !merged.is_empty() {
-            // A scalar list whose schema declares a merge key (§2.3).
+            // A scalar list whose schema declares a merge key.
             return Err(self.err(
                 w,
                 ErrorKind::ExpectedObject,
@@ -87,7 +87,7 @@ impl<'a> Merger<'a, '_> {
         Ok(self.arrange(placed.into_iter()))
     }
 
-    /// The §3.10 ordering of a keyed merge: `order(merged, P, L', keys)`
+    /// The ordering of a keyed merge: `order(merged, P, L', keys)`
     /// with the indexes the merge built. The identities of `P` and `L'` were
     /// checked while merging (an `L'` element without one is still in
     /// `merged` and fails there first), and `pos(L', ·)` is the merge index
@@ -126,7 +126,7 @@ impl<'a> Merger<'a, '_> {
     /// the same list: every element has an identity (so the first pass could
     /// not fail), none is a `$patch: delete` object, the elements found in
     /// the order list have distinct positions there, and the others have
-    /// distinct positions in `R'`. Then both sorts of §3.10.2 have strict
+    /// distinct positions in `R'`. Then both sorts of `normalizeElementOrder` have strict
     /// keys and the outcome does not depend on the order of `merged`.
     /// `None` when that cannot be shown (the caller then runs both passes).
     pub(super) fn order_set_fast(
@@ -248,7 +248,8 @@ impl<'a> Merger<'a, '_> {
         Ok(ids)
     }
 
-    /// Steps 1–3 of §3.10.2 on placed elements.
+    /// The reference's `normalizeElementOrder` sorts (steps 1–3) on placed
+    /// elements.
     pub(super) fn arrange(
         &self,
         placed: impl ExactSizeIterator<Item = Placed<'a>>,
@@ -337,7 +338,7 @@ impl<'a> Merger<'a, '_> {
         Ok(index)
     }
 
-    // ----- $setElementOrder (§3.11) -----------------------------------------------
+    // ----- $setElementOrder ---------------------------------------------------------
 
     /// `$setElementOrder/<f>` (member `key` holding `sv`) of the object at
     /// `w`. Errors about the order list name the directive key; errors
@@ -385,7 +386,7 @@ impl<'a> Merger<'a, '_> {
         let field = self.lookup(wf, f, FieldShape::List)?;
         let keys = self.rules.order_keys(field.meta);
         if let Some(p) = plist {
-            // §3.11.1 step 5.
+            // The last step of the `$setElementOrder` pass.
             rules::follows_order(p, order, keys).map_err(|p| self.problem(wk, p))?;
         }
         let merge_plan = self.rules.list_plan(field.meta);
