@@ -556,6 +556,15 @@ impl<'a> Value<'a> {
                     stack.extend(x.iter().copied().zip(y.iter().copied()));
                 }
                 (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+                    // Both read from the same compact text: equal without a
+                    // walk (the text determines the value; see
+                    // `Object::compact_source`). Different texts may still
+                    // be equal (key order, `1.0` and `1.00`): walk them.
+                    if let (Some(sx), Some(sy)) = (x.compact_source(), y.compact_source()) {
+                        if sx == sy {
+                            continue;
+                        }
+                    }
                     if x.len() <= 16 {
                         for m in x.members() {
                             match y.get(m.key) {

@@ -346,3 +346,39 @@ fn the_source_is_never_a_member() {
         2
     );
 }
+
+/// `deep_eq` takes two objects read from the same compact text as equal
+/// without walking them; objects with different texts are still compared
+/// member by member (equal despite key order or number spelling, unequal
+/// when one value differs, even in the last byte).
+#[test]
+fn deep_eq_with_compact_sources() {
+    let arena = Arena::new();
+    let opts = ParseOptions::default();
+    let long = "x".repeat(300);
+    let texts = [
+        format!(r#"{{"a":"{long}","b":[1,2.50],"c":{{"d":null}}}}"#),
+        format!(r#"{{"a":"{long}","b":[1,2.50],"c":{{"d":null}}}}"#),
+        format!(r#"{{"c":{{"d":null}},"b":[1,2.5],"a":"{long}"}}"#),
+        format!(r#"{{"a":"{long}","b":[1,2.50],"c":{{"d":true}}}}"#),
+        format!(r#"{{"a":"{long}","b":[1.0,2.50],"c":{{"d":null}}}}"#),
+        format!(r#"{{"k":1,"v":{{"a":"{long}"}}}}"#),
+        format!(r#"{{"k":2,"v":{{"a":"{long}"}}}}"#),
+    ];
+    let v: Vec<Value<'_>> = texts
+        .iter()
+        .map(|t| parse_json(&arena, t.as_bytes(), &opts).unwrap())
+        .collect();
+    let [a, same, reordered, last_byte, int_vs_float, outer_a, outer_b] = v[..] else {
+        unreachable!()
+    };
+    assert!(a.deep_eq(&same));
+    assert!(a.deep_eq(&reordered) && reordered.deep_eq(&a));
+    assert!(!a.deep_eq(&last_byte) && !last_byte.deep_eq(&a));
+    assert!(!a.deep_eq(&int_vs_float));
+    // Nested: the outer objects differ, the inner long ones are equal.
+    assert!(!outer_a.deep_eq(&outer_b));
+    let inner_a = outer_a.as_object().and_then(|o| o.get("v")).unwrap();
+    let inner_b = outer_b.as_object().and_then(|o| o.get("v")).unwrap();
+    assert!(inner_a.deep_eq(&inner_b));
+}
