@@ -9,6 +9,8 @@
 //! Arguments: the operation (`apply-all`, `apply-one`, `create2`, `create3`,
 //! `parse` (the 121 KB Deployment of the apply bench), `parse-serde` (the
 //! same with serde_json's `from_slice` into `serde_json::Value`),
+//! `parse-doc` / `parse-doc-serde` (the compact 120 KB `k8s_doc` of the
+//! `value` bench),
 //! `deploy-apply-bytes` (`deploy-apply` through the facade's `apply_bytes`,
 //! which adds its per-call work: arena, type look-up, output buffer), or
 //! `op-only` variants
@@ -49,7 +51,7 @@ fn main() {
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
-        | "parse-serde" => case_deployment_50(),
+        | "parse-serde" | "parse-doc" | "parse-doc-serde" => case_deployment_50(),
         _ => case_env_all(n),
     };
     let schema = smpatch_schema::embedded();
@@ -57,12 +59,15 @@ fn main() {
     let popts = ParseOptions::default();
     let copts = CreateOptions::default();
     let aopts = ApplyOptions::default();
+    // The compact 120 KB document of the `value` bench (`value_parse/120KB`).
+    let doc120 = smpatch_benches::k8s_doc(120_000);
     let docs: Vec<&[u8]> = match base {
         "apply-all" | "apply-one" | "deploy-apply" | "deploy-apply-bytes" => {
             vec![case.original.as_bytes(), case.patch.as_bytes()]
         }
         "create2" | "deploy-create2" => vec![case.original.as_bytes(), case.modified.as_bytes()],
         "parse" | "parse-serde" => vec![case.original.as_bytes()],
+        "parse-doc" | "parse-doc-serde" => vec![doc120.as_bytes()],
         _ => vec![
             case.original.as_bytes(),
             case.modified.as_bytes(),
@@ -94,7 +99,7 @@ fn main() {
             cpu_times.push(cpu_now() - c);
             continue;
         }
-        if base == "parse-serde" {
+        if base == "parse-serde" || base == "parse-doc-serde" {
             // The baseline: serde_json's own tree.
             black_box(measured(|| {
                 serde_json::from_slice::<serde_json::Value>(docs[0])
@@ -113,6 +118,7 @@ fn main() {
                     .len()
             }));
             times.push(t.elapsed().as_nanos() as f64);
+            cpu_times.push(cpu_now() - c);
             continue;
         }
         arena.reset();
@@ -125,7 +131,7 @@ fn main() {
                 "create2" | "deploy-create2" => {
                     create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap()
                 }
-                "parse" => return None,
+                "parse" | "parse-doc" => return None,
                 _ => create_three_way(
                     arena,
                     ThreeWay {

@@ -63,6 +63,15 @@ impl Arena {
         self.bump.alloc_slice_copy(items)
     }
 
+    /// `head` followed by `rest`, in one allocation (one fill, one copy).
+    pub(crate) fn alloc_slice_with_head<T: Copy>(&self, head: T, rest: &[T]) -> &[T] {
+        let slice = self.bump.alloc_slice_fill_copy(rest.len() + 1, head);
+        if let Some(tail) = slice.get_mut(1..) {
+            tail.copy_from_slice(rest);
+        }
+        slice
+    }
+
     /// Fills a new arena slice from an iterator of known length.
     pub fn alloc_slice_fill_iter<T: Copy, I>(&self, iter: I) -> &[T]
     where
