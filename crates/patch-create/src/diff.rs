@@ -70,7 +70,7 @@ pub(crate) struct Differ<'a> {
 
 /// Equality of two values (`Value::deep_eq`), without its heap-allocated
 /// work stack when both are scalars.
-fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
+pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Null, Value::Null) => true,

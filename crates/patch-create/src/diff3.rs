@@ -13,7 +13,7 @@
 //! runs the three diffs one after the other, which report the error (and
 //! the first of several) exactly as before.
 
-use crate::diff::{DiffFlags, Differ, ListDiff, RetainKeys};
+use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
 use crate::shared::{element_kind, Index};
 use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
@@ -103,7 +103,6 @@ fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
     }
     for (x, y) in a.iter().zip(b) {
         match (x, y) {
-            (Value::Null, Value::Null) => {}
             (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
                 return Value::Array(a).deep_eq(&Value::Array(b));
             }
@@ -115,16 +114,6 @@ fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
         }
     }
     true
-}
-
-/// Equal scalars as the diff compares them (`same_value`).
-fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
-    match (a, b) {
-        (Value::String(x), Value::String(y)) => same_str(x, y),
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => x.same_value(y),
-        _ => false,
-    }
 }
 
 /// The longest keyed lists in different orders the descent shares (see

@@ -113,8 +113,10 @@ struct Parser<'a, 'o> {
 }
 
 /// Objects whose compact source text is at least this long keep it (one
-/// extra hidden member, 40 bytes of arena): at most 40 bytes per 256 bytes
-/// of input, and smaller objects are quick to write anyway.
+/// extra hidden member, 40 bytes of arena); smaller objects are quick to
+/// write anyway. Flat input pays at most 40 bytes per 256 bytes; nested
+/// large objects pay 40 bytes per level, so the bound is 40 bytes times the
+/// nesting depth (`ParseOptions::max_depth`) per object path.
 pub(crate) const COMPACT_SOURCE_MIN: usize = 256;
 
 /// Bytes that end the fast string scan: `"`, `\` and control characters.
