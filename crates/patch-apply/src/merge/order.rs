@@ -102,17 +102,7 @@ impl<'a> Merger<'a, '_> {
         if let Some(c) = &d.carried {
             // Identities carried from the merge: no element is read again.
             debug_assert_eq!(merged.len(), c.ppos.len());
-            let placed = merged
-                .iter()
-                .zip(&c.ppos)
-                .enumerate()
-                .map(|(i, (v, &pp))| Placed {
-                    value: *v,
-                    ppos: (pp != NO_POS).then_some(pp as usize),
-                    rpos: (i < d.live_len).then_some(i),
-                    delete: false,
-                });
-            return Ok(self.arrange(placed));
+            return Ok(self.arrange(placed_by_position(&merged, &c.ppos, d.live_len)));
         }
         let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
         let placed = place(&merged, ids, &d.p_index, |h, id| {
@@ -213,17 +203,7 @@ impl<'a> Merger<'a, '_> {
         if spos.iter().skip(n).any(|&sp| sp == NO_POS) {
             return None;
         }
-        let placed = merged
-            .iter()
-            .zip(&spos)
-            .enumerate()
-            .map(|(i, (v, &sp))| Placed {
-                value: *v,
-                ppos: (sp != NO_POS).then_some(sp as usize),
-                rpos: (i < n).then_some(i),
-                delete: false,
-            });
-        Some(self.arrange(placed))
+        Some(self.arrange(placed_by_position(merged, &spos, n)))
     }
 
     /// Identity, its hash and "holds `$patch: delete`" of every element.
@@ -474,4 +454,24 @@ impl<'a> Merger<'a, '_> {
         t.set(f, Value::array_from(self.arena, &ordered));
         Ok(Some(f))
     }
+}
+
+/// The placed elements of `merged` from known positions: `pos[i]` is the
+/// i-th element's position in the order list (`NO_POS`: none), and the
+/// first `live` elements stand in `R'` where they are.
+fn placed_by_position<'a, 'm>(
+    merged: &'m [Value<'a>],
+    pos: &'m [u32],
+    live: usize,
+) -> impl ExactSizeIterator<Item = Placed<'a>> + 'm {
+    merged
+        .iter()
+        .zip(pos)
+        .enumerate()
+        .map(move |(i, (v, &p))| Placed {
+            value: *v,
+            ppos: (p != NO_POS).then_some(p as usize),
+            rpos: (i < live).then_some(i),
+            delete: false,
+        })
 }
