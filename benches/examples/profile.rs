@@ -15,7 +15,8 @@
 //! which adds its per-call work: arena, type look-up, output buffer), or
 //! `op-only` variants
 //! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
-//! `measured`, or `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
+//! `measured` (their printed time is parse + operation), `-parse` variants
+//! `apply-all-parse`, … that only parse the operation's documents, or `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
 //! the scaling bench's baseline, serde_json parsing the same documents and
 //! writing the expected result), the element count, and the repetitions
 //! (default 1). The
@@ -40,9 +41,13 @@ fn main() {
     let op = args.get(1).map_or("apply-all", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(16_000);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let (base, op_only) = match op.strip_suffix("-op") {
+    let (op0, parse_only) = match op.strip_suffix("-parse") {
         Some(b) => (b, true),
         None => (op, false),
+    };
+    let (base, op_only) = match op0.strip_suffix("-op") {
+        Some(b) => (b, true),
+        None => (op0, false),
     };
     let (base, serde_baseline) = match base.strip_suffix("-serde") {
         Some(b) => (b, true),
@@ -125,6 +130,7 @@ fn main() {
         let run = |v: &[Value<'_>]| -> Option<String> {
             let arena = &arena;
             let out = match base {
+                _ if parse_only => return None,
                 "apply-all" | "apply-one" | "deploy-apply" => {
                     apply(arena, v[0], v[1], cursor, &aopts).unwrap()
                 }
