@@ -16,7 +16,8 @@
 //! `op-only` variants
 //! `apply-all-op`, `create2-op`, … that exclude parsing and writing from
 //! `measured` (their printed time is parse + operation), `-parse` variants
-//! `apply-all-parse`, … that only parse the operation's documents, or `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
+//! `apply-all-parse`, … that only parse the operation's documents, or
+//! `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
 //! the scaling bench's baseline, serde_json parsing the same documents and
 //! writing the expected result), the element count, and the repetitions
 //! (default 1). The
