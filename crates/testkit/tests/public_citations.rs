@@ -4,15 +4,17 @@
 //! and the Python stubs. Users do not have the reference spec those point
 //! into; cite docs/ (docs/QUIRKS.md for quirk numbers), a KEP by number or
 //! the upstream Go function instead. Plain `//` code comments are not
-//! checked. A failure names every offending file and line. Every quirk
-//! number `Qn` that user-facing text names has its section in
-//! docs/QUIRKS.md.
+//! checked. The `"description"` of every case in `testdata/` (JSON) is
+//! checked too, in both spellings of the sign (`§` and the JSON escape
+//! `\u00a7`): test names and failure messages show it to users. A failure
+//! names every offending file and line. Every quirk number `Qn` that
+//! user-facing text names has its section in docs/QUIRKS.md.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// What must not appear in user-facing text.
-const FORBIDDEN: &[&str] = &["§", "shared/spec"];
+const FORBIDDEN: &[&str] = &["§", "\\u00a7", "shared/spec"];
 
 /// Files other branches own at the time this check was added that still
 /// carry such citations; each is rewritten by its owner. Remove an entry
@@ -61,6 +63,8 @@ enum Scope {
     All,
     /// Rust outside the CLI: every line except plain `//` comments.
     RustNoPlainComments,
+    /// JSON test cases below `testdata/`: the `"description"` lines.
+    JsonDescriptions,
 }
 
 /// The scope of `rel` (a `/`-separated path from the repository root), or
@@ -73,8 +77,11 @@ fn scope(rel: &str) -> Option<Scope> {
     let cli = rel.starts_with("crates/cli/src/") && rel.ends_with(".rs");
     let stub = rel.starts_with("bindings/python/") && rel.ends_with(".pyi");
     let rust = in_src(".rs") || (rel.starts_with("bindings/python/src/") && rel.ends_with(".rs"));
+    let cases = rel.starts_with("testdata/") && rel.ends_with(".json");
     if markdown || cli || stub {
         Some(Scope::All)
+    } else if cases {
+        Some(Scope::JsonDescriptions)
     } else if rust {
         Some(Scope::RustNoPlainComments)
     } else {
@@ -96,6 +103,9 @@ fn offences(rel: &str, text: &str, scope: Scope) -> Vec<String> {
             continue;
         }
         if scope == Scope::RustNoPlainComments && plain_comment(line) {
+            continue;
+        }
+        if scope == Scope::JsonDescriptions && !line.contains("\"description\"") {
             continue;
         }
         if EXCLUDED_LINES
@@ -181,6 +191,29 @@ fn the_check_sees_what_it_must() {
     );
     assert_eq!(scope("crates/schema/tests/features.rs"), None);
     assert_eq!(scope("tasks/reliability/src/table.rs"), None);
+}
+
+#[test]
+fn testdata_descriptions_are_checked() {
+    // Both spellings of the sign in a case description are caught, also
+    // when the description is not the first member on its line; the same
+    // text in case data is not (a document may hold any string).
+    let json = concat!(
+        "{\"name\": \"a\", \"description\": \"\\u00a73.6: keys are cleared\",\n",
+        "  \"description\": \"§3.6 again\",\n",
+        "  \"original\": {\"note\": \"§1\"}}\n",
+    );
+    assert_eq!(
+        scope("testdata/apply/retain-keys.json"),
+        Some(Scope::JsonDescriptions)
+    );
+    assert_eq!(
+        scope("testdata/unions/cases.json"),
+        Some(Scope::JsonDescriptions)
+    );
+    assert_eq!(scope("testdata/examples/deployment.yaml"), None);
+    let got = offences("testdata/apply/x.json", json, Scope::JsonDescriptions);
+    assert_eq!(got.len(), 2, "{got:?}");
 }
 
 /// The quirk numbers (`Q` followed by digits, as a whole word) in `line`.
