@@ -1,5 +1,6 @@
 //! Apply a strategic merge patch to a live object, as the API server does
-//! for `kubectl patch` (KEP-0017 describes the patch format).
+//! for `kubectl patch` (the format: the Kubernetes contributor guide,
+//! sig-api-machinery/strategic-merge-patch.md).
 //!
 //! `cargo run -p smpatch-examples --example apply_patch`
 

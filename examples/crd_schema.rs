@@ -1,6 +1,6 @@
 //! Patch a custom resource with the merge rules its CustomResourceDefinition
-//! declares (`x-kubernetes-list-type: map` and `x-kubernetes-list-map-keys`,
-//! KEP-1027 and the structural schema rules of CRDs).
+//! declares (`x-kubernetes-list-type: map` and `x-kubernetes-list-map-keys`
+//! in its structural schema; the CLI's `--schema` takes the same CRD YAML).
 //!
 //! `cargo run -p smpatch-examples --example crd_schema`
 

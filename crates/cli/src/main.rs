@@ -36,6 +36,48 @@ use engine_args::EngineArgs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+/// Examples and where to read more, under `smpatch --help`.
+const AFTER_HELP: &str = "\
+Examples (deployment*.yaml and live.yaml are in the repository's testdata/examples/):
+  smpatch patch -f deployment.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
+  smpatch diff deployment.yaml deployment-v2.yaml
+  smpatch apply -f deployment-v2.yaml --live live.yaml
+  smpatch explain deploy spec.template.spec.containers
+  smpatch patch -f widget.yaml --schema widget-crd.yaml --patch-file patch.yaml   # a custom resource
+
+Errors print `error: <location>: <message> [kind]` on stderr and exit 1 \
+(usage errors 2). Error kinds: docs/ERRORS.md; differences from the Go \
+reference: docs/DIVERGENCES.md; the batch protocol: README.md, \"Batch mode\".";
+
+/// `smpatch batch --help`: the protocol in brief (README.md, "Batch mode",
+/// has all of it).
+const BATCH_HELP: &str = "\
+Machine interface: one JSON request per stdin line, one JSON response per \
+stdout line, in order; a bad request answers an error and the session goes on.
+
+Request:  {\"id\": ANY, \"op\": \"apply\"|\"create2\"|\"create3\"|\"conflicts\"|\"normalize\"|\"fields\"|\"extract\",
+           \"original\": JSON, \"patch\": JSON, \"modified\": JSON, \"current\": JSON (or \"*_text\": \"JSON or YAML\"),
+           \"schema\": {\"file\": PATH, \"definition\": NAME} | {\"builtin\": \"apps/v1/Deployment\"} | {\"none\": true},
+           \"options\": {\"fix_quirks\": false, ...}}
+Response: {\"id\": ANY, \"ok\": JSON}
+       or {\"id\": ANY, \"error\": {\"kind\": \"...\", \"path\": \"/json/pointer\", \"message\": \"...\"}}
+
+Example:
+  echo '{\"id\":1,\"op\":\"apply\",\"schema\":{\"builtin\":\"v1/ConfigMap\"},\"original\":{\"data\":{\"a\":\"1\"}},\"patch\":{\"data\":{\"b\":\"2\"}}}' | smpatch batch
+
+Every member and option: README.md, \"Batch mode\"; error kinds: docs/ERRORS.md.";
+
+/// `smpatch apply --help`: the three documents of the flow.
+const APPLY_HELP: &str = "\
+The `kubectl apply` flow offline: three-way patch of MANIFEST against LIVE.
+
+The three-way patch is computed from: original = LIVE's \
+kubectl.kubernetes.io/last-applied-configuration annotation (empty when \
+absent, with kubectl's warning), modified = MANIFEST, current = LIVE. Fields \
+dropped from the manifest since the last apply are deleted; fields only the \
+live object has are kept. stdout: the new live objects (or, with --show-patch, \
+the patches); stderr: kubectl's `KIND/NAME configured|unchanged|created` lines.";
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
@@ -46,7 +88,9 @@ const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
     about = "Kubernetes strategic merge patch: apply, diff and explain, offline",
     long_about = "Kubernetes strategic merge patch, compatible with the Go reference.\n\n\
         Types come from the documents' apiVersion/kind, looked up in the embedded \
-        Kubernetes API schema and in every --schema (OpenAPI v2/v3 JSON or CRD YAML)."
+        Kubernetes API schema and in every --schema (OpenAPI v2/v3 JSON or CRD YAML).",
+    after_help = AFTER_HELP,
+    after_long_help = AFTER_HELP
 )]
 struct Cli {
     #[command(flatten)]
@@ -62,7 +106,8 @@ struct Limits {
     /// requests set theirs in `options.max_depth`).
     #[arg(long, global = true, value_name = "N", default_value_t = smpatch::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
-    /// Largest input file (or stdin, or batch request line) read, in bytes.
+    /// Largest input file (or stdin, or batch request line) read, in bytes
+    /// (the default is 512 MiB).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = smpatch::batch::DEFAULT_MAX_LINE_BYTES)]
     max_input_bytes: usize,
 }
@@ -85,8 +130,10 @@ enum Command {
     /// Print the patch that turns ORIGINAL into MODIFIED.
     Diff(DiffArgs),
     /// The `kubectl apply` flow offline: three-way patch of MANIFEST against LIVE.
+    #[command(long_about = APPLY_HELP)]
     Apply(ApplyArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
+    #[command(long_about = BATCH_HELP)]
     Batch,
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
@@ -333,9 +380,17 @@ impl From<Error> for Failure {
             }
             return Failure::at(location, format!("{m}\n[{}]", e.name()));
         }
-        Failure::at(location, format!("{} [{}]", e.message(), e.name()))
+        let mut message = e.message().to_owned();
+        if e.name() == "unknown_type" {
+            message.push_str(UNKNOWN_TYPE_HINT);
+        }
+        Failure::at(location, format!("{message} [{}]", e.name()))
     }
 }
+
+/// What the CLI adds to an `unknown_type` error: the flags that fix it.
+const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
+    --type-name NAME|GVK names the type)";
 
 /// Runs the tool with the process arguments; returns the exit status.
 fn main() {

@@ -995,3 +995,70 @@ fn schema_parse_errors_give_the_position_once() {
          node, did not find expected node content [parse]\n",
     );
 }
+
+/// A document of a kind no schema defines: the error names the flags that
+/// fix it (a newcomer's first custom resource), and passing the CRD works.
+#[test]
+fn unknown_kind_names_the_fix() {
+    let widget = "crates/cli/testdata/widget.yaml";
+    let (code, out, err) = run(&["patch", "-f", widget, "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("error: /: no schema for apiVersion \"example.com/v1\", kind \"Widget\""),
+        "{err}"
+    );
+    assert!(err.contains("--schema FILE"), "{err}");
+    assert!(err.contains("--type-name"), "{err}");
+    assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        widget,
+        "--schema",
+        "crates/cli/testdata/crd-widget.yaml",
+        "-p",
+        r#"{"spec":{"ports":[{"port":80,"protocol":"TCP","name":"web"}]}}"#,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"name\": \"web\""), "{out}");
+}
+
+/// `--help` ends with examples and where to read more; `batch --help`
+/// states the protocol and `apply --help` the three documents.
+#[test]
+fn help_shows_examples_and_protocols() {
+    let (code, help, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("Examples"), "{help}");
+    assert!(help.contains("docs/ERRORS.md"), "{help}");
+    let (code, help, _) = run(&["batch", "--help"]);
+    assert_eq!(code, 0);
+    for s in ["\"op\"", "\"ok\"", "\"error\"", "Batch mode"] {
+        assert!(help.contains(s), "batch --help lacks {s}: {help}");
+    }
+    let (code, help, _) = run(&["apply", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("last-applied-configuration"), "{help}");
+}
+
+/// The example in `batch --help` runs as printed.
+#[test]
+fn batch_help_example_runs() {
+    let (_, help, _) = run(&["batch", "--help"]);
+    let line = help
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("echo '"))
+        .and_then(|l| l.split("' | smpatch batch").next())
+        .expect("batch --help has an echo example");
+    let out = smpatch()
+        .arg("batch")
+        .write_stdin(format!("{line}\n"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"id\":1,\"ok\":{\"data\":{\"a\":\"1\",\"b\":\"2\"}}}\n"
+    );
+}
