@@ -56,8 +56,8 @@ fn main() -> Result<(), smpatch::Error> {
 
     // The autoscaler has no Apply entry (it used Update): extract says so
     // instead of answering an empty configuration.
-    let err =
-        extract_json(&live, schema, &ty, "autoscaler", &ExtractOptions::default()).unwrap_err();
+    let err = extract_json(&live, schema, &ty, "autoscaler", &ExtractOptions::default())
+        .expect_err("the autoscaler has no Apply entry");
     println!("{err}");
     assert_eq!(err.name(), "no_apply_entry");
 

@@ -76,7 +76,8 @@ fn main() -> Result<(), smpatch::Error> {
     // the manifest changed: the live object gained it after the last
     // apply, and the manifest brings a new one.
     let no_overwrite = ClientApplyOptions::default().overwrite(false);
-    let err = client_apply_json(&v2, Some(&live), schema, &ty, &no_overwrite).unwrap_err();
+    let err = client_apply_json(&v2, Some(&live), schema, &ty, &no_overwrite)
+        .expect_err("replicas changed on both sides");
     println!("{err}");
     assert_eq!(err.name(), "conflict");
     assert!(err.to_string().contains("/spec/replicas"), "{err}");
@@ -95,8 +96,8 @@ fn main() -> Result<(), smpatch::Error> {
     // A manifest without apiVersion/kind cannot be typed: pass a
     // `TypeRef::Gvk`/`TypeRef::Definition`, or a schema that has the kind.
     let untyped = json!({"metadata": {"name": "web"}});
-    let err =
-        client_apply_json(&untyped, None, schema, &ty, &ClientApplyOptions::default()).unwrap_err();
+    let err = client_apply_json(&untyped, None, schema, &ty, &ClientApplyOptions::default())
+        .expect_err("no apiVersion/kind");
     assert_eq!(err.name(), "unknown_type");
     Ok(())
 }

@@ -48,7 +48,8 @@ pub(super) struct FieldsArgs {
 
 #[derive(Args)]
 pub(super) struct ExtractArgs {
-    /// The live object(s) with metadata.managedFields (`kubectl get -o yaml`; `-` = stdin).
+    /// The live object(s) with metadata.managedFields (`kubectl get -o yaml
+    /// --show-managed-fields`; `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
     file: PathBuf,
     /// The field manager whose Apply entry is extracted.
@@ -72,7 +73,8 @@ pub(super) struct ExtractArgs {
 
 #[derive(Args)]
 pub(super) struct OwnersArgs {
-    /// The live object(s) with metadata.managedFields (`-` = stdin).
+    /// The live object(s) with metadata.managedFields (`kubectl get -o yaml
+    /// --show-managed-fields`; `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
     file: PathBuf,
 }
@@ -171,6 +173,14 @@ fn owner_text(o: &Owner) -> String {
     }
 }
 
+/// The stderr note for a document no manager owns anything of.
+fn no_owners_note(at: &str) -> String {
+    format!(
+        "note: {at}: no field manager owns anything (no metadata.managedFields; \
+         kubectl prints them with `kubectl get -o yaml --show-managed-fields`)"
+    )
+}
+
 pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure> {
     let input = read_input(&a.file, limits)?;
     let arena = Arena::new();
@@ -189,6 +199,15 @@ pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure
                 (path_string(p), who.join(", "))
             })
             .collect();
+        if rows.is_empty() {
+            // A header alone would look like a bug: say why it is empty.
+            let at = if docs.len() > 1 {
+                format!("{name}: document {} of {}", i + 1, docs.len())
+            } else {
+                name.clone()
+            };
+            eprintln!("{}", no_owners_note(&at));
+        }
         let width = rows
             .iter()
             .map(|(p, _)| p.chars().count())

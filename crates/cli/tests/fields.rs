@@ -199,3 +199,18 @@ fn batch_fields_and_extract() {
     );
     assert_eq!(got, want);
 }
+
+/// `owners` on an object without managedFields prints the header and says
+/// on stderr why nothing is listed (and how kubectl shows the field).
+#[test]
+fn owners_without_managed_fields_says_why() {
+    let (code, out, err) = run(&["owners", "-f", "testdata/examples/live.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "PATH  MANAGERS\n");
+    assert_eq!(
+        err,
+        "note: testdata/examples/live.yaml: no field manager owns anything (no \
+         metadata.managedFields; kubectl prints them with `kubectl get -o yaml \
+         --show-managed-fields`)\n"
+    );
+}
