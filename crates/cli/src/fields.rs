@@ -56,7 +56,7 @@ pub(super) struct ExtractArgs {
     #[arg(long, value_name = "NAME")]
     manager: String,
     /// The subresource of the entry (status, scale, …); the main resource when absent.
-    #[arg(long, value_name = "S", default_value = "")]
+    #[arg(long, value_name = "S", default_value = "", hide_default_value = true)]
     subresource: String,
     /// Output format (YAML, ready for `kubectl apply --server-side -f -`).
     #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]

@@ -164,7 +164,7 @@ struct SchemaArgs {
 
 #[derive(Args)]
 struct ExplainArgs {
-    /// Extra schema files or directories (repeatable).
+    /// Extra schema: OpenAPI v2/v3 JSON, CRD YAML, or a directory of them (repeatable).
     #[arg(long = "schema", value_name = "FILE|DIR")]
     schemas: Vec<PathBuf>,
     /// A definition name, a GVK (apps/v1/Deployment, v1/Pod), a kind
@@ -244,10 +244,12 @@ struct PatchArgs {
 
 #[derive(Args)]
 struct DiffArgs {
-    /// The original document.
+    /// The original document: a JSON or YAML file holding one document,
+    /// `-` = stdin.
     #[arg(value_name = "ORIGINAL")]
     original: PathBuf,
-    /// The modified document.
+    /// The modified document: a JSON or YAML file holding one document,
+    /// `-` = stdin.
     #[arg(value_name = "MODIFIED")]
     modified: PathBuf,
     /// The patch format to print.
