@@ -555,6 +555,21 @@ fn parse_one<'a>(
     }
 }
 
+/// A strategic merge patch that is a list is most likely an RFC 6902 JSON
+/// patch given without `--type json`: say so.
+fn json_patch_hint(f: Failure) -> Failure {
+    const LIST: &str = "the document must be an object, found list";
+    match f.message.strip_prefix(LIST) {
+        Some(rest) => Failure {
+            message: format!(
+                "{LIST} (a list of operations is an RFC 6902 JSON patch: pass --type json){rest}"
+            ),
+            ..f
+        },
+        None => f,
+    }
+}
+
 /// The `--schema` files layered over the embedded schema
 /// ([`smpatch::schema_set_with`]), every file read no further than
 /// `--max-input-bytes`; none without `--schema` (the embedded schema is
@@ -688,7 +703,8 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     };
     match a.patch_type {
         PatchType::Strategic => {
-            let p = parse_one(&arena, &patch_bytes, &patch_name, limits)?;
+            let p =
+                parse_one(&arena, &patch_bytes, &patch_name, limits).map_err(json_patch_hint)?;
             let refs = schema_refs(&user)?;
             let apply = ApplyOptions::default()
                 .with_fix_quirks(a.engine.fix_quirks)

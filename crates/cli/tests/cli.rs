@@ -1062,3 +1062,21 @@ fn batch_help_example_runs() {
         "{\"id\":1,\"ok\":{\"data\":{\"a\":\"1\",\"b\":\"2\"}}}\n"
     );
 }
+
+/// A JSON patch (a list) passed as the default strategic patch: the error
+/// names `--type json`, and with it the same patch applies.
+#[test]
+fn list_patch_without_type_json_names_the_flag() {
+    let ops = r#"[{"op":"replace","path":"/spec/replicas","value":1}]"#;
+    let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", ops]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err,
+        "error: --patch: the document must be an object, found list (a list of operations \
+         is an RFC 6902 JSON patch: pass --type json) [invalid_document]\n"
+    );
+    let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", ops, "--type", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"replicas\": 1"), "{out}");
+}
