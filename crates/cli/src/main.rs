@@ -201,6 +201,8 @@ enum Output {
 }
 
 #[derive(Args)]
+// Exactly one of -p and --patch-file: clap's error names both.
+#[command(group(clap::ArgGroup::new("patch_source").required(true).args(["patch", "patch_file"])))]
 struct PatchArgs {
     /// The objects to patch: JSON or YAML files (several documents and
     /// `kind: List` allowed), directories of them, `-` = stdin (repeatable).
@@ -214,14 +216,9 @@ struct PatchArgs {
     /// Process the directories given with -f recursively.
     #[arg(short = 'R', long)]
     recursive: bool,
-    /// The patch, inline (JSON or YAML).
-    #[arg(
-        short = 'p',
-        long = "patch",
-        value_name = "PATCH",
-        conflicts_with = "patch_file",
-        required_unless_present = "patch_file"
-    )]
+    /// The patch, inline (JSON or YAML; with --type json, a list of
+    /// operations). Give it or --patch-file.
+    #[arg(short = 'p', long = "patch", value_name = "PATCH")]
     patch: Option<String>,
     /// The patch, from a file.
     #[arg(long = "patch-file", value_name = "FILE")]

@@ -1080,3 +1080,23 @@ fn list_patch_without_type_json_names_the_flag() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"replicas\": 1"), "{out}");
 }
+
+/// `patch` without a patch: the usage error names both ways to give one.
+#[test]
+fn missing_patch_names_both_flags() {
+    let (code, out, err) = run(&["patch", "-f", DEPLOY]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("--patch <PATCH>|--patch-file <FILE>"), "{err}");
+    let (code, _, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "-p",
+        "{}",
+        "--patch-file",
+        "testdata/examples/patch.yaml",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+}
