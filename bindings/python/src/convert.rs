@@ -76,7 +76,7 @@ pub(crate) fn document_bytes(obj: &Bound<'_, PyAny>, what: &str) -> Result<Vec<u
         return text;
     }
     let arena = Arena::new();
-    let value = Reader::new(&arena).document(obj, what)?;
+    let value = Reader::new(&arena, false).document(obj, what)?;
     Ok(to_json_string(&value).into_bytes())
 }
 
@@ -166,6 +166,10 @@ pub(crate) struct Reader<'a, 'py> {
     /// Kubernetes objects repeat a few keys thousands of times, and
     /// `json.loads` and dict literals share one `str` per distinct key.
     keys: FxHashMap<usize, (&'a str, Bound<'py, PyString>)>,
+    /// Exact `str` values read, with their arena text (when the answer is
+    /// likely to carry them over: [`Reader::new`]'s `keep_strings`).
+    strings: Vec<(&'a str, Bound<'py, PyString>)>,
+    keep_strings: bool,
     /// Members of the objects being read (a stack: each object takes its
     /// own from its start and truncates it back).
     members: Vec<Member<'a>>,
@@ -176,10 +180,15 @@ pub(crate) struct Reader<'a, 'py> {
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
-    pub(crate) fn new(arena: &'a Arena) -> Self {
+    /// A reader into `arena`. With `keep_strings`, [`Reader::into_strings`]
+    /// also lists the string values read (for answers that are mostly
+    /// their inputs: a merged object).
+    pub(crate) fn new(arena: &'a Arena, keep_strings: bool) -> Self {
         Reader {
             arena,
             keys: FxHashMap::default(),
+            strings: Vec::new(),
+            keep_strings,
             members: Vec::new(),
             items: Vec::new(),
             size: 0,
@@ -198,12 +207,17 @@ impl<'a, 'py> Reader<'a, 'py> {
         self.read(obj, 0).map_err(|f| located(f, what))
     }
 
-    /// The keys read so far with their `str` objects, to seed the
-    /// [`KeyCache`] of the answer: its dicts then reuse the caller's key
-    /// objects (and their cached hashes).
-    pub(crate) fn into_keys(self) -> Vec<(&'a str, Py<PyString>)> {
+    /// The keys (and with `keep_strings` the string values) read so far
+    /// with their `str` objects, to seed the [`StrCache`] of the answer:
+    /// its dicts then reuse the caller's key objects (and their cached
+    /// hashes), and its strings the caller's strings.
+    pub(crate) fn into_strings(self) -> Vec<(&'a str, Py<PyString>)> {
+        // Only exact `str` objects: the answer holds plain `str`, never the
+        // caller's subclass instances.
         self.keys
             .into_values()
+            .filter(|(_, obj)| obj.is_exact_instance_of::<PyString>())
+            .chain(self.strings)
             .map(|(text, obj)| (text, obj.unbind()))
             .collect()
     }
@@ -221,7 +235,11 @@ impl<'a, 'py> Reader<'a, 'py> {
 
     fn read(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> Result<Value<'a>, Box<Fail>> {
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Value::String(self.string(s)?));
+            let text = self.string(s)?;
+            if self.keep_strings && s.is_exact_instance_of::<PyString>() {
+                self.strings.push((text, s.clone()));
+            }
+            return Ok(Value::String(text));
         }
         if let Ok(d) = obj.cast::<PyDict>() {
             if depth >= MAX_DEPTH {
@@ -451,46 +469,77 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'p
     let opts = ParseOptions::default().with_max_depth(4 * MAX_DEPTH);
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
-    let mut keys = KeyCache::default();
-    value_to_py(py, v, &mut keys)
+    value_to_py(py, v, &mut StrCache::default())
 }
 
-/// One Python `str` per distinct object key of an answer: Kubernetes objects
+/// The `str` objects of an answer.
+///
+/// Keys: one Python `str` per distinct object key: Kubernetes objects
 /// repeat a few keys (`name`, `value`, `image`, ...) thousands of times, and
 /// a reused `str` also keeps its hash for the dict insert.
+///
+/// Strings the engine carried over from documents read from Python objects
+/// (same arena text: same address and length, see [`Reader::into_strings`])
+/// come back as the caller's own `str` objects (exact `str` only; strings
+/// are immutable, so sharing them is safe): a merged object is mostly its
+/// original.
 #[derive(Default)]
-pub(crate) struct KeyCache<'a, 'py> {
-    map: rustc_hash::FxHashMap<&'a str, Bound<'py, PyString>>,
+pub(crate) struct StrCache<'a, 'py> {
+    keys: FxHashMap<&'a str, Bound<'py, PyString>>,
+    /// Caller's `str` objects by the (address, length) of their arena text.
+    read: FxHashMap<(usize, usize), Bound<'py, PyString>>,
+    /// Items of the lists being built (a stack, as in [`Reader`]).
+    items: Vec<Bound<'py, PyAny>>,
 }
 
-impl<'a, 'py> KeyCache<'a, 'py> {
-    /// A cache holding `keys` (from [`Reader::into_keys`]).
-    pub(crate) fn seeded(py: Python<'py>, keys: &[(&'a str, Py<PyString>)]) -> Self {
-        let mut map = rustc_hash::FxHashMap::default();
-        map.reserve(keys.len());
-        for (text, obj) in keys {
-            map.insert(*text, obj.bind(py).clone());
+impl<'a, 'py> StrCache<'a, 'py> {
+    /// A cache holding the strings of [`Reader::into_strings`].
+    pub(crate) fn seeded(py: Python<'py>, strings: &[(&'a str, Py<PyString>)]) -> Self {
+        let mut read = FxHashMap::default();
+        read.reserve(strings.len());
+        for (text, obj) in strings {
+            read.insert((text.as_ptr() as usize, text.len()), obj.bind(py).clone());
         }
-        KeyCache { map }
+        StrCache {
+            read,
+            ..StrCache::default()
+        }
     }
 
-    fn get(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
-        self.map
+    fn read_str(&self, s: &str) -> Option<Bound<'py, PyString>> {
+        if self.read.is_empty() {
+            return None;
+        }
+        self.read.get(&(s.as_ptr() as usize, s.len())).cloned()
+    }
+
+    fn key(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
+        if let Some(s) = self.read_str(key) {
+            return s;
+        }
+        self.keys
             .entry(key)
             .or_insert_with(|| PyString::new(py, key))
             .clone()
     }
+
+    fn string(&self, py: Python<'py>, s: &'a str) -> Bound<'py, PyString> {
+        self.read_str(s).unwrap_or_else(|| PyString::new(py, s))
+    }
 }
 
+/// Builds the Python objects of an answer: `dict`, `list`, `str`, `int`
+/// (any size, from the literal, never through a float), `float`, `bool`,
+/// `None`.
 pub(crate) fn value_to_py<'a, 'py>(
     py: Python<'py>,
     v: Value<'a>,
-    keys: &mut KeyCache<'a, 'py>,
+    strs: &mut StrCache<'a, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
-        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::String(s) => strs.string(py, s).into_any(),
         Value::Number(n) => {
             if n.is_int() {
                 match n.as_i64() {
@@ -503,16 +552,19 @@ pub(crate) fn value_to_py<'a, 'py>(
             }
         }
         Value::Array(items) => {
-            let list = PyList::empty(py);
+            // Built at its final size (no appends).
+            let base = strs.items.len();
             for item in items {
-                list.append(value_to_py(py, *item, keys)?)?;
+                let obj = value_to_py(py, *item, strs)?;
+                strs.items.push(obj);
             }
+            let list = PyList::new(py, strs.items.drain(base..))?;
             list.into_any()
         }
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, item) in o.iter() {
-                dict.set_item(keys.get(py, k), value_to_py(py, item, keys)?)?;
+                dict.set_item(strs.key(py, k), value_to_py(py, item, strs)?)?;
             }
             dict.into_any()
         }

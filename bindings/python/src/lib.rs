@@ -17,7 +17,7 @@ mod convert;
 mod facade;
 
 use convert::{
-    document_bytes, document_text, json_to_py, value_to_py, ConvertError, KeyCache, Reader,
+    document_bytes, document_text, json_to_py, value_to_py, ConvertError, Reader, StrCache,
 };
 use facade::{
     Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, TreeAnswer,
@@ -210,8 +210,15 @@ fn call_tree(
     }
     py.detach(|| {
         let arena = Arena::new();
-        let (values, keys) = Python::attach(|py| {
-            let mut reader = Reader::new(&arena);
+        let (values, strings) = Python::attach(|py| {
+            // Answers that are mostly their inputs reuse the input strings.
+            let keep_strings = matches!(
+                op,
+                smpatch::ops::Op::Apply(_)
+                    | smpatch::ops::Op::ServerApply { .. }
+                    | smpatch::ops::Op::Normalize { .. }
+            );
+            let mut reader = Reader::new(&arena, keep_strings);
             let mut values = Vec::with_capacity(objects.len());
             for ((obj, what), text) in objects.iter().zip(&texts) {
                 let value = match text {
@@ -220,7 +227,7 @@ fn call_tree(
                 };
                 values.push(value.map_err(ConvertError::Doc)?);
             }
-            Ok::<_, ConvertError>((values, reader.into_keys()))
+            Ok::<_, ConvertError>((values, reader.into_strings()))
         })?;
         let answer =
             facade::run_tree(&arena, op, values, schema, type_name).map_err(ConvertError::Doc)?;
@@ -231,10 +238,10 @@ fn call_tree(
             _ => None,
         };
         Python::attach(|py| {
-            let mut keys = KeyCache::seeded(py, &keys);
+            let mut strs = StrCache::seeded(py, &strings);
             let mut object = |v| match &text {
                 Some(t) => Ok(PyBytes::new(py, t).into_any()),
-                None => value_to_py(py, v, &mut keys),
+                None => value_to_py(py, v, &mut strs),
             };
             let answer = match answer {
                 TreeAnswer::Document(v) => object(v)?,
