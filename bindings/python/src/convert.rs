@@ -76,7 +76,7 @@ pub(crate) fn document_bytes(obj: &Bound<'_, PyAny>, what: &str) -> Result<Vec<u
         return text;
     }
     let arena = Arena::new();
-    let value = Reader::new(&arena, false).document(obj, what)?;
+    let value = Reader::new(&arena).document(obj, what)?;
     Ok(to_json_string(&value).into_bytes())
 }
 
@@ -166,10 +166,6 @@ pub(crate) struct Reader<'a, 'py> {
     /// Kubernetes objects repeat a few keys thousands of times, and
     /// `json.loads` and dict literals share one `str` per distinct key.
     keys: FxHashMap<usize, (&'a str, Bound<'py, PyString>)>,
-    /// Exact `str` values read, with their arena text (when the answer is
-    /// likely to carry them over: [`Reader::new`]'s `keep_strings`).
-    strings: Vec<(&'a str, Bound<'py, PyString>)>,
-    keep_strings: bool,
     /// Members of the objects being read (a stack: each object takes its
     /// own from its start and truncates it back).
     members: Vec<Member<'a>>,
@@ -180,15 +176,11 @@ pub(crate) struct Reader<'a, 'py> {
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
-    /// A reader into `arena`. With `keep_strings`, [`Reader::into_strings`]
-    /// also lists the string values read (for answers that are mostly
-    /// their inputs: a merged object).
-    pub(crate) fn new(arena: &'a Arena, keep_strings: bool) -> Self {
+    /// A reader into `arena`.
+    pub(crate) fn new(arena: &'a Arena) -> Self {
         Reader {
             arena,
             keys: FxHashMap::default(),
-            strings: Vec::new(),
-            keep_strings,
             members: Vec::new(),
             items: Vec::new(),
             size: 0,
@@ -207,17 +199,18 @@ impl<'a, 'py> Reader<'a, 'py> {
         self.read(obj, 0).map_err(|f| located(f, what))
     }
 
-    /// The keys (and with `keep_strings` the string values) read so far
-    /// with their `str` objects, to seed the [`StrCache`] of the answer:
-    /// its dicts then reuse the caller's key objects (and their cached
-    /// hashes), and its strings the caller's strings.
-    pub(crate) fn into_strings(self) -> Vec<(&'a str, Py<PyString>)> {
-        // Only exact `str` objects: the answer holds plain `str`, never the
-        // caller's subclass instances.
+    /// The keys read so far with their `str` objects, to seed the
+    /// [`KeyCache`] of the answer: its dicts then reuse the caller's key
+    /// objects (and their cached hashes).
+    ///
+    /// Only keys: reusing string values too (by arena address) measured
+    /// slower than making new `str` objects (a map entry per string read).
+    pub(crate) fn into_keys(self) -> Vec<(&'a str, Py<PyString>)> {
+        // Only exact `str` keys: the answer's keys are plain `str`, never
+        // the caller's subclass instances.
         self.keys
             .into_values()
             .filter(|(_, obj)| obj.is_exact_instance_of::<PyString>())
-            .chain(self.strings)
             .map(|(text, obj)| (text, obj.unbind()))
             .collect()
     }
@@ -235,11 +228,7 @@ impl<'a, 'py> Reader<'a, 'py> {
 
     fn read(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> Result<Value<'a>, Box<Fail>> {
         if let Ok(s) = obj.cast::<PyString>() {
-            let text = self.string(s)?;
-            if self.keep_strings && s.is_exact_instance_of::<PyString>() {
-                self.strings.push((text, s.clone()));
-            }
-            return Ok(Value::String(text));
+            return Ok(Value::String(self.string(s)?));
         }
         if let Ok(d) = obj.cast::<PyDict>() {
             if depth >= MAX_DEPTH {
@@ -469,62 +458,48 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'p
     let opts = ParseOptions::default().with_max_depth(4 * MAX_DEPTH);
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
-    value_to_py(py, v, &mut StrCache::default())
+    value_to_py(py, v, &mut KeyCache::default())
 }
 
-/// The `str` objects of an answer.
-///
-/// Keys: one Python `str` per distinct object key: Kubernetes objects
-/// repeat a few keys (`name`, `value`, `image`, ...) thousands of times, and
-/// a reused `str` also keeps its hash for the dict insert.
-///
-/// Strings the engine carried over from documents read from Python objects
-/// (same arena text: same address and length, see [`Reader::into_strings`])
-/// come back as the caller's own `str` objects (exact `str` only; strings
-/// are immutable, so sharing them is safe): a merged object is mostly its
-/// original.
+/// The keys of an answer: one Python `str` per distinct object key.
+/// Kubernetes objects repeat a few keys (`name`, `value`, `image`, ...)
+/// thousands of times, and a reused `str` also keeps its hash for the dict
+/// insert. Keys the engine carried over from documents read from Python
+/// objects (same arena text: same address and length, see
+/// [`Reader::into_keys`]) come back as the caller's own key objects.
 #[derive(Default)]
-pub(crate) struct StrCache<'a, 'py> {
+pub(crate) struct KeyCache<'a, 'py> {
     keys: FxHashMap<&'a str, Bound<'py, PyString>>,
-    /// Caller's `str` objects by the (address, length) of their arena text.
+    /// Caller's key objects by the (address, length) of their arena text.
     read: FxHashMap<(usize, usize), Bound<'py, PyString>>,
     /// Items of the lists being built (a stack, as in [`Reader`]).
     items: Vec<Bound<'py, PyAny>>,
 }
 
-impl<'a, 'py> StrCache<'a, 'py> {
-    /// A cache holding the strings of [`Reader::into_strings`].
-    pub(crate) fn seeded(py: Python<'py>, strings: &[(&'a str, Py<PyString>)]) -> Self {
+impl<'a, 'py> KeyCache<'a, 'py> {
+    /// A cache holding the keys of [`Reader::into_keys`].
+    pub(crate) fn seeded(py: Python<'py>, keys: Vec<(&'a str, Py<PyString>)>) -> Self {
         let mut read = FxHashMap::default();
-        read.reserve(strings.len());
-        for (text, obj) in strings {
-            read.insert((text.as_ptr() as usize, text.len()), obj.bind(py).clone());
+        read.reserve(keys.len());
+        for (text, obj) in keys {
+            read.insert((text.as_ptr() as usize, text.len()), obj.into_bound(py));
         }
-        StrCache {
+        KeyCache {
             read,
-            ..StrCache::default()
+            ..KeyCache::default()
         }
-    }
-
-    fn read_str(&self, s: &str) -> Option<Bound<'py, PyString>> {
-        if self.read.is_empty() {
-            return None;
-        }
-        self.read.get(&(s.as_ptr() as usize, s.len())).cloned()
     }
 
     fn key(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
-        if let Some(s) = self.read_str(key) {
-            return s;
+        if !self.read.is_empty() {
+            if let Some(s) = self.read.get(&(key.as_ptr() as usize, key.len())) {
+                return s.clone();
+            }
         }
         self.keys
             .entry(key)
             .or_insert_with(|| PyString::new(py, key))
             .clone()
-    }
-
-    fn string(&self, py: Python<'py>, s: &'a str) -> Bound<'py, PyString> {
-        self.read_str(s).unwrap_or_else(|| PyString::new(py, s))
     }
 }
 
@@ -534,12 +509,12 @@ impl<'a, 'py> StrCache<'a, 'py> {
 pub(crate) fn value_to_py<'a, 'py>(
     py: Python<'py>,
     v: Value<'a>,
-    strs: &mut StrCache<'a, 'py>,
+    keys: &mut KeyCache<'a, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
-        Value::String(s) => strs.string(py, s).into_any(),
+        Value::String(s) => PyString::new(py, s).into_any(),
         Value::Number(n) => {
             if n.is_int() {
                 match n.as_i64() {
@@ -553,18 +528,18 @@ pub(crate) fn value_to_py<'a, 'py>(
         }
         Value::Array(items) => {
             // Built at its final size (no appends).
-            let base = strs.items.len();
+            let base = keys.items.len();
             for item in items {
-                let obj = value_to_py(py, *item, strs)?;
-                strs.items.push(obj);
+                let obj = value_to_py(py, *item, keys)?;
+                keys.items.push(obj);
             }
-            let list = PyList::new(py, strs.items.drain(base..))?;
+            let list = PyList::new(py, keys.items.drain(base..))?;
             list.into_any()
         }
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, item) in o.iter() {
-                dict.set_item(strs.key(py, k), value_to_py(py, item, strs)?)?;
+                dict.set_item(keys.key(py, k), value_to_py(py, item, keys)?)?;
             }
             dict.into_any()
         }

@@ -17,7 +17,7 @@ mod convert;
 mod facade;
 
 use convert::{
-    document_bytes, document_text, json_to_py, value_to_py, ConvertError, Reader, StrCache,
+    document_bytes, document_text, json_to_py, value_to_py, ConvertError, KeyCache, Reader,
 };
 use facade::{
     Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, TreeAnswer,
@@ -210,15 +210,8 @@ fn call_tree(
     }
     py.detach(|| {
         let arena = Arena::new();
-        let (values, strings) = Python::attach(|py| {
-            // Answers that are mostly their inputs reuse the input strings.
-            let keep_strings = matches!(
-                op,
-                smpatch::ops::Op::Apply(_)
-                    | smpatch::ops::Op::ServerApply { .. }
-                    | smpatch::ops::Op::Normalize { .. }
-            );
-            let mut reader = Reader::new(&arena, keep_strings);
+        let (values, keys) = Python::attach(|py| {
+            let mut reader = Reader::new(&arena);
             let mut values = Vec::with_capacity(objects.len());
             for ((obj, what), text) in objects.iter().zip(&texts) {
                 let value = match text {
@@ -227,21 +220,33 @@ fn call_tree(
                 };
                 values.push(value.map_err(ConvertError::Doc)?);
             }
-            Ok::<_, ConvertError>((values, reader.into_strings()))
+            Ok::<_, ConvertError>((values, reader.into_keys()))
         })?;
-        let answer =
-            facade::run_tree(&arena, op, values, schema, type_name).map_err(ConvertError::Doc)?;
+        // `keys` holds references to Python objects: it is dropped while
+        // attached (a reference dropped while detached is queued by PyO3 and
+        // released later, at a cost per object).
+        let answer = match facade::run_tree(&arena, op, values, schema, type_name) {
+            Ok(answer) => answer,
+            Err(e) => {
+                Python::attach(move |_| drop(keys));
+                return Err(ConvertError::Doc(e));
+            }
+        };
         let text = match &answer {
             TreeAnswer::Document(v) | TreeAnswer::Normalized(v, _) if as_bytes => {
                 Some(to_json_string(v).into_bytes())
             }
             _ => None,
         };
-        Python::attach(|py| {
-            let mut strs = StrCache::seeded(py, &strings);
+        Python::attach(move |py| {
+            let mut keys = if text.is_some() {
+                KeyCache::default()
+            } else {
+                KeyCache::seeded(py, keys)
+            };
             let mut object = |v| match &text {
                 Some(t) => Ok(PyBytes::new(py, t).into_any()),
-                None => value_to_py(py, v, &mut strs),
+                None => value_to_py(py, v, &mut keys),
             };
             let answer = match answer {
                 TreeAnswer::Document(v) => object(v)?,
