@@ -1,19 +1,30 @@
 //! Documents across the Python boundary, numbers kept exactly.
 //!
 //! In: a Python object tree (`dict`, `list`/`tuple`, `str`, `int` of any
-//! size, `float`, `bool`, `None`) is written straight to compact JSON bytes;
-//! `str`/`bytes` input is JSON text (passed through) or YAML (read with the
-//! value crate's YAML reader, which resolves scalars as kubectl does, and
-//! written as JSON with every literal kept). Out: JSON bytes are read with the
-//! value crate's exact parser and built into Python objects: integer literals
-//! become `int` (any size, never through a float), float literals `float`.
+//! size, `float`, `bool`, `None`, and their subclasses, read as the base
+//! type) is read straight into the engine's arena value tree ([`Reader`]:
+//! no JSON text in between); for the operations this binding runs on bytes
+//! only (`validate`, `fields`, `extract`) that tree is then written as
+//! compact JSON. `str`/`bytes` input is JSON text (passed through) or YAML
+//! (read with the value crate's YAML reader, which resolves scalars as
+//! kubectl does, and written as JSON with every literal kept).
 //!
-//! Floats are written with Rust's shortest round-trip formatting, so a
-//! `float` comes back as the same `float` (same `repr`). NaN and infinities
-//! are not JSON and are refused.
+//! Out: answers are built straight from the arena tree ([`value_to_py`];
+//! [`json_to_py`] reads the JSON answers of the bytes-only operations
+//! first): integer literals become `int` (any size, never through a float),
+//! float literals `float`.
+//!
+//! Floats are read with Rust's shortest round-trip formatting, so a `float`
+//! comes back as the same `float` (same `repr`). NaN and infinities are not
+//! JSON and are refused; so are non-`str` keys and other types, each error
+//! naming the document and the JSON pointer of the bad value.
 //!
 //! Depth is bounded ([`MAX_DEPTH`], the facade's default), so a deep or
-//! cyclic Python structure is an error, never a stack overflow.
+//! cyclic Python structure is an error, never a stack overflow; size is
+//! bounded as the parser bounds text (512 MiB of JSON per document, 256 MiB
+//! per string). Nothing here calls Python code of the caller's objects
+//! (dicts are read entry by entry, lists item by item, whatever their
+//! subclass overrides), and nothing is written to them.
 
 use crate::facade::Error;
 use pyo3::exceptions::PyValueError;
@@ -31,7 +42,7 @@ use std::fmt::Write;
 /// Deepest nesting read from Python objects (the facade's document limit).
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// Why a Python object could not be written as JSON.
+/// Why a Python object could not be read as a JSON document.
 pub(crate) enum ConvertError {
     /// Bad input: becomes an `smpatch.Error` (a `ValueError`).
     Doc(Error),
@@ -196,7 +207,7 @@ impl<'a, 'py> Reader<'a, 'py> {
         what: &str,
     ) -> Result<Value<'a>, ConvertError> {
         self.size = 0;
-        self.read(obj, 0).map_err(|f| located(f, what))
+        self.read(obj, 0).map_err(|f| located(*f, what))
     }
 
     /// The keys read so far with their `str` objects, to seed the
@@ -419,7 +430,7 @@ impl std::fmt::Write for NumberText {
 
 /// A located conversion error as the facade error it stands for (or the
 /// Python exception raised while reading).
-fn located(mut f: Box<Fail>, what: &str) -> ConvertError {
+fn located(mut f: Fail, what: &str) -> ConvertError {
     if let Some(e) = f.py.take() {
         return ConvertError::Py(e);
     }

@@ -1,7 +1,7 @@
 //! The one module that calls the smpatch facade (and the schema loader).
 //!
-//! Everything here takes and returns owned Rust data (JSON bytes, options,
-//! a `&Schema`), so the callers in `lib.rs` run it without the GIL. When the
+//! Everything here takes and returns Rust data (JSON bytes, arena values,
+//! options, a `&Schema`), so the callers in `lib.rs` run it without the GIL. When the
 //! facade's API changes, this file is the one to adapt, with `raise()` in
 //! `lib.rs` (reads `Error::name`, `path`, `message`) and the error
 //! constructors of `convert.rs` (`Error::new` with a `FacadeKind`, or the
@@ -10,8 +10,10 @@
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
 //! `conflicts_bytes`, `compose_bytes`, `fields_bytes`, `extract_bytes`,
-//! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` (for
-//! `normalize`, `server_apply`), `validate_unions`, `UnionOptions`,
+//! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` and
+//! `check_object` (the arena path of Python objects: [`tree_op`],
+//! [`run_tree`]; and `normalize`, `server_apply` on text),
+//! `validate_unions`, `UnionOptions`,
 //! `fieldsets::{FieldsOptions, ExtractOptions, ApiCheck}`, `Violation`
 //! (`path`, `rule`, `message`), `Error::violations`,
 //! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,

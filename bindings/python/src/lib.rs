@@ -12,6 +12,9 @@
 //! Invariant: documents are converted while holding the GIL; the facade call
 //! itself runs detached from the interpreter (`Python::detach`), so threads
 //! merge in parallel. A `Schema` is immutable and shared by reference.
+//! Python objects are read straight into the engine's arena and answers
+//! built straight from it (`call_tree`); only text in and bytes out goes
+//! through the facade's bytes API (`call`).
 
 mod convert;
 mod facade;
