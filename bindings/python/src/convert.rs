@@ -1,19 +1,30 @@
 //! Documents across the Python boundary, numbers kept exactly.
 //!
 //! In: a Python object tree (`dict`, `list`/`tuple`, `str`, `int` of any
-//! size, `float`, `bool`, `None`) is written straight to compact JSON bytes;
-//! `str`/`bytes` input is JSON text (passed through) or YAML (read with the
-//! value crate's YAML reader, which resolves scalars as kubectl does, and
-//! written as JSON with every literal kept). Out: JSON bytes are read with the
-//! value crate's exact parser and built into Python objects: integer literals
-//! become `int` (any size, never through a float), float literals `float`.
+//! size, `float`, `bool`, `None`, and their subclasses, read as the base
+//! type) is read straight into the engine's arena value tree ([`Reader`]:
+//! no JSON text in between); for the operations this binding runs on bytes
+//! only (`validate`, `fields`, `extract`) that tree is then written as
+//! compact JSON. `str`/`bytes` input is JSON text (passed through) or YAML
+//! (read with the value crate's YAML reader, which resolves scalars as
+//! kubectl does, and written as JSON with every literal kept).
 //!
-//! Floats are written with Rust's shortest round-trip formatting, so a
-//! `float` comes back as the same `float` (same `repr`). NaN and infinities
-//! are not JSON and are refused.
+//! Out: answers are built straight from the arena tree ([`value_to_py`];
+//! [`json_to_py`] reads the JSON answers of the bytes-only operations
+//! first): integer literals become `int` (any size, never through a float),
+//! float literals `float`.
+//!
+//! Floats are read with Rust's shortest round-trip formatting, so a `float`
+//! comes back as the same `float` (same `repr`). NaN and infinities are not
+//! JSON and are refused; so are non-`str` keys and other types, each error
+//! naming the document and the JSON pointer of the bad value.
 //!
 //! Depth is bounded ([`MAX_DEPTH`], the facade's default), so a deep or
-//! cyclic Python structure is an error, never a stack overflow.
+//! cyclic Python structure is an error, never a stack overflow; size is
+//! bounded as the parser bounds text (512 MiB of JSON per document, 256 MiB
+//! per string). Nothing here calls Python code of the caller's objects
+//! (dicts are read entry by entry, lists item by item, whatever their
+//! subclass overrides), and nothing is written to them.
 
 use crate::facade::Error;
 use pyo3::exceptions::PyValueError;
@@ -21,14 +32,17 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
+use rustc_hash::FxHashMap;
 use smpatch::{ErrorKind, FacadeKind};
-use smpatch_value::{parse_json, parse_yaml, to_json_string, Arena, ParseOptions, Value};
-use std::io::Write;
+use smpatch_value::{
+    parse_json, parse_yaml, to_json_string, Arena, Member, Number, Object, ParseOptions, Value,
+};
+use std::fmt::Write;
 
 /// Deepest nesting read from Python objects (the facade's document limit).
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// Why a Python object could not be written as JSON.
+/// Why a Python object could not be read as a JSON document.
 pub(crate) enum ConvertError {
     /// Bad input: becomes an `smpatch.Error` (a `ValueError`).
     Doc(Error),
@@ -69,36 +83,34 @@ fn escape_token(t: &str) -> String {
 /// Writes a document given as a Python object or text as JSON bytes. `what`
 /// names the document in messages (`original`, `patch`, …).
 pub(crate) fn document_bytes(obj: &Bound<'_, PyAny>, what: &str) -> Result<Vec<u8>, ConvertError> {
+    if let Some(text) = document_text(obj, what) {
+        return text;
+    }
+    let arena = Arena::new();
+    let value = Reader::new(&arena).document(obj, what)?;
+    Ok(to_json_string(&value).into_bytes())
+}
+
+/// A document given as text (`str`, `bytes`, `bytearray`) as JSON bytes
+/// ([`text_bytes`]); `None` for any other object.
+pub(crate) fn document_text(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+) -> Option<Result<Vec<u8>, ConvertError>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow().map_err(ConvertError::Py)?;
-        return text_bytes(text.as_bytes(), what).map_err(ConvertError::Doc);
+        return Some(
+            s.to_cow()
+                .map_err(ConvertError::Py)
+                .and_then(|t| text_bytes(t.as_bytes(), what).map_err(ConvertError::Doc)),
+        );
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return text_bytes(b.as_bytes(), what).map_err(ConvertError::Doc);
+        return Some(text_bytes(b.as_bytes(), what).map_err(ConvertError::Doc));
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {
-        return text_bytes(&b.to_vec(), what).map_err(ConvertError::Doc);
+        return Some(text_bytes(&b.to_vec(), what).map_err(ConvertError::Doc));
     }
-    let mut out = Vec::with_capacity(256);
-    match write_value(&mut out, obj, 0) {
-        Ok(()) => Ok(out),
-        Err(mut f) => {
-            if let Some(e) = f.py.take() {
-                return Err(ConvertError::Py(e));
-            }
-            let path: String = f
-                .tokens
-                .iter()
-                .rev()
-                .map(|t| format!("/{}", escape_token(t)))
-                .collect();
-            Err(ConvertError::Doc(Error::new(
-                ErrorKind::Facade(f.kind),
-                path,
-                format!("invalid document ({what}): {}", f.message),
-            )))
-        }
-    }
+    None
 }
 
 /// kubectl's sniffing: text whose first non-space character opens an object
@@ -114,7 +126,7 @@ fn looks_like_json(text: &[u8]) -> bool {
 /// and written as JSON. Blank text and a YAML stream without documents pass
 /// as empty input, which the facade treats as `{}` for patch creation and
 /// as an error for `apply`.
-fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
     if looks_like_json(text) || text.iter().all(u8::is_ascii_whitespace) {
         return Ok(text.to_vec());
     }
@@ -149,79 +161,216 @@ fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
     }
 }
 
-fn write_str(out: &mut Vec<u8>, s: &str) {
-    // serde_json's escaper: quotes, backslashes and control characters.
-    // Writing into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, s);
+/// Largest document read from Python objects, counted as the size of its
+/// compact JSON text without escapes (the parser's default input limit).
+const MAX_INPUT_BYTES: usize = 512 << 20;
+/// Longest string read from Python objects, in UTF-8 bytes (the parser's
+/// default string limit).
+const MAX_STRING_BYTES: usize = 256 << 20;
+
+/// Reads Python objects straight into an [`Arena`] value tree: no JSON text
+/// in between. The documents of one call share one reader (and its caches).
+pub(crate) struct Reader<'a, 'py> {
+    arena: &'a Arena,
+    /// Object keys by the address of their `str` object, which the entry
+    /// keeps alive (so the address cannot be reused during the call):
+    /// Kubernetes objects repeat a few keys thousands of times, and
+    /// `json.loads` and dict literals share one `str` per distinct key.
+    keys: FxHashMap<usize, (&'a str, Bound<'py, PyString>)>,
+    /// Members of the objects being read (a stack: each object takes its
+    /// own from its start and truncates it back).
+    members: Vec<Member<'a>>,
+    /// Items of the lists being read (a stack, as `members`).
+    items: Vec<Value<'a>>,
+    /// JSON size of the document so far (see [`MAX_INPUT_BYTES`]).
+    size: usize,
 }
 
-/// Writes a Python `str` as a JSON string. Under the 3.9 stable ABI the
-/// UTF-8 text is only reachable as a new `bytes` object; borrowing from it
-/// avoids a second copy.
-fn write_py_str(out: &mut Vec<u8>, s: &Bound<'_, PyString>) -> Result<(), Box<Fail>> {
-    let bytes = s.encode_utf8().map_err(|_| {
-        Fail::new(
-            FacadeKind::InvalidDocument,
-            "a string is not valid Unicode (lone surrogate); JSON cannot hold it",
-        )
-    })?;
-    // Python's UTF-8 encoder only produces valid UTF-8.
-    let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| {
-        Fail::new(
-            FacadeKind::InvalidDocument,
-            format!("a string is not UTF-8: {e}"),
-        )
-    })?;
-    write_str(out, text);
-    Ok(())
-}
-
-fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), Box<Fail>> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return write_py_str(out, s);
+impl<'a, 'py> Reader<'a, 'py> {
+    /// A reader into `arena`.
+    pub(crate) fn new(arena: &'a Arena) -> Self {
+        Reader {
+            arena,
+            keys: FxHashMap::default(),
+            members: Vec::new(),
+            items: Vec::new(),
+            size: 0,
+        }
     }
-    if let Ok(d) = obj.cast::<PyDict>() {
+
+    /// Reads one document given as a Python object (not text). `what`
+    /// names it in messages (`original`, `patch`, …). The top level is not
+    /// checked here (the caller applies the facade's `check_object`).
+    pub(crate) fn document(
+        &mut self,
+        obj: &Bound<'py, PyAny>,
+        what: &str,
+    ) -> Result<Value<'a>, ConvertError> {
+        self.size = 0;
+        self.read(obj, 0).map_err(|f| located(*f, what))
+    }
+
+    /// The keys read so far with their `str` objects, to seed the
+    /// [`KeyCache`] of the answer: its dicts then reuse the caller's key
+    /// objects (and their cached hashes).
+    ///
+    /// Only keys: reusing string values too (by arena address) measured
+    /// slower than making new `str` objects (a map entry per string read).
+    pub(crate) fn into_keys(self) -> Vec<(&'a str, Py<PyString>)> {
+        // Only exact `str` keys: the answer's keys are plain `str`, never
+        // the caller's subclass instances.
+        self.keys
+            .into_values()
+            .filter(|(_, obj)| obj.is_exact_instance_of::<PyString>())
+            .map(|(text, obj)| (text, obj.unbind()))
+            .collect()
+    }
+
+    fn count(&mut self, bytes: usize) -> Result<(), Box<Fail>> {
+        self.size = self.size.saturating_add(bytes);
+        if self.size > MAX_INPUT_BYTES {
+            return Err(Fail::new(
+                FacadeKind::TooLarge,
+                format!("the document is larger than {MAX_INPUT_BYTES} bytes as JSON"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> Result<Value<'a>, Box<Fail>> {
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Value::String(self.string(s)?));
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            if depth >= MAX_DEPTH {
+                return Err(too_deep());
+            }
+            self.count(2)?;
+            let base = self.members.len();
+            for (k, v) in d.iter() {
+                let key = self.key(&k)?;
+                let value = self.read(&v, depth + 1).map_err(|f| f.at(key.to_owned()))?;
+                self.members.push(Member { key, value });
+            }
+            let members = self
+                .arena
+                .alloc_slice_copy(self.members.get(base..).unwrap_or(&[]));
+            self.members.truncate(base);
+            return Ok(Value::Object(Object::from_members(members)));
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return self.list(l.iter(), depth);
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return self.list(t.iter(), depth);
+        }
+        if obj.is_none() {
+            self.count(4)?;
+            return Ok(Value::Null);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            self.count(5)?;
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if obj.cast::<PyInt>().is_ok() {
+            return self.int(obj);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            let v = f.value();
+            if !v.is_finite() {
+                return Err(Fail::new(
+                    FacadeKind::InvalidDocument,
+                    format!("{v} is not a JSON number (NaN and infinities cannot be written)"),
+                ));
+            }
+            // `{:?}` is the shortest text that reads back as the same f64
+            // and keeps a `.` or an exponent, so it stays a float.
+            let mut buf = NumberText::default();
+            let _ = write!(buf, "{v:?}");
+            return self.number(buf.as_str());
+        }
+        Err(Fail::new(
+            FacadeKind::InvalidDocument,
+            format!(
+                "a {} is not a JSON value (use dict, list, tuple, str, int, float, bool or None; \
+                 for a kubernetes client model, pass ApiClient().sanitize_for_serialization(obj))",
+                type_name(obj)
+            ),
+        ))
+    }
+
+    fn list(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Result<Value<'a>, Box<Fail>> {
         if depth >= MAX_DEPTH {
             return Err(too_deep());
         }
-        out.push(b'{');
-        for (i, (k, v)) in d.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            let Ok(ks) = k.cast::<PyString>() else {
-                let tn = type_name(&k);
-                let shown = k.repr().map(|r| r.to_string()).unwrap_or_default();
-                return Err(Fail::new(
-                    FacadeKind::InvalidDocument,
-                    format!("object keys must be str, not {tn} ({shown})"),
-                ));
-            };
-            write_py_str(out, ks)?;
-            out.push(b':');
-            write_value(out, &v, depth + 1).map_err(|f| f.at(ks.to_string_lossy().into_owned()))?;
+        self.count(2)?;
+        let base = self.items.len();
+        for (i, v) in items.enumerate() {
+            let value = self.read(&v, depth + 1).map_err(|f| f.at(i.to_string()))?;
+            self.items.push(value);
         }
-        out.push(b'}');
-        return Ok(());
+        let items = self
+            .arena
+            .alloc_slice_copy(self.items.get(base..).unwrap_or(&[]));
+        self.items.truncate(base);
+        Ok(Value::Array(items))
     }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return write_items(out, l.iter(), depth);
+
+    fn key(&mut self, k: &Bound<'py, PyAny>) -> Result<&'a str, Box<Fail>> {
+        if let Some((text, _)) = self.keys.get(&(k.as_ptr() as usize)) {
+            self.size = self.size.saturating_add(text.len() + 3);
+            return Ok(text);
+        }
+        let Ok(ks) = k.cast::<PyString>() else {
+            let tn = type_name(k);
+            let shown = k.repr().map(|r| r.to_string()).unwrap_or_default();
+            return Err(Fail::new(
+                FacadeKind::InvalidDocument,
+                format!("object keys must be str, not {tn} ({shown})"),
+            ));
+        };
+        let text = self.string(ks)?;
+        self.count(1)?;
+        self.keys.insert(k.as_ptr() as usize, (text, ks.clone()));
+        Ok(text)
     }
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        return write_items(out, t.iter(), depth);
+
+    /// A Python `str` copied into the arena. Under the 3.9 stable ABI the
+    /// UTF-8 text is only reachable as a new `bytes` object; the copy is
+    /// taken from it.
+    fn string(&mut self, s: &Bound<'py, PyString>) -> Result<&'a str, Box<Fail>> {
+        let bytes = s.encode_utf8().map_err(|_| {
+            Fail::new(
+                FacadeKind::InvalidDocument,
+                "a string is not valid Unicode (lone surrogate); JSON cannot hold it",
+            )
+        })?;
+        // Python's UTF-8 encoder only produces valid UTF-8.
+        let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| {
+            Fail::new(
+                FacadeKind::InvalidDocument,
+                format!("a string is not UTF-8: {e}"),
+            )
+        })?;
+        if text.len() > MAX_STRING_BYTES {
+            return Err(Fail::new(
+                FacadeKind::TooLarge,
+                format!("a string is longer than {MAX_STRING_BYTES} bytes"),
+            ));
+        }
+        self.count(text.len() + 2)?;
+        Ok(self.arena.alloc_str(text))
     }
-    if obj.is_none() {
-        out.extend_from_slice(b"null");
-        return Ok(());
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
-        return Ok(());
-    }
-    if obj.cast::<PyInt>().is_ok() {
+
+    fn int(&mut self, obj: &Bound<'py, PyAny>) -> Result<Value<'a>, Box<Fail>> {
         if let Ok(n) = obj.extract::<i64>() {
-            let _ = write!(out, "{n}");
-            return Ok(());
+            let mut buf = NumberText::default();
+            let _ = write!(buf, "{n}");
+            return self.number(buf.as_str());
         }
         // Beyond i64: int's own decimal text (exact at any size).
         let text = obj
@@ -235,49 +384,67 @@ fn write_value(out: &mut Vec<u8>, obj: &Bound<'_, PyAny>, depth: usize) -> Resul
                 f.py = Some(e);
                 f
             })?;
-        out.extend_from_slice(text.as_bytes());
-        return Ok(());
+        self.number(&text)
     }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        let v = f.value();
-        if !v.is_finite() {
-            return Err(Fail::new(
-                FacadeKind::InvalidDocument,
-                format!("{v} is not a JSON number (NaN and infinities cannot be written)"),
-            ));
-        }
-        // `{:?}` is the shortest text that reads back as the same f64 and
-        // keeps a `.` or an exponent, so it stays a float.
-        let _ = write!(out, "{v:?}");
-        return Ok(());
+
+    /// A number literal copied into the arena; `text` is Rust's or
+    /// Python's own writing of an int or a finite float, so valid JSON.
+    fn number(&mut self, text: &str) -> Result<Value<'a>, Box<Fail>> {
+        self.count(text.len())?;
+        let text = self.arena.alloc_str(text);
+        Number::parse_literal(text)
+            .map(Value::Number)
+            .ok_or_else(|| {
+                Fail::new(
+                    FacadeKind::InvalidDocument,
+                    format!("{text} is not a JSON number"),
+                )
+            })
     }
-    Err(Fail::new(
-        FacadeKind::InvalidDocument,
-        format!(
-            "a {} is not a JSON value (use dict, list, tuple, str, int, float, bool or None; \
-             for a kubernetes client model, pass ApiClient().sanitize_for_serialization(obj))",
-            type_name(obj)
-        ),
-    ))
 }
 
-fn write_items<'py>(
-    out: &mut Vec<u8>,
-    items: impl Iterator<Item = Bound<'py, PyAny>>,
-    depth: usize,
-) -> Result<(), Box<Fail>> {
-    if depth >= MAX_DEPTH {
-        return Err(too_deep());
+/// A number's text, written on the stack (an `i64` or an `f64`'s shortest
+/// form is at most 24 bytes; longer text is cut, and then refused as not a
+/// JSON number).
+#[derive(Default)]
+struct NumberText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl NumberText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
     }
-    out.push(b'[');
-    for (i, v) in items.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_value(out, &v, depth + 1).map_err(|f| f.at(i.to_string()))?;
+}
+
+impl std::fmt::Write for NumberText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dest = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dest.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
-    out.push(b']');
-    Ok(())
+}
+
+/// A located conversion error as the facade error it stands for (or the
+/// Python exception raised while reading).
+fn located(mut f: Fail, what: &str) -> ConvertError {
+    if let Some(e) = f.py.take() {
+        return ConvertError::Py(e);
+    }
+    let path: String = f
+        .tokens
+        .iter()
+        .rev()
+        .map(|t| format!("/{}", escape_token(t)))
+        .collect();
+    ConvertError::Doc(Error::new(
+        ErrorKind::Facade(f.kind),
+        path,
+        format!("invalid document ({what}): {}", f.message),
+    ))
 }
 
 fn too_deep() -> Box<Fail> {
@@ -302,28 +469,55 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'p
     let opts = ParseOptions::default().with_max_depth(4 * MAX_DEPTH);
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
-    let mut keys = KeyCache::default();
-    value_to_py(py, v, &mut keys)
+    value_to_py(py, v, &mut KeyCache::default())
 }
 
-/// One Python `str` per distinct object key of an answer: Kubernetes objects
-/// repeat a few keys (`name`, `value`, `image`, ...) thousands of times, and
-/// a reused `str` also keeps its hash for the dict insert.
+/// The keys of an answer: one Python `str` per distinct object key.
+/// Kubernetes objects repeat a few keys (`name`, `value`, `image`, ...)
+/// thousands of times, and a reused `str` also keeps its hash for the dict
+/// insert. Keys the engine carried over from documents read from Python
+/// objects (same arena text: same address and length, see
+/// [`Reader::into_keys`]) come back as the caller's own key objects.
 #[derive(Default)]
-struct KeyCache<'a, 'py> {
-    map: rustc_hash::FxHashMap<&'a str, Bound<'py, PyString>>,
+pub(crate) struct KeyCache<'a, 'py> {
+    keys: FxHashMap<&'a str, Bound<'py, PyString>>,
+    /// Caller's key objects by the (address, length) of their arena text.
+    read: FxHashMap<(usize, usize), Bound<'py, PyString>>,
+    /// Items of the lists being built (a stack, as in [`Reader`]).
+    items: Vec<Bound<'py, PyAny>>,
 }
 
 impl<'a, 'py> KeyCache<'a, 'py> {
-    fn get(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
-        self.map
+    /// A cache holding the keys of [`Reader::into_keys`].
+    pub(crate) fn seeded(py: Python<'py>, keys: Vec<(&'a str, Py<PyString>)>) -> Self {
+        let mut read = FxHashMap::default();
+        read.reserve(keys.len());
+        for (text, obj) in keys {
+            read.insert((text.as_ptr() as usize, text.len()), obj.into_bound(py));
+        }
+        KeyCache {
+            read,
+            ..KeyCache::default()
+        }
+    }
+
+    fn key(&mut self, py: Python<'py>, key: &'a str) -> Bound<'py, PyString> {
+        if !self.read.is_empty() {
+            if let Some(s) = self.read.get(&(key.as_ptr() as usize, key.len())) {
+                return s.clone();
+            }
+        }
+        self.keys
             .entry(key)
             .or_insert_with(|| PyString::new(py, key))
             .clone()
     }
 }
 
-fn value_to_py<'a, 'py>(
+/// Builds the Python objects of an answer: `dict`, `list`, `str`, `int`
+/// (any size, from the literal, never through a float), `float`, `bool`,
+/// `None`.
+pub(crate) fn value_to_py<'a, 'py>(
     py: Python<'py>,
     v: Value<'a>,
     keys: &mut KeyCache<'a, 'py>,
@@ -344,16 +538,19 @@ fn value_to_py<'a, 'py>(
             }
         }
         Value::Array(items) => {
-            let list = PyList::empty(py);
+            // Built at its final size (no appends).
+            let base = keys.items.len();
             for item in items {
-                list.append(value_to_py(py, *item, keys)?)?;
+                let obj = value_to_py(py, *item, keys)?;
+                keys.items.push(obj);
             }
+            let list = PyList::new(py, keys.items.drain(base..))?;
             list.into_any()
         }
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, item) in o.iter() {
-                dict.set_item(keys.get(py, k), value_to_py(py, item, keys)?)?;
+                dict.set_item(keys.key(py, k), value_to_py(py, item, keys)?)?;
             }
             dict.into_any()
         }

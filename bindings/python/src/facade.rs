@@ -1,7 +1,7 @@
 //! The one module that calls the smpatch facade (and the schema loader).
 //!
-//! Everything here takes and returns owned Rust data (JSON bytes, options,
-//! a `&Schema`), so the callers in `lib.rs` run it without the GIL. When the
+//! Everything here takes and returns Rust data (JSON bytes, arena values,
+//! options, a `&Schema`), so the callers in `lib.rs` run it without the GIL. When the
 //! facade's API changes, this file is the one to adapt, with `raise()` in
 //! `lib.rs` (reads `Error::name`, `path`, `message`) and the error
 //! constructors of `convert.rs` (`Error::new` with a `FacadeKind`, or the
@@ -10,8 +10,10 @@
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
 //! `conflicts_bytes`, `compose_bytes`, `fields_bytes`, `extract_bytes`,
-//! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` (for
-//! `normalize`, `server_apply`), `validate_unions`, `UnionOptions`,
+//! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` and
+//! `check_object` (the arena path of Python objects: [`tree_op`],
+//! [`run_tree`]; and `normalize`, `server_apply` on text),
+//! `validate_unions`, `UnionOptions`,
 //! `fieldsets::{FieldsOptions, ExtractOptions, ApiCheck}`, `Violation`
 //! (`path`, `rule`, `message`), `Error::violations`,
 //! `apply_json` (bench only), `embedded_schema`, `Error` (`name`, `path`,
@@ -444,4 +446,80 @@ pub(crate) fn time_facade_apply(
     }
     let json = start.elapsed().as_secs_f64() / f64::from(iterations);
     Ok((bytes, json))
+}
+
+/// What an operation answers on the arena (the path for Python objects:
+/// no JSON text between the caller's objects and the engine).
+pub(crate) enum TreeAnswer<'a> {
+    /// A document.
+    Document(Value<'a>),
+    /// A yes/no answer (`conflicts`).
+    Bool(bool),
+    /// A normalized object and the pointers normalization cleared.
+    Normalized(Value<'a>, Vec<String>),
+}
+
+/// The engine operation of `op` when this binding runs it on arena values;
+/// `None` for the operations it runs on bytes only (`validate`, `fields`,
+/// `extract`: they read text their own way or answer something else).
+pub(crate) fn tree_op(op: &Op) -> Option<ops::Op> {
+    Some(match op {
+        Op::Apply(a) => ops::Op::Apply(a.options()),
+        Op::CreateTwoWay(a) => ops::Op::Create2(a.options()),
+        Op::CreateThreeWay { overwrite, args } => ops::Op::Create3 {
+            options: args.options(),
+            overwrite: *overwrite,
+        },
+        Op::Conflicts(a) => ops::Op::Conflicts(a.options()),
+        Op::Compose(a) => ops::Op::Compose(a.options()),
+        Op::Normalize { args, has_old } => ops::Op::Normalize {
+            options: args.options(),
+            create: !has_old,
+        },
+        Op::ServerApply { apply, unions } => ops::Op::ServerApply {
+            apply: apply.options(),
+            unions: unions.options(),
+        },
+        Op::Validate { .. } | Op::Fields(_) | Op::Extract(_) => return None,
+    })
+}
+
+/// Reads a JSON text document into the arena as the bytes API does (the
+/// operation's depth limit, empty text as the operation takes it, the top
+/// level checked).
+pub(crate) fn read_text<'a>(
+    arena: &'a Arena,
+    text: &'a [u8],
+    op: &ops::Op,
+    what: &str,
+) -> Result<Value<'a>, Error> {
+    smpatch::parse_document(arena, text, op, what)
+}
+
+/// Checks the top level of a document built from Python objects as the
+/// bytes API checks parsed ones (`null` is `{}`, anything else but an
+/// object is `invalid_document`).
+pub(crate) fn check_object<'a>(value: Value<'a>, what: &str) -> Result<Value<'a>, Error> {
+    smpatch::check_object(value, what)
+}
+
+/// Runs `op` (from [`tree_op`]) on documents already in the arena, in the
+/// order of the Python signature (`normalize` without `old`: one).
+pub(crate) fn run_tree<'a>(
+    arena: &'a Arena,
+    op: &ops::Op,
+    mut docs: Vec<Value<'a>>,
+    schema: &SchemaRef,
+    type_name: Option<&str>,
+) -> Result<TreeAnswer<'a>, Error> {
+    if docs.len() < op.roles().len() {
+        // `normalize` on create: the facade ignores the stored object.
+        docs.push(Value::empty_object());
+    }
+    let ty = schema.type_ref(type_name);
+    Ok(match ops::run(arena, op, &docs, &[schema.schema()], &ty)? {
+        Outcome::Conflicts(b) => TreeAnswer::Bool(b),
+        Outcome::Normalized { value, cleared } => TreeAnswer::Normalized(value, cleared),
+        other => TreeAnswer::Document(other.into_value()),
+    })
 }

@@ -12,18 +12,25 @@
 //! Invariant: documents are converted while holding the GIL; the facade call
 //! itself runs detached from the interpreter (`Python::detach`), so threads
 //! merge in parallel. A `Schema` is immutable and shared by reference.
+//! Python objects are read straight into the engine's arena and answers
+//! built straight from it (`call_tree`); only text in and bytes out goes
+//! through the facade's bytes API (`call`).
 
 mod convert;
 mod facade;
 
-use convert::{document_bytes, json_to_py, ConvertError};
+use convert::{
+    document_bytes, document_text, json_to_py, value_to_py, ConvertError, KeyCache, Reader,
+};
 use facade::{
-    Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, UnionArgs,
-    ViolationParts,
+    Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, TreeAnswer,
+    UnionArgs, ViolationParts,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList};
+use smpatch_value::{to_json_string, Arena};
 use std::path::PathBuf;
 
 /// Violations as a list of `{"path", "rule", "message"}` dicts.
@@ -149,6 +156,13 @@ fn call(
         Some(s) => s.get().inner.clone(),
         None => py.detach(facade::embedded).map_err(|e| raise(py, e))?,
     };
+    let all_text = docs
+        .iter()
+        .all(|(o, _)| o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>());
+    if let Some(tree) = facade::tree_op(&op).filter(|_| !(all_text && as_bytes)) {
+        return call_tree(py, &tree, docs, &schema, type_name, as_bytes)
+            .map_err(|e| convert_error(py, e));
+    }
     let mut bytes = Vec::with_capacity(docs.len());
     for (obj, what) in docs {
         bytes.push(document_bytes(obj, what).map_err(|e| convert_error(py, e))?);
@@ -169,6 +183,84 @@ fn call(
             (object, cleared).into_pyobject(py)?.into_any().unbind()
         }
         Answer::Violations(found) => violation_list(py, found)?.into_any().unbind(),
+    })
+}
+
+/// [`call`] for Python objects (or a mix of objects and text): the
+/// documents are read straight into the engine's arena and the answer is
+/// built straight from it (no JSON text in between; text documents are
+/// parsed into the same arena). Only text in and bytes out takes the bytes
+/// API, which is the same engine call.
+///
+/// The arena cannot cross threads, so the call detaches from the
+/// interpreter first and attaches again to read the documents and to build
+/// the answer: the engine itself runs without the GIL.
+fn call_tree(
+    py: Python<'_>,
+    op: &smpatch::ops::Op,
+    docs: &[(&Bound<'_, PyAny>, &str)],
+    schema: &SchemaRef,
+    type_name: Option<&str>,
+    as_bytes: bool,
+) -> Result<Py<PyAny>, ConvertError> {
+    // Text documents as JSON bytes (YAML converted), owned here so that the
+    // values parsed from them (which borrow their strings) outlive the arena.
+    let mut texts = Vec::with_capacity(docs.len());
+    let mut objects = Vec::with_capacity(docs.len());
+    for (obj, what) in docs {
+        texts.push(document_text(obj, what).transpose()?);
+        objects.push(((*obj).clone().unbind(), *what));
+    }
+    py.detach(|| {
+        let arena = Arena::new();
+        let (values, keys) = Python::attach(|py| {
+            let mut reader = Reader::new(&arena);
+            let mut values = Vec::with_capacity(objects.len());
+            for ((obj, what), text) in objects.iter().zip(&texts) {
+                let value = match text {
+                    Some(t) => facade::read_text(&arena, t, op, what),
+                    None => facade::check_object(reader.document(obj.bind(py), what)?, what),
+                };
+                values.push(value.map_err(ConvertError::Doc)?);
+            }
+            Ok::<_, ConvertError>((values, reader.into_keys()))
+        })?;
+        // `keys` holds references to Python objects: it is dropped while
+        // attached (a reference dropped while detached is queued by PyO3 and
+        // released later, at a cost per object).
+        let answer = match facade::run_tree(&arena, op, values, schema, type_name) {
+            Ok(answer) => answer,
+            Err(e) => {
+                Python::attach(move |_| drop(keys));
+                return Err(ConvertError::Doc(e));
+            }
+        };
+        let text = match &answer {
+            TreeAnswer::Document(v) | TreeAnswer::Normalized(v, _) if as_bytes => {
+                Some(to_json_string(v).into_bytes())
+            }
+            _ => None,
+        };
+        Python::attach(move |py| {
+            let mut keys = if text.is_some() {
+                KeyCache::default()
+            } else {
+                KeyCache::seeded(py, keys)
+            };
+            let mut object = |v| match &text {
+                Some(t) => Ok(PyBytes::new(py, t).into_any()),
+                None => value_to_py(py, v, &mut keys),
+            };
+            let answer = match answer {
+                TreeAnswer::Document(v) => object(v)?,
+                TreeAnswer::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+                TreeAnswer::Normalized(v, cleared) => {
+                    (object(v)?, cleared).into_pyobject(py)?.into_any()
+                }
+            };
+            Ok(answer.unbind())
+        })
+        .map_err(ConvertError::Py)
     })
 }
 
