@@ -14,10 +14,16 @@
 //! - `create2/<case>`, `create3/<case>`: the create bench inputs; baseline =
 //!   serde_json parse of the documents and serialize of the patch.
 //!
+//! - `facade-apply/<case>`, `facade-create2/<case>`, `facade-create3/<case>`:
+//!   the same through the facade's bytes API (`smpatch::apply_bytes`, …),
+//!   whose arena is sized from the input lengths, against the same
+//!   baselines.
+//!
 //! - `scaling/<op>/<n>`: peak heap per list element of `apply` (every
 //!   element patched), `create2` and `create3` on the env lists of the scaling
-//!   bench, 1k to 256k elements; target: per-element peak at every size
-//!   within [`SCALING_TARGET`] of the 1k figure (linear memory).
+//!   bench, 1k to 256k elements, with the facade's peak per element beside
+//!   it; target: per-element peak at every size within [`SCALING_TARGET`]
+//!   of the 1k figure (linear memory).
 //!
 //! Target: peak heap within 1.5x of the baseline on every input. Run with
 //! `cargo bench -p smpatch-benches --bench memory`; the table goes to
@@ -141,6 +147,13 @@ fn main() {
             baseline,
             smpatch,
         });
+        let facade = measure(|| facade_op(0, &[o, p]));
+        rows.push(Row {
+            name: format!("facade-apply/{}", case.label),
+            input_bytes: o.len() + p.len(),
+            baseline,
+            smpatch: facade,
+        });
 
         for three in [false, true] {
             let docs: Vec<&[u8]> = if three {
@@ -185,6 +198,17 @@ fn main() {
                 input_bytes: docs.iter().map(|d| d.len()).sum(),
                 baseline,
                 smpatch,
+            });
+            let facade = measure(|| facade_op(if three { 2 } else { 1 }, &docs));
+            rows.push(Row {
+                name: format!(
+                    "facade-{}/{}",
+                    if three { "create3" } else { "create2" },
+                    case.label
+                ),
+                input_bytes: docs.iter().map(|d| d.len()).sum(),
+                baseline,
+                smpatch: facade,
             });
         }
     }
@@ -238,9 +262,9 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
     let mut missed = Vec::new();
     println!();
     println!(
-        "| op | elements | smpatch peak | peak per element | vs 1k | serde_json peak per element |"
+        "| op | elements | smpatch peak | peak per element | vs 1k | facade peak per element | serde_json peak per element |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for (si, &n) in sizes.iter().enumerate() {
         let case = smpatch_benches::case_env_all(n);
         let (o, p, m, c) = (
@@ -281,6 +305,7 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
                 };
                 to_json_string(&out)
             });
+            let facade = measure(|| facade_op(k, &docs));
             let baseline = measure(|| {
                 let parsed = serde_docs(&docs);
                 black_box(&parsed);
@@ -291,8 +316,9 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
             }
             let vs = per / per_1k[k];
             println!(
-                "| {op} | {n} | {} | {per:.0} | {vs:.2} | {:.0} |",
+                "| {op} | {n} | {} | {per:.0} | {vs:.2} | {:.0} | {:.0} |",
                 usage.peak,
+                facade.peak as f64 / n as f64,
                 baseline.peak as f64 / n as f64
             );
             if vs > SCALING_TARGET {
@@ -301,4 +327,25 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
         }
     }
     missed
+}
+
+/// Operation `k` (0 apply, 1 create2, 2 create3) of a Deployment through the
+/// facade's bytes API (its own arena, sized from the inputs): the patched
+/// document or the patch, as bytes.
+fn facade_op(k: usize, docs: &[&[u8]]) -> Vec<u8> {
+    let schema = smpatch_schema::embedded();
+    let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
+    let copts = CreateOptions::default();
+    match k {
+        0 => smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &ApplyOptions::default()),
+        1 => smpatch::create_two_way_bytes(docs[0], docs[1], schema, &ty, &copts),
+        _ => smpatch::create_three_way_bytes(
+            smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
+            schema,
+            &ty,
+            OnConflict::Fail,
+            &copts,
+        ),
+    }
+    .unwrap()
 }

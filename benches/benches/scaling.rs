@@ -7,7 +7,11 @@
 //! `scaling/create3/<n>` (create3 with `overwrite = false`), each with the
 //! `serde_json_baseline` (parse of every input document + serialize of the
 //! result) and `smpatch` (arena parse + operation + serialize), as in the apply
-//! and create benches. Throughput is `Elements(n)`, so criterion reports
+//! and create benches, and the `streaming_floor`: every input document
+//! copied into a reused buffer and the result's compact text copied into a
+//! new one, with no parsing. The floor is context, not a target: it shows
+//! how much per-element growth this machine imposes on any linear pass over
+//! the same bytes once they outgrow the caches. Throughput is `Elements(n)`, so criterion reports
 //! time per element directly; the target is per-element time at 16k, 64k
 //! and 256k within 1.2x of 1k (`python3 benches/scripts/scaling.py`).
 //!
@@ -110,7 +114,9 @@ fn scaling(c: &mut Criterion) {
             let mut arena = Arena::new();
             // The output once, outside timing: for the baseline's serialize
             // step, and checked for apply (the create benches check patches).
-            let out: serde_json::Value = to_serde(&op.run(&arena, &docs, cursor)).unwrap();
+            let result = op.run(&arena, &docs, cursor);
+            let out_text = to_json_string(&result);
+            let out: serde_json::Value = to_serde(&result).unwrap();
             if matches!(op, Op::ApplyAll | Op::ApplyOne) {
                 let expected: serde_json::Value = serde_json::from_str(&case.modified).unwrap();
                 assert_eq!(out, expected, "{} of {}", op.name(), case.label);
@@ -133,6 +139,17 @@ fn scaling(c: &mut Criterion) {
                         black_box(&v);
                     }
                     serde_json::to_string(&out).unwrap()
+                })
+            });
+            let mut floor_buf: Vec<u8> = Vec::new();
+            g.bench_function(BenchmarkId::new("streaming_floor", n), |b| {
+                b.iter(|| {
+                    floor_buf.clear();
+                    for d in &docs {
+                        floor_buf.extend_from_slice(d);
+                    }
+                    black_box(&floor_buf);
+                    out_text.as_bytes().to_vec()
                 })
             });
             g.bench_function(BenchmarkId::new("smpatch", n), |b| {

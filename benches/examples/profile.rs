@@ -19,7 +19,11 @@
 //! `apply-all-parse`, … that only parse the operation's documents, or
 //! `-serde` variants `apply-all-serde`, `apply-one-serde`, …:
 //! the scaling bench's baseline, serde_json parsing the same documents and
-//! writing the expected result), the element count, and the repetitions
+//! writing the expected result), or `-floor` variants `apply-all-floor`, …
+//! (the streaming floor of the scaling bench: copy every input document
+//! into a reused buffer and the operation's output text into a new one,
+//! no parsing: what this machine charges any linear pass over the same
+//! bytes), the element count, and the repetitions
 //! (default 1). The
 //! input is generated outside `measured`, so a tool collecting only inside
 //! it sees the operation alone.
@@ -54,6 +58,10 @@ fn main() {
         Some(b) => (b, true),
         None => (base, false),
     };
+    let (base, floor) = match base.strip_suffix("-floor") {
+        Some(b) => (b, true),
+        None => (base, false),
+    };
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
@@ -82,6 +90,40 @@ fn main() {
     };
     let expected: serde_json::Value = serde_json::from_str(&case.modified).unwrap();
     let mut arena = Arena::new();
+    // The streaming floor's output: the operation's result text, made once.
+    let out_text = if floor {
+        let v: Vec<Value<'_>> = docs
+            .iter()
+            .map(|d| parse_json(&arena, d, &popts).unwrap())
+            .collect();
+        let out = match base {
+            "apply-all" | "apply-one" | "deploy-apply" => {
+                apply(&arena, v[0], v[1], cursor, &aopts).unwrap()
+            }
+            "create2" | "deploy-create2" => {
+                create_two_way(&arena, v[0], v[1], cursor, &copts, &[]).unwrap()
+            }
+            "create3" | "deploy-create3" => create_three_way(
+                &arena,
+                ThreeWay {
+                    original: v[0],
+                    modified: v[1],
+                    current: v[2],
+                },
+                cursor,
+                OnConflict::Fail,
+                &copts,
+                &[],
+            )
+            .unwrap(),
+            _ => v[0],
+        };
+        to_json_string(&out)
+    } else {
+        String::new()
+    };
+    arena.reset();
+    let mut floor_buf: Vec<u8> = Vec::new();
     let mut times = Vec::with_capacity(reps);
     // Thread CPU time as well: on a loaded machine it leaves out the time
     // the thread waited for a core (not the caches other processes evict).
@@ -100,6 +142,19 @@ fn main() {
                     .map(|d| serde_json::from_slice(d).unwrap())
                     .collect();
                 (parsed, serde_json::to_string(&expected).unwrap())
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
+            cpu_times.push(cpu_now() - c);
+            continue;
+        }
+        if floor {
+            black_box(measured(|| {
+                floor_buf.clear();
+                for d in &docs {
+                    floor_buf.extend_from_slice(d);
+                }
+                black_box(&floor_buf);
+                out_text.as_bytes().to_vec()
             }));
             times.push(t.elapsed().as_nanos() as f64);
             cpu_times.push(cpu_now() - c);

@@ -215,13 +215,41 @@ fn pipeline<I: Input + ?Sized, R>(
     ty: &TypeRef,
     finish: impl FnOnce(Outcome<'_>) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    let arena = Arena::new();
+    let arena = arena_for(&op, docs);
     let values = docs
         .iter()
         .zip(op.roles())
         .map(|(d, what)| d.read(&arena, &op, what))
         .collect::<Result<Vec<_>, _>>()?;
     finish(ops::run(&arena, &op, &values, &[schema], ty)?)
+}
+
+/// The arena of one facade call, sized from the input text so that a
+/// typical call fits in its first chunk. An arena that starts small doubles
+/// its chunks as it fills; the chunks of earlier sizes stay allocated, so
+/// the peak can reach twice what is used (create2 on a 143 KB Deployment
+/// used 524 KB and held 1,047 KB). A parsed document takes 1.6 to 2.3 bytes
+/// of arena per byte of compact JSON; a merge also builds a result about
+/// the size of the patch's changes, so apply counts the patch more. Inputs
+/// without text (serde_json values) start small. docs/BENCHMARKS.md,
+/// "streaming and memory (this round)", has the measurements.
+fn arena_for<I: Input + ?Sized>(op: &Op, docs: &[&I]) -> Arena {
+    let text = |d: &&I| d.text_len();
+    let bytes = match op {
+        Op::Apply(_) | Op::ServerApply { .. } => {
+            let (first, rest) = docs.split_first().map_or((0, 0), |(f, r)| {
+                (f.text_len(), r.iter().map(text).sum::<usize>())
+            });
+            first.saturating_mul(9) / 4 + rest.saturating_mul(15) / 4
+        }
+        _ => docs.iter().map(text).sum::<usize>().saturating_mul(9) / 4,
+    };
+    if bytes == 0 {
+        Arena::new()
+    } else {
+        // Small inputs still get one page-sized chunk to grow from.
+        Arena::with_capacity(bytes.saturating_add(4096))
+    }
 }
 
 /// [`pipeline`] for operations that answer a document.
@@ -518,4 +546,30 @@ pub fn compose_bytes(
     opts: &CreateOptions,
 ) -> Result<Vec<u8>, Error> {
     document(Op::Compose(opts.clone()), &[first, second], schema, ty)
+}
+
+#[cfg(test)]
+mod arena_tests {
+    use super::*;
+
+    /// The facade's arena starts with room for what parsing the input
+    /// text takes (about 2 bytes per byte) plus the operation, in one
+    /// chunk, so a typical call never doubles its way up; values without
+    /// text start small.
+    #[test]
+    fn the_facade_arena_is_sized_from_the_input_text() {
+        let doc = vec![b' '; 100_000];
+        let small = vec![b' '; 1_000];
+        let c2 = arena_for::<[u8]>(&Op::Create2(CreateOptions::default()), &[&doc, &doc]);
+        assert!(c2.allocated_bytes() >= 450_000, "{c2:?}");
+        assert!(c2.allocated_bytes() < 600_000, "{c2:?}");
+        // Apply counts the patch more: its merge builds a result about the
+        // size of the patch's changes.
+        let apply = Op::Apply(ApplyOptions::default());
+        let a = arena_for::<[u8]>(&apply, &[&doc, &small]);
+        assert!(a.allocated_bytes() >= 225_000 + 3_750, "{a:?}");
+        let v = serde_json::json!({"a": 1});
+        let none = arena_for::<serde_json::Value>(&apply, &[&v, &v]);
+        assert_eq!(none.allocated_bytes(), 0);
+    }
 }

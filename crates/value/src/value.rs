@@ -219,6 +219,93 @@ fn canonical_int(text: &str) -> &str {
     }
 }
 
+/// Two source texts `deep_eq` compared byte by byte (by address, so a
+/// nested pair can tell where it lies in them): equal before `diff`,
+/// different at `diff`. A nested pair at the same offset in both lies in
+/// the same place of the same bracket structure, so it is decided from
+/// this without another comparison when it ends before `diff` (equal) or
+/// spans it (different); only a pair after `diff` compares its own texts.
+/// Keys are unique in an object with a source text, so a nested pair
+/// starting before `diff` is always at the same offset in both: every byte
+/// is compared at most once, and the cost of the texts is bounded by their
+/// size whatever the nesting depth.
+#[derive(Clone, Copy)]
+struct Compared {
+    x: usize,
+    y: usize,
+    len: usize,
+    diff: usize,
+}
+
+/// What comparing two source texts found.
+enum TextEq {
+    Equal,
+    /// Not equal as texts (the values may still be equal); with the new
+    /// comparison when one was made.
+    Differs(Option<Compared>),
+}
+
+/// Compares two objects' source texts, using `known` (an enclosing
+/// comparison) when it already decides them.
+fn texts_equal(sx: &str, sy: &str, known: Option<Compared>) -> TextEq {
+    if sx.len() != sy.len() {
+        // Not the same text (the values may still be equal): nothing to
+        // compare, nothing learned.
+        return TextEq::Differs(None);
+    }
+    let (px, py) = (sx.as_ptr() as usize, sy.as_ptr() as usize);
+    if let Some(k) = known {
+        let (rx, ry) = (px.wrapping_sub(k.x), py.wrapping_sub(k.y));
+        if rx == ry && rx < k.len {
+            if rx + sx.len() <= k.diff {
+                return TextEq::Equal;
+            }
+            if rx <= k.diff {
+                return TextEq::Differs(None);
+            }
+        }
+    }
+    match first_difference(sx.as_bytes(), sy.as_bytes()) {
+        None => TextEq::Equal,
+        Some(diff) => TextEq::Differs(Some(Compared {
+            x: px,
+            y: py,
+            len: sx.len(),
+            diff,
+        })),
+    }
+}
+
+/// The first offset at which two slices of equal length differ. Reads the
+/// bytes up to that offset (and the block holding it) twice at most.
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    let found = if a == b {
+        None
+    } else {
+        // Unequal: find where, a block at a time.
+        const BLOCK: usize = 32;
+        let mut at = 0;
+        let mut found = Some(a.len().min(b.len()));
+        for (ca, cb) in a.chunks(BLOCK).zip(b.chunks(BLOCK)) {
+            if ca != cb {
+                found = ca.iter().zip(cb).position(|(p, q)| p != q).map(|i| at + i);
+                break;
+            }
+            at += ca.len();
+        }
+        found
+    };
+    #[cfg(test)]
+    COMPARED_BYTES.with(|c| c.set(c.get() + found.map_or(a.len(), |d| d + 1)));
+    found
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes of source text `first_difference` was asked to compare (tests).
+    static COMPARED_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
 pub(crate) fn is_json_number(b: &[u8]) -> bool {
     matches!(scan_json_number(b, 0), Ok((end, _)) if end == b.len())
@@ -545,30 +632,39 @@ impl<'a> Value<'a> {
     /// distinct, numbers numerically within a kind, lists in order, objects as
     /// key sets. Iterative: safe on trees of any depth.
     pub fn deep_eq(&self, other: &Value<'_>) -> bool {
-        let mut stack: Vec<(Value<'_>, Value<'_>)> = vec![(*self, *other)];
-        while let Some((a, b)) = stack.pop() {
+        // Each pair carries what the nearest compared pair of source texts
+        // around it found (see `Compared`), so no byte is compared twice.
+        let mut stack: Vec<(Value<'_>, Value<'_>, Option<Compared>)> = vec![(*self, *other, None)];
+        while let Some((a, b, known)) = stack.pop() {
             match (a, b) {
                 (Value::Null, Value::Null) => {}
                 (Value::Bool(x), Value::Bool(y)) if x == y => {}
                 (Value::Number(x), Value::Number(y)) if x.same_value(&y) => {}
                 (Value::String(x), Value::String(y)) if x == y => {}
                 (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-                    stack.extend(x.iter().copied().zip(y.iter().copied()));
+                    stack.extend(
+                        x.iter()
+                            .copied()
+                            .zip(y.iter().copied())
+                            .map(|(a, b)| (a, b, known)),
+                    );
                 }
                 (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
-                    // Both read from the same compact text: equal without a
-                    // walk (the text determines the value; see
+                    // Two objects read from the same compact text are equal
+                    // without a walk (the text determines the value; see
                     // `Object::compact_source`). Different texts may still
                     // be equal (key order, `1.0` and `1.00`): walk them.
+                    let mut known = known;
                     if let (Some(sx), Some(sy)) = (x.compact_source(), y.compact_source()) {
-                        if sx == sy {
-                            continue;
+                        match texts_equal(sx, sy, known) {
+                            TextEq::Equal => continue,
+                            TextEq::Differs(c) => known = c.or(known),
                         }
                     }
                     if x.len() <= 16 {
                         for m in x.members() {
                             match y.get(m.key) {
-                                Some(v) => stack.push((m.value, v)),
+                                Some(v) => stack.push((m.value, v, known)),
                                 None => return false,
                             }
                         }
@@ -576,7 +672,7 @@ impl<'a> Value<'a> {
                         let index: std::collections::HashMap<&str, Value<'_>> = y.iter().collect();
                         for m in x.members() {
                             match index.get(m.key) {
-                                Some(v) => stack.push((m.value, *v)),
+                                Some(v) => stack.push((m.value, *v, known)),
                                 None => return false,
                             }
                         }
@@ -665,5 +761,71 @@ mod tests {
         assert!(n("0") == n("-0"));
         assert!(n("18446744073709551615") != n("18446744073709551614"));
         assert!(n("1e2") == n("100.0"));
+    }
+
+    /// `deep_eq` on nested objects with source texts that differ only in
+    /// their innermost value: every level's text has the same length, so
+    /// comparing each level's text again would read depth x size bytes;
+    /// the comparison of the outermost pair decides every level inside it.
+    /// Also: equal nested pairs after the first difference are still
+    /// found equal by their texts, and the answers match a walk without
+    /// texts.
+    #[test]
+    fn deep_eq_compares_each_source_byte_at_most_once() {
+        use crate::{parse_json, ParseOptions};
+        let arena = Arena::new();
+        let opts = ParseOptions {
+            max_depth: 1000,
+            ..ParseOptions::default()
+        };
+        let pad = "p".repeat(300);
+        let nested = |leaf: &str, tail: &str| {
+            let depth = 200;
+            let mut t = String::new();
+            for _ in 0..depth {
+                t.push_str(&format!(r#"{{"pad":"{pad}","in":"#));
+            }
+            t.push_str(leaf);
+            for _ in 0..depth {
+                t.push('}');
+            }
+            format!(r#"{{"n":{t},"tail":{{"pad":"{pad}","v":{tail}}}}}"#)
+        };
+        let (ta, tb, tc) = (nested("1", "1"), nested("2", "1"), nested("1", "2"));
+        let size = ta.len();
+        let a = parse_json(&arena, ta.as_bytes(), &opts).unwrap();
+        let b = parse_json(&arena, tb.as_bytes(), &opts).unwrap();
+        let c = parse_json(&arena, tc.as_bytes(), &opts).unwrap();
+        let run = |x: Value<'_>, y: Value<'_>| {
+            COMPARED_BYTES.with(|n| n.set(0));
+            let eq = x.deep_eq(&y);
+            (eq, COMPARED_BYTES.with(|n| n.get()))
+        };
+        let (eq, bytes) = run(a, b);
+        assert!(!eq);
+        assert!(
+            bytes <= size,
+            "{bytes} bytes compared for a {size}-byte text"
+        );
+        let (eq, bytes) = run(a, c);
+        assert!(!eq);
+        assert!(
+            bytes <= size,
+            "{bytes} bytes compared for a {size}-byte text"
+        );
+        // The inner chains are equal in `a` and `c`: decided by the text.
+        let (eq, _) = run(a.get("n").unwrap(), c.get("n").unwrap());
+        assert!(eq);
+        let (eq, bytes) = run(a, a);
+        assert!(eq && bytes == size);
+        // The same answers from copies without source texts.
+        for (x, y) in [(a, b), (a, c), (b, c), (a, a)] {
+            let (sx, sy) = (
+                crate::from_serde(&arena, &crate::to_serde(&x).unwrap(), 1000).unwrap(),
+                crate::from_serde(&arena, &crate::to_serde(&y).unwrap(), 1000).unwrap(),
+            );
+            assert_eq!(x.deep_eq(&y), sx.deep_eq(&sy));
+            assert_eq!(x.deep_eq(&sy), sx.deep_eq(&y));
+        }
     }
 }

@@ -382,3 +382,68 @@ fn deep_eq_with_compact_sources() {
     let inner_b = outer_b.as_object().and_then(|o| o.get("v")).unwrap();
     assert!(inner_a.deep_eq(&inner_b));
 }
+
+/// `t` with its `k`th leaf (depth-first) replaced by a different one, or,
+/// when `swap`, the first two members of its `k`th object swapped (the
+/// same value unless a key repeats); `k` counts down as nodes are passed.
+fn mutate(t: &T, k: &mut usize, swap: bool) -> T {
+    let here = *k == 0;
+    *k = k.wrapping_sub(1);
+    match t {
+        T::Arr(items) => T::Arr(items.iter().map(|i| mutate(i, k, swap)).collect()),
+        T::Obj(ms) => {
+            let mut ms: Vec<(String, T)> = ms
+                .iter()
+                .map(|(key, v)| (key.clone(), mutate(v, k, swap)))
+                .collect();
+            if here && swap && ms.len() >= 2 {
+                ms.swap(0, 1);
+            }
+            T::Obj(ms)
+        }
+        leaf if here && !swap => match leaf {
+            T::Null => T::Bool(false),
+            _ => T::Null,
+        },
+        leaf => leaf.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// `deep_eq` answers the same with source texts (compact input) as
+    /// without (the same documents written with whitespace), for a tree
+    /// against itself, a one-leaf change, and a member swap at any depth.
+    #[test]
+    fn deep_eq_with_sources_is_deep_eq_without(
+        t in tree(),
+        k in any::<usize>(),
+        swap in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let mut nodes = 0usize;
+        let _ = mutate(&t, &mut nodes, false);
+        let mut at = k % nodes.wrapping_neg().max(1);
+        let u = mutate(&t, &mut at, swap);
+        let arena = Arena::new();
+        let opts = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
+        let write = |t: &T, ws: u64| {
+            let mut style = Style { rng: seed, ws, esc: 0, mode: 3 };
+            let mut text = String::new();
+            style.write(&mut text, t);
+            text
+        };
+        let texts = [write(&t, 0), write(&u, 0), write(&t, 8), write(&u, 8)];
+        let v: Vec<Value<'_>> = texts
+            .iter()
+            .map(|text| parse_json(&arena, text.as_bytes(), &opts).expect("valid JSON"))
+            .collect();
+        let (tc, uc, ts, us) = (v[0], v[1], v[2], v[3]);
+        let expected = ts.deep_eq(&us);
+        prop_assert_eq!(tc.deep_eq(&uc), expected);
+        prop_assert_eq!(uc.deep_eq(&tc), expected);
+        prop_assert_eq!(tc.deep_eq(&us), expected);
+        prop_assert!(tc.deep_eq(&tc) && tc.deep_eq(&ts));
+    }
+}
