@@ -13,9 +13,9 @@ thread_local! {
     /// Set by tests to run every ordering the way it runs without carried
     /// identities, so both ways can be compared on the same inputs.
     pub(crate) static NO_CARRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Set by tests to force (`Some(true)`) or forbid (`Some(false)`) the
-    /// scan pairing of keyed merges, whatever the list sizes.
-    pub(crate) static FORCE_SCAN: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+    /// Set by tests to force one pairing of keyed merges whatever the list
+    /// sizes: 0 the merge index, 1 the scan, 2 the hint (`merge::list`).
+    pub(crate) static FORCE_PAIRING: std::cell::Cell<Option<u8>> = const { std::cell::Cell::new(None) };
 }
 
 /// Why an element has no identity.
@@ -419,6 +419,20 @@ impl HashSeen {
                     return true;
                 }
                 t if t == tag => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// False when `h` was certainly never added.
+    pub(crate) fn contains(&self, h: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let tag = (h as u32) | 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                t if t == tag => return true,
                 _ => i = (i + 1) & mask,
             }
         }

@@ -527,30 +527,33 @@ mod carried {
     //! without `Carried`) and require the same result or the same error.
 
     use super::*;
-    use crate::identity::{FORCE_SCAN, NO_CARRY};
+    use crate::identity::{FORCE_PAIRING, NO_CARRY};
     use proptest::prelude::*;
 
     /// How a run pairs and orders: whether identities are carried, and
-    /// whether the scan pairing is forced (`Some(true)`), forbidden
-    /// (`Some(false)`) or chosen by size (`None`). The reference way is
-    /// `(false, Some(false))`: the merge index, every identity recomputed.
-    type Way = (bool, Option<bool>);
+    /// which pairing is forced (`Some(0)` the merge index, `Some(1)` the
+    /// scan, `Some(2)` the hint) or chosen by size (`None`). The reference
+    /// way is `(false, Some(0))`: the merge index, every identity
+    /// recomputed.
+    type Way = (bool, Option<u8>);
 
-    const REFERENCE: Way = (false, Some(false));
-    const WAYS: [Way; 5] = [
+    const REFERENCE: Way = (false, Some(0));
+    const WAYS: [Way; 7] = [
         (true, None),
-        (true, Some(true)),
-        (true, Some(false)),
-        (false, Some(true)),
+        (true, Some(0)),
+        (true, Some(1)),
+        (true, Some(2)),
+        (false, Some(1)),
+        (false, Some(2)),
         (false, None),
     ];
 
     fn with_way<R>(way: Way, f: impl FnOnce() -> R) -> R {
         NO_CARRY.with(|c| c.set(!way.0));
-        FORCE_SCAN.with(|c| c.set(way.1));
+        FORCE_PAIRING.with(|c| c.set(way.1));
         let r = f();
         NO_CARRY.with(|c| c.set(false));
-        FORCE_SCAN.with(|c| c.set(None));
+        FORCE_PAIRING.with(|c| c.set(None));
         r
     }
 
@@ -799,12 +802,7 @@ mod carried {
         ]});
         let patch = json!({"items": [{"id": "a", "v": "1"}, {"id": "d"}, {"id": "d", "v": "2"}]});
         same_both_ways(&original, &patch);
-        let got = outcome(
-            &original,
-            &patch,
-            &ApplyOptions::default(),
-            (true, Some(true)),
-        );
+        let got = outcome(&original, &patch, &ApplyOptions::default(), (true, Some(1)));
         assert_eq!(
             got,
             Ok(json!({"items": [

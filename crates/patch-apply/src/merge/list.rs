@@ -33,7 +33,7 @@ pub(super) struct Deferred<'a> {
     pub(super) p_index: PosIndex<'a>,
     /// The merge index: first position of each identity in live-after-deletes
     /// followed by the appended patch elements (their identities as sent).
-    /// Unset after a scan-paired merge ([`scan_pairing`]) whose identities
+    /// Unset after a merge paired without it ([`Pairing`]) whose identities
     /// are carried: [`Deferred::index`] builds it from the merged list if an
     /// ordering asks.
     index: std::cell::OnceCell<PosIndex<'a>>,
@@ -65,19 +65,131 @@ impl<'a> Deferred<'a> {
 }
 
 /// Patch lists of up to this many elements are paired by scanning
-/// ([`scan_pairing`]).
+/// ([`Pairing::Scan`]).
 const SCAN_PATCH: usize = 16;
 
-/// Whether a keyed merge pairs its patch elements with live ones by one scan
-/// of the live list instead of through a [`PosIndex`]: for a short patch,
-/// the index would cost an entry and a random slot write per live element
-/// to answer a handful of look-ups.
-fn scan_pairing(patch: usize, live: usize) -> bool {
+/// Live lists of at least this many elements are paired by hint
+/// ([`Pairing::Hint`]) when the patch is longer than [`SCAN_PATCH`]: below
+/// it the merge index fits in the L2 cache.
+const HINT_LIVE: usize = 2048;
+
+/// Linear searches of the live hashes a [`Hint`] makes before it gives up.
+const HINT_SCANS: u32 = 4;
+
+/// How a keyed merge finds the live element each patch element merges into
+/// (the first live element with its identity, else the first appended one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pairing {
+    /// Through the merge index ([`PosIndex`]) over the whole live list.
+    Index,
+    /// By one scan of the live list against every patch identity: for a
+    /// short patch, the index would cost an entry and a random slot write
+    /// per live element to answer a handful of look-ups.
+    Scan,
+    /// By guessing the live neighbour of the last match ([`Hint`]): a
+    /// patch usually lists its elements in the live order or reversed.
+    Hint,
+}
+
+fn pairing(patch: usize, live: usize) -> Pairing {
     #[cfg(test)]
-    if let Some(forced) = crate::identity::FORCE_SCAN.with(std::cell::Cell::get) {
-        return forced;
+    if let Some(forced) = crate::identity::FORCE_PAIRING.with(std::cell::Cell::get) {
+        return match forced {
+            1 => Pairing::Scan,
+            2 => Pairing::Hint,
+            _ => Pairing::Index,
+        };
     }
-    patch <= SCAN_PATCH && live > patch
+    if patch <= SCAN_PATCH && live > patch {
+        Pairing::Scan
+    } else if live >= HINT_LIVE {
+        Pairing::Hint
+    } else {
+        Pairing::Index
+    }
+}
+
+/// The hint pairing: every live identity's hash, in live order (read
+/// sequentially, 8 bytes an element), a [`HashSeen`] of them, and the
+/// identities of the appended elements. Only built when every live element
+/// has an identity, none holds `$patch: delete` and the hashes are
+/// distinct, so a live element with a patch element's identity is its
+/// only live match. A patch element is first compared with the live
+/// neighbours of the last match; one whose hash was never seen is not in
+/// the live list; the rest are searched for in the hashes, at most
+/// [`HINT_SCANS`] times before [`Hint::find`] gives up.
+struct Hint<'a> {
+    hashes: Vec<u64>,
+    seen: HashSeen,
+    last: usize,
+    scans: u32,
+    appended: PosIndex<'a>,
+}
+
+impl<'a> Hint<'a> {
+    /// `None` when the live list does not qualify (see [`Hint`]).
+    fn new(live: &[Value<'a>], keys: KeySpec<'_>, patch: usize) -> Option<Self> {
+        let mut hashes = Vec::with_capacity(live.len());
+        let mut seen = HashSeen::with_capacity(live.len());
+        for chunk in live.chunks(BATCH) {
+            let start = hashes.len();
+            for v in chunk {
+                if directives::is_delete(v) {
+                    return None;
+                }
+                let id = identity(*v, keys).ok()?;
+                hashes.push(id_hash(&id));
+            }
+            let batch = &hashes[start..];
+            seen.touch(batch.iter().copied());
+            for &h in batch {
+                if !seen.insert(h) {
+                    return None;
+                }
+            }
+        }
+        Some(Hint {
+            hashes,
+            seen,
+            last: usize::MAX,
+            scans: 0,
+            appended: PosIndex::with_capacity(patch),
+        })
+    }
+
+    /// The merge target of identity `id` (hash `h`): `Some(Some(i))` the
+    /// live or appended position, `Some(None)` none, `None` given up.
+    fn find(
+        &mut self,
+        live: &[Value<'a>],
+        keys: KeySpec<'_>,
+        h: u64,
+        id: &Id<'a>,
+    ) -> Option<Option<usize>> {
+        let is = |g: usize| {
+            self.hashes.get(g) == Some(&h) && identity(live[g], keys).is_ok_and(|x| x == *id)
+        };
+        let near = [self.last.wrapping_add(1), self.last.wrapping_sub(1)]
+            .into_iter()
+            .find(|&g| is(g));
+        let at = match near {
+            Some(g) => Some(g),
+            None if !self.seen.contains(h) => None,
+            None if self.scans < HINT_SCANS => {
+                self.scans += 1;
+                (0..self.hashes.len()).find(|&g| is(g))
+            }
+            None => return None,
+        };
+        match at {
+            Some(g) => {
+                self.last = g;
+                Some(Some(g))
+            }
+            // Not in the live list.
+            None => Some(self.appended.get_hashed(h, id)),
+        }
+    }
 }
 
 /// Inserts the identities of `list` (position = index) into `index`, first
@@ -390,15 +502,22 @@ impl<'a> Merger<'a, '_> {
         if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
             carry = false;
         }
-        let scan = scan_pairing(rest.len(), merged.len());
-        // Index path: the merge index over the live list, grown with the
-        // appended elements. Scan path: each patch element's first live
-        // match, found in one pass over the live list.
-        let mut index = PosIndex::with_capacity(if scan { 0 } else { merged.len() + rest.len() });
+        let pairing = pairing(rest.len(), merged.len());
+        let scan = pairing == Pairing::Scan;
+        // Index pairing: the merge index over the live list, grown with the
+        // appended elements. Scan: each patch element's first live match,
+        // found in one pass over the live list. Hint: the live identities'
+        // hashes, checked distinct, and a guess next to the last match.
+        let mut index = PosIndex::with_capacity(0);
         let mut first_live: Vec<usize> = Vec::new();
-        if scan {
-            carry &= scan_live(&merged, &rest, keys, &mut first_live);
-        } else {
+        let mut hint: Option<Hint<'a>> = None;
+        match pairing {
+            Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live),
+            Pairing::Hint => hint = Hint::new(&merged, keys, rest.len()),
+            Pairing::Index => {}
+        }
+        if pairing != Pairing::Scan && hint.is_none() {
+            index = PosIndex::with_capacity(merged.len() + rest.len());
             carry &= build_live_index(&merged, keys, &mut index);
         }
         let mut ppos: Vec<u32> = if carry {
@@ -442,7 +561,25 @@ impl<'a> Merger<'a, '_> {
                             .map(|x| x.2 as usize)
                     })
             } else {
-                index.get_hashed_refresh(h, &id)
+                let answer = hint.as_mut().map(|hn| hn.find(&live_after, keys, h, &id));
+                match answer {
+                    Some(Some(found)) => found,
+                    Some(None) => {
+                        // The hint gave up: build the merge index as the
+                        // index pairing has it at this point (the live
+                        // identities, then those appended so far).
+                        hint = None;
+                        index = PosIndex::with_capacity(merged.len() + rest.len());
+                        build_live_index(&live_after, keys, &mut index);
+                        for (pid, ph, at) in &patch_ids {
+                            if *at as usize >= live_len {
+                                index.insert_first_hashed(*ph, pid.clone(), *at as usize);
+                            }
+                        }
+                        index.get_hashed_refresh(h, &id)
+                    }
+                    None => index.get_hashed_refresh(h, &id),
+                }
             };
             match found {
                 Some(i) => {
@@ -481,8 +618,14 @@ impl<'a> Merger<'a, '_> {
                         carry = exact && !directives::is_delete(&v);
                         ppos.push(k as u32);
                     }
-                    if !scan {
-                        index.insert_first_hashed(h, id.clone(), i);
+                    match &mut hint {
+                        _ if scan => {}
+                        Some(hn) => {
+                            hn.appended.insert_first_hashed(h, id.clone(), i);
+                        }
+                        None => {
+                            index.insert_first_hashed(h, id.clone(), i);
+                        }
                     }
                     patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
                     merged.push(v);
@@ -501,7 +644,7 @@ impl<'a> Merger<'a, '_> {
             Cow::Owned(r)
         };
         let index_cell = std::cell::OnceCell::new();
-        if !scan {
+        if !scan && hint.is_none() {
             let _ = index_cell.set(index);
         } else if !carry {
             // The orderings without carried identities need the merge
