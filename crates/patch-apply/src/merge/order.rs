@@ -186,13 +186,13 @@ impl<'a> Merger<'a, '_> {
         let mut next = 0;
         for (k, v) in order.iter().enumerate() {
             let id = identity(*v, keys).ok()?;
-            let h = id_hash(&id);
+            // Equal identities have equal hashes: hash only on a mismatch.
             let at = match c.patch.get(next) {
-                Some((pid, ph, at)) if *ph == h && *pid == id => {
+                Some((pid, _, at)) if *pid == id => {
                     next += 1;
                     Some(*at as usize)
                 }
-                _ => d.index(merged, keys).get_hashed(h, &id),
+                _ => d.index(merged, keys).get_hashed(id_hash(&id), &id),
             };
             if let Some(slot) = at.and_then(|i| spos.get_mut(i)) {
                 if *slot == NO_POS {
