@@ -13,6 +13,9 @@ thread_local! {
     /// Set by tests to run every ordering the way it runs without carried
     /// identities, so both ways can be compared on the same inputs.
     pub(crate) static NO_CARRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set by tests to force one pairing of keyed merges whatever the list
+    /// sizes: 0 the merge index, 1 the scan, 2 the hint (`merge::list`).
+    pub(crate) static FORCE_PAIRING: std::cell::Cell<Option<u8>> = const { std::cell::Cell::new(None) };
 }
 
 /// Why an element has no identity.
@@ -377,6 +380,71 @@ impl<'a> PosIndex<'a> {
             // `e + 1 < u32::MAX`: longer tables spill into `overflow`.
             self.place(h, (e + 1) as u32);
         }
+    }
+}
+
+/// A set of identity hashes that can only answer "maybe seen before": it
+/// keeps 32 bits of each hash (the slot comes from the other 32), 4 bytes
+/// a slot at most half full. A keyed merge whose patch is small uses it
+/// instead of a [`PosIndex`] to learn whether the live list's identities
+/// are distinct: a 256k-element list needs 2 MB of slots (which stay in a
+/// 4 MB L2) and no entries, where the index takes 4 MB of slots and 16 MB
+/// of entries. A false "maybe" (two hashes agreeing on 32 bits within one
+/// probe run) only sends the caller down its exact path.
+pub(crate) struct HashSeen {
+    slots: Vec<u32>,
+    shift: u32,
+}
+
+impl HashSeen {
+    /// A set sized for `n` hashes.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        let slots = n.saturating_mul(2).max(16).next_power_of_two();
+        HashSeen {
+            slots: vec![0; slots],
+            shift: 64 - slots.trailing_zeros(),
+        }
+    }
+
+    /// Adds `h`; false when `h` may have been added before.
+    pub(crate) fn insert(&mut self, h: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        // Never 0 (the empty slot).
+        let tag = (h as u32) | 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = tag;
+                    return true;
+                }
+                t if t == tag => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// False when `h` was certainly never added.
+    pub(crate) fn contains(&self, h: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let tag = (h as u32) | 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                t if t == tag => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Reads the slots of `hashes` ([`PosIndex::touch`]).
+    pub(crate) fn touch(&self, hashes: impl Iterator<Item = u64>) {
+        let mut acc = 0u32;
+        for h in hashes {
+            acc ^= self.slots[(h >> self.shift) as usize];
+        }
+        std::hint::black_box(acc);
     }
 }
 

@@ -527,28 +527,53 @@ mod carried {
     //! without `Carried`) and require the same result or the same error.
 
     use super::*;
-    use crate::identity::NO_CARRY;
+    use crate::identity::{FORCE_PAIRING, NO_CARRY};
     use proptest::prelude::*;
 
-    /// Outcome of one run, comparable across the two ways.
-    fn outcome(original: &J, patch: &J, opts: &ApplyOptions, carry: bool) -> Result<J, String> {
-        NO_CARRY.with(|c| c.set(!carry));
-        let r = run(original.clone(), patch.clone(), opts)
-            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
+    /// How a run pairs and orders: whether identities are carried, and
+    /// which pairing is forced (`Some(0)` the merge index, `Some(1)` the
+    /// scan, `Some(2)` the hint) or chosen by size (`None`). The reference
+    /// way is `(false, Some(0))`: the merge index, every identity
+    /// recomputed.
+    type Way = (bool, Option<u8>);
+
+    const REFERENCE: Way = (false, Some(0));
+    const WAYS: [Way; 7] = [
+        (true, None),
+        (true, Some(0)),
+        (true, Some(1)),
+        (true, Some(2)),
+        (false, Some(1)),
+        (false, Some(2)),
+        (false, None),
+    ];
+
+    fn with_way<R>(way: Way, f: impl FnOnce() -> R) -> R {
+        NO_CARRY.with(|c| c.set(!way.0));
+        FORCE_PAIRING.with(|c| c.set(way.1));
+        let r = f();
         NO_CARRY.with(|c| c.set(false));
+        FORCE_PAIRING.with(|c| c.set(None));
         r
     }
 
-    fn compose(a: &J, b: &J, opts: &ApplyOptions, carry: bool) -> Result<J, String> {
-        NO_CARRY.with(|c| c.set(!carry));
-        let arena = Arena::new();
-        let x = from_serde(&arena, a, 100_000).unwrap();
-        let y = from_serde(&arena, b, 100_000).unwrap();
-        let r = compose_patches(&arena, x, y, cursor(), opts)
-            .map(|v| to_serde(&v).unwrap())
-            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
-        NO_CARRY.with(|c| c.set(false));
-        r
+    /// Outcome of one run, comparable across the ways.
+    fn outcome(original: &J, patch: &J, opts: &ApplyOptions, way: Way) -> Result<J, String> {
+        with_way(way, || {
+            run(original.clone(), patch.clone(), opts)
+                .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()))
+        })
+    }
+
+    fn compose(a: &J, b: &J, opts: &ApplyOptions, way: Way) -> Result<J, String> {
+        with_way(way, || {
+            let arena = Arena::new();
+            let x = from_serde(&arena, a, 100_000).unwrap();
+            let y = from_serde(&arena, b, 100_000).unwrap();
+            compose_patches(&arena, x, y, cursor(), opts)
+                .map(|v| to_serde(&v).unwrap())
+                .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()))
+        })
     }
 
     #[track_caller]
@@ -558,17 +583,20 @@ mod carried {
                 fix_quirks,
                 ..ApplyOptions::default()
             };
-            let carried = outcome(original, patch, &opts, true);
-            let recomputed = outcome(original, patch, &opts, false);
-            assert_eq!(carried, recomputed, "fix_quirks {fix_quirks}");
-            if let Some(o) = original.as_object() {
-                // The original as a first patch: exercises COMPOSE.
-                let first = J::Object(o.clone());
-                assert_eq!(
-                    compose(&first, patch, &opts, true),
-                    compose(&first, patch, &opts, false),
-                    "compose, fix_quirks {fix_quirks}"
-                );
+            let reference = outcome(original, patch, &opts, REFERENCE);
+            let first = original.as_object().map(|o| J::Object(o.clone()));
+            // The original as a first patch: exercises COMPOSE.
+            let composed = first.as_ref().map(|f| compose(f, patch, &opts, REFERENCE));
+            for way in WAYS {
+                let got = outcome(original, patch, &opts, way);
+                assert_eq!(got, reference, "fix_quirks {fix_quirks}, way {way:?}");
+                if let Some(f) = &first {
+                    assert_eq!(
+                        Some(compose(f, patch, &opts, way)),
+                        composed,
+                        "compose, fix_quirks {fix_quirks}, way {way:?}"
+                    );
+                }
             }
         }
     }
@@ -580,7 +608,7 @@ mod carried {
         let original = json!({"mounts": [{"id": "a", "v": "1"}, {"id": "b", "v": "2"}]});
         let patch = json!({"mounts": [{"id": "b", "v": "3", "$retainKeys": ["v"]}]});
         same_both_ways(&original, &patch);
-        let e = outcome(&original, &patch, &ApplyOptions::default(), true).unwrap_err();
+        let e = outcome(&original, &patch, &ApplyOptions::default(), (true, None)).unwrap_err();
         assert!(e.contains("id"), "{e}");
         let with_order = json!({
             "$setElementOrder/mounts": [{"id": "b"}, {"id": "a"}],
@@ -715,10 +743,91 @@ mod carried {
             })
     }
 
+    /// Longer lists than [`case`]: `n` live elements named from a pool a
+    /// little larger than `n` (so duplicates occur now and then), a patch
+    /// of up to 24 elements (on both sides of the scan pairing's limit)
+    /// that changes, appends, repeats and deletes, and sometimes an order.
+    fn long_case() -> impl Strategy<Value = (J, J)> {
+        (1usize..400)
+            .prop_flat_map(|n| {
+                let pool = n + n / 8 + 2;
+                let name = (0..pool).prop_map(|i| json!(format!("k{i}")));
+                (
+                    prop::collection::vec((name.clone(), any::<bool>()), n..=n),
+                    prop::collection::vec((name.clone(), 0u8..10), 0..24),
+                    prop::option::of(prop::collection::vec(name, 0..30)),
+                    any::<bool>(),
+                )
+            })
+            .prop_map(|(live, patch, order, mounts)| {
+                let field = if mounts { "mounts" } else { "items" };
+                let live: Vec<J> = live
+                    .into_iter()
+                    .map(|(k, v)| {
+                        if v {
+                            json!({"id": k, "v": "x"})
+                        } else {
+                            json!({"id": k})
+                        }
+                    })
+                    .collect();
+                let patch: Vec<J> = patch
+                    .into_iter()
+                    .map(|(k, what)| match what {
+                        0 => json!({"id": k, "$patch": "delete"}),
+                        1 => json!({"id": k, "v": null}),
+                        2 => json!({"id": k, "v": "r", "$retainKeys": ["v"]}),
+                        3 => json!({"id": null, "v": "n"}),
+                        _ => json!({"id": k, "v": format!("p{what}")}),
+                    })
+                    .collect();
+                let mut p = serde_json::Map::new();
+                if let Some(o) = order {
+                    let o: Vec<J> = o.into_iter().map(|k| json!({"id": k})).collect();
+                    p.insert(format!("$setElementOrder/{field}"), J::Array(o));
+                }
+                p.insert(field.to_string(), J::Array(patch));
+                (json!({ field: live }), J::Object(p))
+            })
+    }
+
+    #[test]
+    fn scan_pairing_takes_the_first_live_match() {
+        // Duplicate live keys: the patch merges into the first, and the
+        // duplicates sort together (by their first position); the
+        // appended `d` (no live position) goes before the next live
+        // element, as the reference's interleave does.
+        let original = json!({"items": [
+            {"id": "a"}, {"id": "b"}, {"id": "a", "v": "x"}, {"id": "c"}
+        ]});
+        let patch = json!({"items": [{"id": "a", "v": "1"}, {"id": "d"}, {"id": "d", "v": "2"}]});
+        same_both_ways(&original, &patch);
+        let got = outcome(&original, &patch, &ApplyOptions::default(), (true, Some(1)));
+        assert_eq!(
+            got,
+            Ok(json!({"items": [
+                {"id": "a", "v": "1"}, {"id": "a", "v": "x"}, {"id": "d", "v": "2"},
+                {"id": "b"}, {"id": "c"}
+            ]}))
+        );
+        // A `null` key is an identity like any other.
+        let original = json!({"items": [{"id": "a"}, {"id": null, "v": "x"}]});
+        let patch = json!({"items": [{"id": null, "v": "y"}]});
+        same_both_ways(&original, &patch);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
         fn carried_identities_change_nothing((original, patch) in case()) {
+            same_both_ways(&original, &patch);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn pairing_and_ordering_ways_agree_on_long_lists((original, patch) in long_case()) {
             same_both_ways(&original, &patch);
         }
     }

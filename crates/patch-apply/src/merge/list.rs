@@ -6,7 +6,7 @@ use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective};
-use crate::identity::{id_hash, identity, render_id, Id, KeySpec, PosIndex};
+use crate::identity::{id_hash, identity, render_id, HashSeen, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
@@ -33,7 +33,10 @@ pub(super) struct Deferred<'a> {
     pub(super) p_index: PosIndex<'a>,
     /// The merge index: first position of each identity in live-after-deletes
     /// followed by the appended patch elements (their identities as sent).
-    pub(super) index: PosIndex<'a>,
+    /// Unset after a merge paired without it ([`Pairing`]) whose identities
+    /// are carried: [`Deferred::index`] builds it from the merged list if an
+    /// ordering asks.
+    index: std::cell::OnceCell<PosIndex<'a>>,
     /// Length of the live list after deletions: `pos(R, ·)` is `index`
     /// restricted to positions below it.
     pub(super) live_len: usize,
@@ -44,6 +47,245 @@ pub(super) struct Deferred<'a> {
     /// exact ([`Carried`]); `None` sends the ordering passes back to
     /// recomputing every element's identity.
     pub(super) carried: Option<Carried<'a>>,
+}
+
+impl<'a> Deferred<'a> {
+    /// The merge index. `merged` is the merged content (in merge order):
+    /// when the index was not built, the identities were carried, so each
+    /// merged element has the identity of the live or appended element it
+    /// came from, and the index of `merged` is the merge index.
+    pub(super) fn index(&self, merged: &[Value<'a>], keys: KeySpec<'_>) -> &PosIndex<'a> {
+        self.index.get_or_init(|| {
+            debug_assert!(self.carried.is_some());
+            let mut index = PosIndex::with_capacity(merged.len());
+            build_live_index(merged, keys, &mut index);
+            index
+        })
+    }
+}
+
+/// Patch lists of up to this many elements are paired by scanning
+/// ([`Pairing::Scan`]).
+const SCAN_PATCH: usize = 16;
+
+/// Live lists of at least this many elements are paired by hint
+/// ([`Pairing::Hint`]) when the patch is longer than [`SCAN_PATCH`]: below
+/// it the merge index fits in the L2 cache.
+const HINT_LIVE: usize = 2048;
+
+/// Linear searches of the live hashes a [`Hint`] makes before it gives up.
+const HINT_SCANS: u32 = 4;
+
+/// How a keyed merge finds the live element each patch element merges into
+/// (the first live element with its identity, else the first appended one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pairing {
+    /// Through the merge index ([`PosIndex`]) over the whole live list.
+    Index,
+    /// By one scan of the live list against every patch identity: for a
+    /// short patch, the index would cost an entry and a random slot write
+    /// per live element to answer a handful of look-ups.
+    Scan,
+    /// By guessing the live neighbour of the last match ([`Hint`]): a
+    /// patch usually lists its elements in the live order or reversed.
+    Hint,
+}
+
+fn pairing(patch: usize, live: usize) -> Pairing {
+    #[cfg(test)]
+    if let Some(forced) = crate::identity::FORCE_PAIRING.with(std::cell::Cell::get) {
+        return match forced {
+            1 => Pairing::Scan,
+            2 => Pairing::Hint,
+            _ => Pairing::Index,
+        };
+    }
+    if patch <= SCAN_PATCH && live > patch {
+        Pairing::Scan
+    } else if live >= HINT_LIVE {
+        Pairing::Hint
+    } else {
+        Pairing::Index
+    }
+}
+
+/// The hint pairing: every live identity's hash, in live order (read
+/// sequentially, 8 bytes an element), a [`HashSeen`] of them, and the
+/// identities of the appended elements. Only built when every live element
+/// has an identity, none holds `$patch: delete` and the hashes are
+/// distinct, so a live element with a patch element's identity is its
+/// only live match. A patch element is first compared with the live
+/// neighbours of the last match; one whose hash was never seen is not in
+/// the live list; the rest are searched for in the hashes, at most
+/// [`HINT_SCANS`] times before [`Hint::find`] gives up.
+struct Hint<'a> {
+    hashes: Vec<u64>,
+    seen: HashSeen,
+    last: usize,
+    scans: u32,
+    appended: PosIndex<'a>,
+}
+
+impl<'a> Hint<'a> {
+    /// `None` when the live list does not qualify (see [`Hint`]).
+    fn new(live: &[Value<'a>], keys: KeySpec<'_>, patch: usize) -> Option<Self> {
+        let mut hashes = Vec::with_capacity(live.len());
+        let mut seen = HashSeen::with_capacity(live.len());
+        for chunk in live.chunks(BATCH) {
+            let start = hashes.len();
+            for v in chunk {
+                if directives::is_delete(v) {
+                    return None;
+                }
+                let id = identity(*v, keys).ok()?;
+                hashes.push(id_hash(&id));
+            }
+            let batch = &hashes[start..];
+            seen.touch(batch.iter().copied());
+            for &h in batch {
+                if !seen.insert(h) {
+                    return None;
+                }
+            }
+        }
+        Some(Hint {
+            hashes,
+            seen,
+            last: usize::MAX,
+            scans: 0,
+            appended: PosIndex::with_capacity(patch),
+        })
+    }
+
+    /// The merge target of identity `id` (hash `h`): `Some(Some(i))` the
+    /// live or appended position, `Some(None)` none, `None` given up.
+    fn find(
+        &mut self,
+        live: &[Value<'a>],
+        keys: KeySpec<'_>,
+        h: u64,
+        id: &Id<'a>,
+    ) -> Option<Option<usize>> {
+        let is = |g: usize| {
+            self.hashes.get(g) == Some(&h) && identity(live[g], keys).is_ok_and(|x| x == *id)
+        };
+        let near = [self.last.wrapping_add(1), self.last.wrapping_sub(1)]
+            .into_iter()
+            .find(|&g| is(g));
+        let at = match near {
+            Some(g) => Some(g),
+            None if !self.seen.contains(h) => None,
+            None if self.scans < HINT_SCANS => {
+                self.scans += 1;
+                (0..self.hashes.len()).find(|&g| is(g))
+            }
+            None => return None,
+        };
+        match at {
+            Some(g) => {
+                self.last = g;
+                Some(Some(g))
+            }
+            // Not in the live list.
+            None => Some(self.appended.get_hashed(h, id)),
+        }
+    }
+}
+
+/// Inserts the identities of `list` (position = index) into `index`, first
+/// position kept; true when every element has an identity, none holds
+/// `$patch: delete` and no two share one (the live part of [`Carried`]).
+fn build_live_index<'a>(list: &[Value<'a>], keys: KeySpec<'_>, index: &mut PosIndex<'a>) -> bool {
+    let mut exact = true;
+    // In batches: the identities and hashes of a batch first, then the
+    // slots they land in are read together (independent loads the CPU
+    // overlaps), then inserted; on lists larger than the cache each
+    // insertion otherwise waits for its own random slot read.
+    let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
+    for (c, chunk) in list.chunks(BATCH).enumerate() {
+        batch.clear();
+        for (k, v) in chunk.iter().enumerate() {
+            match identity(*v, keys) {
+                Ok(id) => {
+                    let h = id_hash(&id);
+                    batch.push((id, h, c * BATCH + k));
+                }
+                Err(_) => exact = false,
+            }
+            if exact && directives::is_delete(v) {
+                exact = false;
+            }
+        }
+        index.touch(batch.iter().map(|x| x.1));
+        for (id, h, i) in batch.drain(..) {
+            if index.insert_first_hashed(h, id, i).is_some() {
+                exact = false;
+            }
+        }
+    }
+    exact
+}
+
+/// The scan pairing: `first[r]` becomes the first position in `live` whose
+/// identity equals that of `rest[r]` (`usize::MAX`: none), read in one pass
+/// over `live`. True when every live element has an identity, none holds
+/// `$patch: delete` and (as far as [`HashSeen`] can tell) no two share
+/// one; false sends the orderings down their exact path.
+fn scan_live<'a>(
+    live: &[Value<'a>],
+    rest: &[(usize, Value<'a>)],
+    keys: KeySpec<'_>,
+    first: &mut Vec<usize>,
+) -> bool {
+    // The patch side: identities that fail are reported by the merge loop.
+    let wanted: Vec<Option<(Id<'a>, u64)>> = rest
+        .iter()
+        .map(|(_, e)| {
+            identity(*e, keys).ok().map(|id| {
+                let h = id_hash(&id);
+                (id, h)
+            })
+        })
+        .collect();
+    first.clear();
+    first.resize(rest.len(), usize::MAX);
+    let mut open = wanted.iter().filter(|w| w.is_some()).count();
+    let mut seen = HashSeen::with_capacity(live.len());
+    let mut exact = true;
+    let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
+    for (c, chunk) in live.chunks(BATCH).enumerate() {
+        batch.clear();
+        for (k, v) in chunk.iter().enumerate() {
+            match identity(*v, keys) {
+                Ok(id) => {
+                    let h = id_hash(&id);
+                    batch.push((id, h, c * BATCH + k));
+                }
+                Err(_) => exact = false,
+            }
+            if exact && directives::is_delete(v) {
+                exact = false;
+            }
+        }
+        seen.touch(batch.iter().map(|x| x.1));
+        for (id, h, i) in batch.drain(..) {
+            if !seen.insert(h) {
+                exact = false;
+            }
+            if open == 0 {
+                continue;
+            }
+            for (r, want) in wanted.iter().enumerate() {
+                if let Some((wid, wh)) = want {
+                    if *wh == h && first[r] == usize::MAX && *wid == id {
+                        first[r] = i;
+                        open -= 1;
+                    }
+                }
+            }
+        }
+    }
+    exact
 }
 
 /// Elements whose slots the live index build reads together.
@@ -254,38 +496,29 @@ impl<'a> Merger<'a, '_> {
         let n = live.len();
         let mut merged = Vec::with_capacity(live_after.len() + rest.len());
         merged.extend_from_slice(&live_after);
-        let mut index = PosIndex::with_capacity(merged.len() + rest.len());
         // Whether the identities computed here stay exact ([`Carried`]).
         let mut carry = u32::try_from(merged.len() + rest.len()).is_ok_and(|t| t < NO_POS);
         #[cfg(test)]
         if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
             carry = false;
         }
-        // In batches: the identities and hashes of a batch first, then the
-        // slots they land in are read together (independent loads the CPU
-        // overlaps), then inserted; on lists larger than the cache each
-        // insertion otherwise waits for its own random slot read.
-        let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
-        for (c, chunk) in merged.chunks(BATCH).enumerate() {
-            batch.clear();
-            for (k, v) in chunk.iter().enumerate() {
-                match identity(*v, keys) {
-                    Ok(id) => {
-                        let h = id_hash(&id);
-                        batch.push((id, h, c * BATCH + k));
-                    }
-                    Err(_) => carry = false,
-                }
-                if carry && directives::is_delete(v) {
-                    carry = false;
-                }
-            }
-            index.touch(batch.iter().map(|x| x.1));
-            for (id, h, i) in batch.drain(..) {
-                if index.insert_first_hashed(h, id, i).is_some() {
-                    carry = false;
-                }
-            }
+        let pairing = pairing(rest.len(), merged.len());
+        let scan = pairing == Pairing::Scan;
+        // Index pairing: the merge index over the live list, grown with the
+        // appended elements. Scan: each patch element's first live match,
+        // found in one pass over the live list. Hint: the live identities'
+        // hashes, checked distinct, and a guess next to the last match.
+        let mut index = PosIndex::with_capacity(0);
+        let mut first_live: Vec<usize> = Vec::new();
+        let mut hint: Option<Hint<'a>> = None;
+        match pairing {
+            Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live),
+            Pairing::Hint => hint = Hint::new(&merged, keys, rest.len()),
+            Pairing::Index => {}
+        }
+        if pairing != Pairing::Scan && hint.is_none() {
+            index = PosIndex::with_capacity(merged.len() + rest.len());
+            carry &= build_live_index(&merged, keys, &mut index);
         }
         let mut ppos: Vec<u32> = if carry {
             let mut p = Vec::with_capacity(merged.len() + rest.len());
@@ -300,7 +533,8 @@ impl<'a> Merger<'a, '_> {
         let mut patch_ids: Vec<(Id<'a>, u64, u32)> = Vec::with_capacity(rest.len());
         let mut appended: Vec<Value<'a>> = Vec::new();
         let mut exact = true;
-        for (j, e) in &rest {
+        let live_len = live_after.len();
+        for (r, (j, e)) in rest.iter().enumerate() {
             let id = match identity(*e, keys) {
                 Ok(id) => id,
                 Err(err) => {
@@ -311,7 +545,43 @@ impl<'a> Merger<'a, '_> {
             let k = patch_ids.len();
             // `e` is an object here: non-objects failed the identity check.
             let Some(eo) = e.as_object() else { continue };
-            match index.get_hashed_refresh(h, &id) {
+            let found = if scan {
+                // The first live match, else the first appended element
+                // with this identity (the merge index's answer).
+                first_live
+                    .get(r)
+                    .copied()
+                    .filter(|&i| i != usize::MAX)
+                    .or_else(|| {
+                        patch_ids
+                            .iter()
+                            .find(|(pid, ph, at)| {
+                                *at as usize >= live_len && *ph == h && *pid == id
+                            })
+                            .map(|x| x.2 as usize)
+                    })
+            } else {
+                let answer = hint.as_mut().map(|hn| hn.find(&live_after, keys, h, &id));
+                match answer {
+                    Some(Some(found)) => found,
+                    Some(None) => {
+                        // The hint gave up: build the merge index as the
+                        // index pairing has it at this point (the live
+                        // identities, then those appended so far).
+                        hint = None;
+                        index = PosIndex::with_capacity(merged.len() + rest.len());
+                        build_live_index(&live_after, keys, &mut index);
+                        for (pid, ph, at) in &patch_ids {
+                            if *at as usize >= live_len {
+                                index.insert_first_hashed(*ph, pid.clone(), *at as usize);
+                            }
+                        }
+                        index.get_hashed_refresh(h, &id)
+                    }
+                    None => index.get_hashed_refresh(h, &id),
+                }
+            };
+            match found {
                 Some(i) => {
                     let here = w.path().index(*j);
                     let r = self.merge_object(merged[i], eo, w.step(&here, elem))?;
@@ -348,14 +618,21 @@ impl<'a> Merger<'a, '_> {
                         carry = exact && !directives::is_delete(&v);
                         ppos.push(k as u32);
                     }
-                    patch_ids.push((id.clone(), h, u32::try_from(i).unwrap_or(NO_POS)));
-                    index.insert_first_hashed(h, id, i);
+                    match &mut hint {
+                        _ if scan => {}
+                        Some(hn) => {
+                            hn.appended.insert_first_hashed(h, id.clone(), i);
+                        }
+                        None => {
+                            index.insert_first_hashed(h, id.clone(), i);
+                        }
+                    }
+                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
                     merged.push(v);
                     appended.push(v);
                 }
             }
         }
-        let live_len = live_after.len();
         // `R'` is the first `|L|` elements of live-after-deletes ++ appended:
         // without deletions, the live list itself.
         let r_prime = if live_len == n {
@@ -366,6 +643,22 @@ impl<'a> Merger<'a, '_> {
             r.truncate(n);
             Cow::Owned(r)
         };
+        let index_cell = std::cell::OnceCell::new();
+        if !scan && hint.is_none() {
+            let _ = index_cell.set(index);
+        } else if !carry {
+            // The orderings without carried identities need the merge
+            // index: built as the index path builds it (live identities,
+            // then the appended elements' identities as sent).
+            let mut index = PosIndex::with_capacity(merged.len());
+            build_live_index(&r_prime[..live_len], keys, &mut index);
+            for (id, h, at) in &patch_ids {
+                if *at as usize >= live_len {
+                    index.insert_first_hashed(*h, id.clone(), *at as usize);
+                }
+            }
+            let _ = index_cell.set(index);
+        }
         let (p_index, carried) = if carry {
             let c = Carried {
                 ppos,
@@ -381,7 +674,7 @@ impl<'a> Merger<'a, '_> {
         };
         let d = Deferred {
             p_index,
-            index,
+            index: index_cell,
             live_len,
             exact,
             carried,

@@ -102,11 +102,12 @@ impl<'a> Merger<'a, '_> {
         if let Some(c) = &d.carried {
             // Identities carried from the merge: no element is read again.
             debug_assert_eq!(merged.len(), c.ppos.len());
-            return Ok(self.arrange(placed_by_position(&merged, &c.ppos, d.live_len)));
+            return Ok(self.arrange_by_position(&merged, &c.ppos, d.live_len));
         }
         let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
+        let index = d.index(&merged, keys);
         let placed = place(&merged, ids, &d.p_index, |h, id| {
-            d.index.get_hashed(h, id).filter(|&p| p < d.live_len)
+            index.get_hashed(h, id).filter(|&p| p < d.live_len)
         });
         Ok(self.arrange(placed.into_iter()))
     }
@@ -140,8 +141,9 @@ impl<'a> Merger<'a, '_> {
             s_index.insert_first(identity(*v, keys).ok()?, i);
         }
         // `R'` is the first `n` elements of live-after-deletes ++ appended.
+        let index = d.index(merged, keys);
         let placed = place(merged, ids, &s_index, |h, id| {
-            d.index.get_hashed(h, id).filter(|&p| p < n)
+            index.get_hashed(h, id).filter(|&p| p < n)
         });
         let mut seen_p = vec![false; order.len()];
         let mut seen_r = vec![false; n];
@@ -184,13 +186,13 @@ impl<'a> Merger<'a, '_> {
         let mut next = 0;
         for (k, v) in order.iter().enumerate() {
             let id = identity(*v, keys).ok()?;
-            let h = id_hash(&id);
+            // Equal identities have equal hashes: hash only on a mismatch.
             let at = match c.patch.get(next) {
-                Some((pid, ph, at)) if *ph == h && *pid == id => {
+                Some((pid, _, at)) if *pid == id => {
                     next += 1;
                     Some(*at as usize)
                 }
-                _ => d.index.get_hashed(h, &id),
+                _ => d.index(merged, keys).get_hashed(id_hash(&id), &id),
             };
             if let Some(slot) = at.and_then(|i| spos.get_mut(i)) {
                 if *slot == NO_POS {
@@ -203,7 +205,7 @@ impl<'a> Merger<'a, '_> {
         if spos.iter().skip(n).any(|&sp| sp == NO_POS) {
             return None;
         }
-        Some(self.arrange(placed_by_position(merged, &spos, n)))
+        Some(self.arrange_by_position(merged, &spos, n))
     }
 
     /// Identity, its hash and "holds `$patch: delete`" of every element.
@@ -226,6 +228,56 @@ impl<'a> Merger<'a, '_> {
             }
         }
         Ok(ids)
+    }
+
+    /// [`Merger::arrange`] of [`placed_by_position`]`(merged, pos, live)`
+    /// without materialising the placed elements: when every element
+    /// without an order position stands in `R'` (`i < live`), those
+    /// elements are already in `R'` order, so only the ones with an order
+    /// position are collected and sorted, and the rest are read once, in
+    /// place. (On a one-element patch over a 256k list, `arrange` built and
+    /// re-read a 32-byte record per element.)
+    pub(super) fn arrange_by_position(
+        &self,
+        merged: &[Value<'a>],
+        pos: &[u32],
+        live: usize,
+    ) -> Vec<Value<'a>> {
+        debug_assert_eq!(merged.len(), pos.len());
+        let unplaced_past_live = pos.get(live..).is_some_and(|p| p.contains(&NO_POS));
+        if unplaced_past_live || u32::try_from(merged.len()).is_err() {
+            return self.arrange(placed_by_position(merged, pos, live));
+        }
+        // (order position, merged position) of the elements in the order.
+        let mut items: Vec<(u32, u32)> = pos
+            .iter()
+            .enumerate()
+            .filter(|(_, &p)| p != NO_POS)
+            .map(|(i, &p)| (p, i as u32))
+            .collect();
+        if !items.is_sorted_by_key(|x| x.0) {
+            // Stable, as `arrange`'s sort.
+            items.sort_by_key(|x| x.0);
+        }
+        let mut out = Vec::with_capacity(merged.len());
+        let mut next = items.iter().map(|&(_, i)| i as usize).peekable();
+        for (i, (v, &p)) in merged.iter().zip(pos).enumerate() {
+            if p != NO_POS {
+                continue;
+            }
+            // Element `i` of `R'`: the ordered elements not placed after it
+            // in `R'` (no `R'` position, or one not above `i`) go first.
+            while let Some(&at) = next.peek() {
+                if at < live && i < at {
+                    break;
+                }
+                out.push(merged[at]);
+                next.next();
+            }
+            out.push(*v);
+        }
+        out.extend(next.map(|at| merged[at]));
+        out
     }
 
     /// The reference's `normalizeElementOrder` sorts (steps 1–3) on placed
