@@ -6,7 +6,10 @@
 //! comparing against a sorted copy.
 
 use crate::gosort::go_sort;
-use crate::keys::{element_key, value_text, KeyText, Tagging};
+use crate::keys::{
+    element_key, key_hash, pair_unique_keys, pairs_by_sort, value_text, KeyText, Tagging,
+    UniquePairing, UNPAIRED,
+};
 use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
@@ -550,54 +553,46 @@ impl<'a> Differ<'a> {
             let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
             Some((obj, mem, mem.value.as_str()?))
         };
+        // The keys' hashes too when the lists are long enough to be paired
+        // by sorting, computed while each key is at hand.
+        let hashed = pairs_by_sort(o.len(), m.len());
         let mut o_keys: Vec<&'a str> = Vec::with_capacity(o.len());
+        let mut o_hash: Vec<u64> = Vec::with_capacity(if hashed { o.len() } else { 0 });
         for e in o {
-            o_keys.push(str_key(e)?.2);
-        }
-        let mut index: FxHashMap<&'a str, u32> =
-            FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
-        for (i, k) in o_keys.iter().enumerate() {
-            if index.insert(k, i as u32).is_some() {
-                return None;
+            let k = str_key(e)?.2;
+            o_keys.push(k);
+            if hashed {
+                o_hash.push(key_hash(k));
             }
         }
-        // Per element of m: its key and the position of its pair in o.
-        const NONE: u32 = u32::MAX;
-        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str, u32)> = Vec::with_capacity(m.len());
-        let mut matched = vec![false; o.len()];
-        let mut added: FxHashSet<&'a str> = FxHashSet::default();
+        // Per element of m: the element, its key member and its key.
+        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str)> = Vec::with_capacity(m.len());
+        let mut m_hash: Vec<u64> = Vec::with_capacity(if hashed { m.len() } else { 0 });
         for e in m {
-            let (obj, mem, k) = str_key(e)?;
-            let oi = match index.get(k) {
-                Some(&oi) => {
-                    if std::mem::replace(&mut matched[oi as usize], true) {
-                        return None;
-                    }
-                    oi
-                }
-                None => {
-                    if !added.insert(k) {
-                        return None;
-                    }
-                    NONE
-                }
-            };
-            m_elems.push((obj, mem, k, oi));
+            let x = str_key(e)?;
+            m_elems.push(x);
+            if hashed {
+                m_hash.push(key_hash(x.2));
+            }
         }
-        drop(index);
-        drop(added);
+        let UniquePairing {
+            pair,
+            matched,
+            verified,
+        } = pair_unique_keys(&o_keys, &o_hash, &m_elems, |e| e.2, &m_hash)?;
+        drop((o_hash, m_hash));
 
         let mut keep: Vec<Value<'a>> = Vec::new();
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         // The error of the failing pair with the smallest key, if any.
         let mut failed: Option<(&'a str, Error)> = None;
-        for (mi, &(me, key_member, k, oi)) in m_elems.iter().enumerate() {
+        for (mi, (&(me, key_member, k), &oi)) in m_elems.iter().zip(&pair).enumerate() {
             if let Some((fk, _)) = &failed {
-                if oi == NONE || k >= *fk {
+                if oi == UNPAIRED || k >= *fk {
                     continue;
                 }
             }
-            if oi == NONE {
+            if oi == UNPAIRED {
                 if !ica {
                     if is_delete(&m[mi]) {
                         deletes.push((k, m[mi]));
@@ -606,6 +601,10 @@ impl<'a> Differ<'a> {
                     }
                 }
                 continue;
+            }
+            if !verified && o_keys[oi as usize] != k {
+                // Equal hashes, different keys: pair by the exact index.
+                return None;
             }
             let oe = o[oi as usize].as_object().unwrap_or_default();
             let here = Path::Index(path, mi);
@@ -650,7 +649,7 @@ impl<'a> Differ<'a> {
             // One member `{key: value}` per element (the last `key` member).
             let members = self
                 .arena
-                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _, _)| mem));
+                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _)| mem));
             let items = self.arena.alloc_slice_fill_iter(
                 members
                     .iter()
@@ -816,5 +815,90 @@ impl<'a> Differ<'a> {
         let len = go_dedup(&mut s, |v| v);
         s.truncate(len);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::keys::SORT_PAIRING_MIN_FOR_TESTS;
+    use crate::{create_two_way, CreateOptions};
+    use proptest::prelude::*;
+    use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+
+    /// An env list: distinct names from a shared pool in any order, values
+    /// from a few, and sometimes an odd element (a repeated name, no name, a
+    /// number for a name) inserted somewhere.
+    fn env_list() -> impl Strategy<Value = Vec<String>> {
+        let names =
+            proptest::sample::subsequence((0..40).collect::<Vec<u32>>(), 0..24).prop_shuffle();
+        (
+            names,
+            proptest::collection::vec(0u8..3, 24),
+            proptest::option::weighted(0.3, (0u8..3, any::<prop::sample::Index>())),
+        )
+            .prop_map(|(names, values, odd)| {
+                let mut l: Vec<String> = names
+                    .iter()
+                    .zip(&values)
+                    .map(|(k, v)| format!(r#"{{"name":"E{k}","value":"v{v}"}}"#))
+                    .collect();
+                if let Some((kind, at)) = odd {
+                    let e = match kind {
+                        0 if !l.is_empty() => l[at.index(l.len())].clone(),
+                        1 => r#"{"value":"x"}"#.to_string(),
+                        _ => r#"{"name":7,"value":"x"}"#.to_string(),
+                    };
+                    let i = at.index(l.len() + 1);
+                    l.insert(i, e);
+                }
+                l
+            })
+    }
+
+    fn deployment(env: &[String]) -> String {
+        format!(
+            r#"{{"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","env":[{}]}}]}}}}}}}}"#,
+            env.join(",")
+        )
+    }
+
+    /// `create_two_way`'s patch (or error) with lists paired by sorting
+    /// from `sort_min` elements on.
+    fn create2(o: &str, m: &str, sort_min: usize, opts: &CreateOptions) -> String {
+        SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(sort_min));
+        let arena = Arena::new();
+        let p = ParseOptions::default();
+        let o = parse_json(&arena, o.as_bytes(), &p).unwrap();
+        let m = parse_json(&arena, m.as_bytes(), &p).unwrap();
+        let cursor = smpatch_schema::embedded()
+            .cursor("apps/v1/Deployment")
+            .unwrap();
+        let out = match create_two_way(&arena, o, m, cursor, opts, &[]) {
+            Ok(v) => to_json_string(&v),
+            Err(e) => format!("error: {e}"),
+        };
+        SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(crate::keys::SORT_PAIRING_MIN));
+        out
+    }
+
+    proptest! {
+        /// The two-way patch is the same whether keyed lists are paired by
+        /// sorting or by the hash map: lists with repeated, missing and
+        /// non-string keys, additions, deletions and reordering, under each
+        /// option.
+        #[test]
+        fn sort_pairing_gives_the_map_pairings_patch(
+            o in env_list(),
+            m in env_list(),
+            ignore in 0u8..3,
+            fix_quirks: bool,
+        ) {
+            let (o, m) = (deployment(&o), deployment(&m));
+            let mut opts = CreateOptions::default();
+            opts.ignore_deletions = ignore == 1;
+            opts.ignore_changes_and_additions = ignore == 2;
+            opts.fix_quirks = fix_quirks;
+            prop_assert_eq!(create2(&o, &m, 0, &opts), create2(&o, &m, usize::MAX, &opts));
+        }
     }
 }
