@@ -235,7 +235,7 @@ fn radix_sort_hash_bits(items: &mut Vec<u64>, tmp: &mut Vec<u64>) {
     tmp.clear();
     tmp.resize(items.len(), 0);
     for (pass, c) in counts.iter_mut().enumerate() {
-        if c.iter().any(|&k| k == items.len()) {
+        if c.contains(&items.len()) {
             continue; // one bucket holds every item: the pass changes nothing
         }
         let mut start = 0;
