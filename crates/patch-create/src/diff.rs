@@ -894,10 +894,12 @@ mod tests {
             fix_quirks: bool,
         ) {
             let (o, m) = (deployment(&o), deployment(&m));
-            let mut opts = CreateOptions::default();
-            opts.ignore_deletions = ignore == 1;
-            opts.ignore_changes_and_additions = ignore == 2;
-            opts.fix_quirks = fix_quirks;
+            let opts = CreateOptions {
+                ignore_deletions: ignore == 1,
+                ignore_changes_and_additions: ignore == 2,
+                fix_quirks,
+                ..CreateOptions::default()
+            };
             prop_assert_eq!(create2(&o, &m, 0, &opts), create2(&o, &m, usize::MAX, &opts));
         }
     }
