@@ -139,6 +139,45 @@ impl<'a> Differ<'a> {
         flags: DiffFlags,
         build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
+        let patch = self.diff_object_members(a, b, w, flags, build_retain_keys)?;
+        Ok(self.finish_object(patch))
+    }
+
+    /// `diff_objects(a, b)` for an element of a keyed list with one merge
+    /// key: the patch with its `key` members replaced by `key_member` (as
+    /// [`Differ::with_key_member`] makes it), built in one allocation;
+    /// `None` when the patch is empty.
+    fn diff_element(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        w: Walk<'_, '_>,
+        flags: DiffFlags,
+        build_retain_keys: RetainKeys,
+        key_member: Member<'a>,
+    ) -> Result<Option<Value<'a>>, Error> {
+        w.check().map_err(too_deep)?;
+        grow_stack(|| {
+            let mut patch = self.diff_object_members(a, b, w, flags, build_retain_keys)?;
+            if patch.is_empty() {
+                self.scratch.borrow_mut().push(patch);
+                return Ok(None);
+            }
+            patch.retain(|m| m.key != key_member.key);
+            patch.push(key_member);
+            Ok(Some(Value::Object(self.finish_object(patch))))
+        })
+    }
+
+    /// The members of `diff_objects(a, b)`'s patch, in a buffer of the pool.
+    fn diff_object_members(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        w: Walk<'_, '_>,
+        flags: DiffFlags,
+        build_retain_keys: RetainKeys,
+    ) -> Result<Vec<Member<'a>>, Error> {
         let a_index = Index::new(a);
         let mut patch = self.take_scratch();
         let mut retain: Vec<&'a str> = Vec::new();
@@ -150,7 +189,8 @@ impl<'a> Differ<'a> {
             self.diff_member(a_index.get(k), k, bv, w, flags, &mut patch)?;
         }
         let b_index = Index::new(b);
-        Ok(self.finish_diff(a, &b_index, patch, retain, flags))
+        self.finish_diff_members(a, &b_index, &mut patch, retain, flags);
+        Ok(patch)
     }
 
     /// The end of `diff_objects` once `b`'s members are done: the deletions
@@ -162,9 +202,23 @@ impl<'a> Differ<'a> {
         a: Object<'a>,
         b_index: &Index<'a>,
         mut patch: Vec<Member<'a>>,
-        mut retain: Vec<&'a str>,
+        retain: Vec<&'a str>,
         flags: DiffFlags,
     ) -> Object<'a> {
+        self.finish_diff_members(a, b_index, &mut patch, retain, flags);
+        self.finish_object(patch)
+    }
+
+    /// [`Differ::finish_diff`] up to the members (not yet an object).
+    #[inline(always)]
+    fn finish_diff_members(
+        &self,
+        a: Object<'a>,
+        b_index: &Index<'a>,
+        patch: &mut Vec<Member<'a>>,
+        mut retain: Vec<&'a str>,
+        flags: DiffFlags,
+    ) {
         if !flags.ignore_deletions {
             for m in a.members() {
                 if !b_index.contains(m.key) {
@@ -187,7 +241,6 @@ impl<'a> Differ<'a> {
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
             patch.push(directives::retain_keys_member(self.arena, &list));
         }
-        self.finish_object(patch)
     }
 
     /// One member `k: bv` of the new object against the old object's value
@@ -608,17 +661,16 @@ impl<'a> Differ<'a> {
             }
             let oe = o[oi as usize].as_object().unwrap_or_default();
             let here = Path::Index(path, mi);
-            match self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain) {
-                Ok(sub) => {
-                    if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, key_member);
-                        if is_delete(&sub) {
-                            deletes.push((k, sub));
-                        } else {
-                            keep.push(sub);
-                        }
+            let ww = w.step(&here, w.cursor());
+            match self.diff_element(oe, me, ww, flags, retain, key_member) {
+                Ok(Some(sub)) => {
+                    if is_delete(&sub) {
+                        deletes.push((k, sub));
+                    } else {
+                        keep.push(sub);
                     }
                 }
+                Ok(None) => {}
                 Err(e) => failed = Some((k, e)),
             }
         }
