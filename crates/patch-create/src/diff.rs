@@ -7,8 +7,8 @@
 
 use crate::gosort::go_sort;
 use crate::keys::{
-    element_key, key_hash, pair_unique_keys, pairs_by_sort, value_text, KeyText, Tagging,
-    UniquePairing, UNPAIRED,
+    element_key, key_hash, pair_by_map, pair_unique_keys, pairs_by_sort, value_text, KeyText,
+    Tagging, UniquePairing, UNPAIRED,
 };
 use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -618,22 +618,34 @@ impl<'a> Differ<'a> {
                 o_hash.push(key_hash(k));
             }
         }
-        // Per element of m: the element, its key member and its key.
+        // Per element of m: the element, its key member and its key (read
+        // in the hash map's probe loop when the lists are short).
         let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str)> = Vec::with_capacity(m.len());
-        let mut m_hash: Vec<u64> = Vec::with_capacity(if hashed { m.len() } else { 0 });
-        for e in m {
-            let x = str_key(e)?;
-            m_elems.push(x);
-            if hashed {
+        let pairing = if hashed {
+            let mut m_hash: Vec<u64> = Vec::with_capacity(m.len());
+            for e in m {
+                let x = str_key(e)?;
+                m_elems.push(x);
                 m_hash.push(key_hash(x.2));
             }
-        }
+            let keys = m_elems.iter().map(|e| Some(e.2));
+            pair_unique_keys(&o_keys, &o_hash, keys, &m_hash)
+        } else {
+            pair_by_map(
+                &o_keys,
+                m.iter().map(|e| {
+                    let x = str_key(e)?;
+                    m_elems.push(x);
+                    Some(x.2)
+                }),
+            )
+        };
+        drop(o_hash);
         let UniquePairing {
             pair,
             matched,
             verified,
-        } = pair_unique_keys(&o_keys, &o_hash, &m_elems, |e| e.2, &m_hash)?;
-        drop((o_hash, m_hash));
+        } = pairing?;
 
         let mut keep: Vec<Value<'a>> = Vec::new();
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();

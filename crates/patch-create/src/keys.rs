@@ -163,11 +163,10 @@ pub(crate) fn key_hash(k: &str) -> u64 {
 /// each pair's keys when it visits the pair, next to the elements it reads
 /// anyway. Equal hashes within a list hand the lists to the hash map, which
 /// answers exactly.
-pub(crate) fn pair_unique_keys<'k, T>(
+pub(crate) fn pair_unique_keys<'k>(
     o: &[&'k str],
     o_hash: &[u64],
-    m: &[T],
-    m_key: impl Fn(&T) -> &'k str,
+    m: impl ExactSizeIterator<Item = Option<&'k str>>,
     m_hash: &[u64],
 ) -> Option<UniquePairing> {
     if pairs_by_sort(o.len(), m.len()) {
@@ -175,15 +174,15 @@ pub(crate) fn pair_unique_keys<'k, T>(
             return Some(p);
         }
     }
-    pair_by_map(o, m, m_key)
+    pair_by_map(o, m)
 }
 
 /// [`pair_unique_keys`] with a hash map from the keys of `o` to their
-/// positions.
-pub(crate) fn pair_by_map<'k, T>(
+/// positions. The keys of `m` come one by one; a `None` among them ends the
+/// pairing with `None` (the caller's element is outside the unique case).
+pub(crate) fn pair_by_map<'k>(
     o: &[&'k str],
-    m: &[T],
-    m_key: impl Fn(&T) -> &'k str,
+    m: impl ExactSizeIterator<Item = Option<&'k str>>,
 ) -> Option<UniquePairing> {
     let mut index: FxHashMap<&'k str, u32> =
         FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
@@ -195,8 +194,8 @@ pub(crate) fn pair_by_map<'k, T>(
     let mut matched = vec![false; o.len()];
     let mut added: FxHashSet<&'k str> = FxHashSet::default();
     let mut pair = Vec::with_capacity(m.len());
-    for e in m {
-        let k = m_key(e);
+    for k in m {
+        let k = k?;
         let oi = match index.get(k) {
             Some(&oi) => {
                 if std::mem::replace(&mut matched[oi as usize], true) {
@@ -339,7 +338,7 @@ mod tests {
     fn by_sort_checked(o: &[&str], oh: &[u64], m: &[&str], mh: &[u64]) -> Option<UniquePairing> {
         match pair_by_sort(oh, mh).and_then(|p| p.verified(o, m)) {
             Some(p) => Some(p),
-            None => pair_by_map(o, m, |k| *k),
+            None => pair_by_map(o, m.iter().map(|k| Some(*k))),
         }
     }
 
@@ -350,7 +349,7 @@ mod tests {
         fn pairings_match_the_reference(o in keys(40, 60), m in keys(40, 60)) {
             let (o, m) = (strs(&o), strs(&m));
             let want = reference(&o, &m);
-            let map = pair_by_map(&o, &m, |k| *k).map(|p| (p.pair, p.matched));
+            let map = pair_by_map(&o, m.iter().map(|k| Some(*k))).map(|p| (p.pair, p.matched));
             prop_assert_eq!(&map, &want);
             let sort = by_sort_checked(&o, &hashes(&o), &m, &hashes(&m))
                 .map(|p| (p.pair, p.matched));
@@ -391,7 +390,7 @@ mod tests {
         let sort = pair_by_sort(&hashes(&o), &hashes(&m))
             .and_then(|p| p.verified(&o, &m))
             .map(|p| (p.pair, p.matched));
-        let map = pair_by_map(&o, &m, |k| *k).map(|p| (p.pair, p.matched));
+        let map = pair_by_map(&o, m.iter().map(|k| Some(*k))).map(|p| (p.pair, p.matched));
         assert!(sort.is_some());
         assert_eq!(sort, map);
     }
