@@ -581,6 +581,10 @@ impl<'a> Differ<'a> {
     /// Keyed lists for the common case: one merge key, a string in every element,
     /// no key twice in a list. `None` (decided before any element is diffed)
     /// when the lists are outside that case: the general path then answers.
+    /// Long lists are paired by key hash (`keys::pair_unique_keys`); a pair
+    /// whose keys differ (a hash collision, found when the loop reaches it)
+    /// also gives `None`, leaving the element patches made so far unused in
+    /// the arena.
     ///
     /// With unique keys the general walk pairs equal keys whatever the sort
     /// order of equal elements, so no sort is needed: changes and additions
@@ -668,7 +672,7 @@ impl<'a> Differ<'a> {
                 continue;
             }
             if !verified && o_keys[oi as usize] != k {
-                // Equal hashes, different keys: pair by the exact index.
+                // Equal hashes, different keys: the general path answers.
                 return None;
             }
             let oe = o[oi as usize].as_object().unwrap_or_default();

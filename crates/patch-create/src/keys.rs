@@ -1,5 +1,7 @@
 //! The text forms of merge-key values used to sort, pair and index elements
-//! (which keys a list has is decided once, by `smpatch_schema::Rules`).
+//! (which keys a list has is decided once, by `smpatch_schema::Rules`), and
+//! the pairing of two lists by unique string keys (a hash map for short
+//! lists, a sort-merge join of key hashes for long ones).
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smpatch_schema::KeySpec;
@@ -151,7 +153,7 @@ pub(crate) fn key_hash(k: &str) -> u64 {
 }
 
 /// Pairs the keys of `m` with equal keys of `o`; `None` when a key appears
-/// twice in `o` or twice in `m`. `o_hash` and `m_hash` hold the keys'
+/// twice in `o` or twice in `m`, or an item of `m` is `None`. `o_hash` and `m_hash` hold the keys'
 /// [`key_hash`]es when [`pairs_by_sort`] says so (otherwise they are not
 /// read).
 ///
