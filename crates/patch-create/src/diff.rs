@@ -6,7 +6,10 @@
 //! comparing against a sorted copy.
 
 use crate::gosort::go_sort;
-use crate::keys::{element_key, value_text, KeyText, Tagging};
+use crate::keys::{
+    element_key, key_hash, pair_by_map, pair_unique_keys, pairs_by_sort, value_text, KeyText,
+    Tagging, UniquePairing, UNPAIRED,
+};
 use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
@@ -136,6 +139,45 @@ impl<'a> Differ<'a> {
         flags: DiffFlags,
         build_retain_keys: RetainKeys,
     ) -> Result<Object<'a>, Error> {
+        let patch = self.diff_object_members(a, b, w, flags, build_retain_keys)?;
+        Ok(self.finish_object(patch))
+    }
+
+    /// `diff_objects(a, b)` for an element of a keyed list with one merge
+    /// key: the patch with its `key` members replaced by `key_member` (as
+    /// [`Differ::with_key_member`] makes it), built in one allocation;
+    /// `None` when the patch is empty.
+    fn diff_element(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        w: Walk<'_, '_>,
+        flags: DiffFlags,
+        build_retain_keys: RetainKeys,
+        key_member: Member<'a>,
+    ) -> Result<Option<Value<'a>>, Error> {
+        w.check().map_err(too_deep)?;
+        grow_stack(|| {
+            let mut patch = self.diff_object_members(a, b, w, flags, build_retain_keys)?;
+            if patch.is_empty() {
+                self.scratch.borrow_mut().push(patch);
+                return Ok(None);
+            }
+            patch.retain(|m| m.key != key_member.key);
+            patch.push(key_member);
+            Ok(Some(Value::Object(self.finish_object(patch))))
+        })
+    }
+
+    /// The members of `diff_objects(a, b)`'s patch, in a buffer of the pool.
+    fn diff_object_members(
+        &self,
+        a: Object<'a>,
+        b: Object<'a>,
+        w: Walk<'_, '_>,
+        flags: DiffFlags,
+        build_retain_keys: RetainKeys,
+    ) -> Result<Vec<Member<'a>>, Error> {
         let a_index = Index::new(a);
         let mut patch = self.take_scratch();
         let mut retain: Vec<&'a str> = Vec::new();
@@ -147,7 +189,8 @@ impl<'a> Differ<'a> {
             self.diff_member(a_index.get(k), k, bv, w, flags, &mut patch)?;
         }
         let b_index = Index::new(b);
-        Ok(self.finish_diff(a, &b_index, patch, retain, flags))
+        self.finish_diff_members(a, &b_index, &mut patch, retain, flags);
+        Ok(patch)
     }
 
     /// The end of `diff_objects` once `b`'s members are done: the deletions
@@ -159,9 +202,23 @@ impl<'a> Differ<'a> {
         a: Object<'a>,
         b_index: &Index<'a>,
         mut patch: Vec<Member<'a>>,
-        mut retain: Vec<&'a str>,
+        retain: Vec<&'a str>,
         flags: DiffFlags,
     ) -> Object<'a> {
+        self.finish_diff_members(a, b_index, &mut patch, retain, flags);
+        self.finish_object(patch)
+    }
+
+    /// [`Differ::finish_diff`] up to the members (not yet an object).
+    #[inline(always)]
+    fn finish_diff_members(
+        &self,
+        a: Object<'a>,
+        b_index: &Index<'a>,
+        patch: &mut Vec<Member<'a>>,
+        mut retain: Vec<&'a str>,
+        flags: DiffFlags,
+    ) {
         if !flags.ignore_deletions {
             for m in a.members() {
                 if !b_index.contains(m.key) {
@@ -184,7 +241,6 @@ impl<'a> Differ<'a> {
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
             patch.push(directives::retain_keys_member(self.arena, &list));
         }
-        self.finish_object(patch)
     }
 
     /// One member `k: bv` of the new object against the old object's value
@@ -525,6 +581,10 @@ impl<'a> Differ<'a> {
     /// Keyed lists for the common case: one merge key, a string in every element,
     /// no key twice in a list. `None` (decided before any element is diffed)
     /// when the lists are outside that case: the general path then answers.
+    /// Long lists are paired by key hash (`keys::pair_unique_keys`); a pair
+    /// whose keys differ (a hash collision, found when the loop reaches it)
+    /// also gives `None`, leaving the element patches made so far unused in
+    /// the arena.
     ///
     /// With unique keys the general walk pairs equal keys whatever the sort
     /// order of equal elements, so no sort is needed: changes and additions
@@ -550,54 +610,58 @@ impl<'a> Differ<'a> {
             let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
             Some((obj, mem, mem.value.as_str()?))
         };
+        // The keys' hashes too when the lists are long enough to be paired
+        // by sorting, computed while each key is at hand.
+        let hashed = pairs_by_sort(o.len(), m.len());
         let mut o_keys: Vec<&'a str> = Vec::with_capacity(o.len());
+        let mut o_hash: Vec<u64> = Vec::with_capacity(if hashed { o.len() } else { 0 });
         for e in o {
-            o_keys.push(str_key(e)?.2);
-        }
-        let mut index: FxHashMap<&'a str, u32> =
-            FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
-        for (i, k) in o_keys.iter().enumerate() {
-            if index.insert(k, i as u32).is_some() {
-                return None;
+            let k = str_key(e)?.2;
+            o_keys.push(k);
+            if hashed {
+                o_hash.push(key_hash(k));
             }
         }
-        // Per element of m: its key and the position of its pair in o.
-        const NONE: u32 = u32::MAX;
-        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str, u32)> = Vec::with_capacity(m.len());
-        let mut matched = vec![false; o.len()];
-        let mut added: FxHashSet<&'a str> = FxHashSet::default();
-        for e in m {
-            let (obj, mem, k) = str_key(e)?;
-            let oi = match index.get(k) {
-                Some(&oi) => {
-                    if std::mem::replace(&mut matched[oi as usize], true) {
-                        return None;
-                    }
-                    oi
-                }
-                None => {
-                    if !added.insert(k) {
-                        return None;
-                    }
-                    NONE
-                }
-            };
-            m_elems.push((obj, mem, k, oi));
-        }
-        drop(index);
-        drop(added);
+        // Per element of m: the element, its key member and its key (read
+        // in the hash map's probe loop when the lists are short).
+        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str)> = Vec::with_capacity(m.len());
+        let pairing = if hashed {
+            let mut m_hash: Vec<u64> = Vec::with_capacity(m.len());
+            for e in m {
+                let x = str_key(e)?;
+                m_elems.push(x);
+                m_hash.push(key_hash(x.2));
+            }
+            let keys = m_elems.iter().map(|e| Some(e.2));
+            pair_unique_keys(&o_keys, &o_hash, keys, &m_hash)
+        } else {
+            pair_by_map(
+                &o_keys,
+                m.iter().map(|e| {
+                    let x = str_key(e)?;
+                    m_elems.push(x);
+                    Some(x.2)
+                }),
+            )
+        };
+        drop(o_hash);
+        let UniquePairing {
+            pair,
+            matched,
+            verified,
+        } = pairing?;
 
         let mut keep: Vec<Value<'a>> = Vec::new();
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         // The error of the failing pair with the smallest key, if any.
         let mut failed: Option<(&'a str, Error)> = None;
-        for (mi, &(me, key_member, k, oi)) in m_elems.iter().enumerate() {
+        for (mi, (&(me, key_member, k), &oi)) in m_elems.iter().zip(&pair).enumerate() {
             if let Some((fk, _)) = &failed {
-                if oi == NONE || k >= *fk {
+                if oi == UNPAIRED || k >= *fk {
                     continue;
                 }
             }
-            if oi == NONE {
+            if oi == UNPAIRED {
                 if !ica {
                     if is_delete(&m[mi]) {
                         deletes.push((k, m[mi]));
@@ -607,19 +671,22 @@ impl<'a> Differ<'a> {
                 }
                 continue;
             }
+            if !verified && o_keys[oi as usize] != k {
+                // Equal hashes, different keys: the general path answers.
+                return None;
+            }
             let oe = o[oi as usize].as_object().unwrap_or_default();
             let here = Path::Index(path, mi);
-            match self.diff_objects(oe, me, w.step(&here, w.cursor()), flags, retain) {
-                Ok(sub) => {
-                    if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, key_member);
-                        if is_delete(&sub) {
-                            deletes.push((k, sub));
-                        } else {
-                            keep.push(sub);
-                        }
+            let ww = w.step(&here, w.cursor());
+            match self.diff_element(oe, me, ww, flags, retain, key_member) {
+                Ok(Some(sub)) => {
+                    if is_delete(&sub) {
+                        deletes.push((k, sub));
+                    } else {
+                        keep.push(sub);
                     }
                 }
+                Ok(None) => {}
                 Err(e) => failed = Some((k, e)),
             }
         }
@@ -650,7 +717,7 @@ impl<'a> Differ<'a> {
             // One member `{key: value}` per element (the last `key` member).
             let members = self
                 .arena
-                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _, _)| mem));
+                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _)| mem));
             let items = self.arena.alloc_slice_fill_iter(
                 members
                     .iter()
@@ -816,5 +883,92 @@ impl<'a> Differ<'a> {
         let len = go_dedup(&mut s, |v| v);
         s.truncate(len);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::keys::SORT_PAIRING_MIN_FOR_TESTS;
+    use crate::{create_two_way, CreateOptions};
+    use proptest::prelude::*;
+    use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
+
+    /// An env list: distinct names from a shared pool in any order, values
+    /// from a few, and sometimes an odd element (a repeated name, no name, a
+    /// number for a name) inserted somewhere.
+    fn env_list() -> impl Strategy<Value = Vec<String>> {
+        let names =
+            proptest::sample::subsequence((0..40).collect::<Vec<u32>>(), 0..24).prop_shuffle();
+        (
+            names,
+            proptest::collection::vec(0u8..3, 24),
+            proptest::option::weighted(0.3, (0u8..3, any::<prop::sample::Index>())),
+        )
+            .prop_map(|(names, values, odd)| {
+                let mut l: Vec<String> = names
+                    .iter()
+                    .zip(&values)
+                    .map(|(k, v)| format!(r#"{{"name":"E{k}","value":"v{v}"}}"#))
+                    .collect();
+                if let Some((kind, at)) = odd {
+                    let e = match kind {
+                        0 if !l.is_empty() => l[at.index(l.len())].clone(),
+                        1 => r#"{"value":"x"}"#.to_string(),
+                        _ => r#"{"name":7,"value":"x"}"#.to_string(),
+                    };
+                    let i = at.index(l.len() + 1);
+                    l.insert(i, e);
+                }
+                l
+            })
+    }
+
+    fn deployment(env: &[String]) -> String {
+        format!(
+            r#"{{"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","env":[{}]}}]}}}}}}}}"#,
+            env.join(",")
+        )
+    }
+
+    /// `create_two_way`'s patch (or error) with lists paired by sorting
+    /// from `sort_min` elements on.
+    fn create2(o: &str, m: &str, sort_min: usize, opts: &CreateOptions) -> String {
+        SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(sort_min));
+        let arena = Arena::new();
+        let p = ParseOptions::default();
+        let o = parse_json(&arena, o.as_bytes(), &p).unwrap();
+        let m = parse_json(&arena, m.as_bytes(), &p).unwrap();
+        let cursor = smpatch_schema::embedded()
+            .cursor("apps/v1/Deployment")
+            .unwrap();
+        let out = match create_two_way(&arena, o, m, cursor, opts, &[]) {
+            Ok(v) => to_json_string(&v),
+            Err(e) => format!("error: {e}"),
+        };
+        SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(crate::keys::SORT_PAIRING_MIN));
+        out
+    }
+
+    proptest! {
+        /// The two-way patch is the same whether keyed lists are paired by
+        /// sorting or by the hash map: lists with repeated, missing and
+        /// non-string keys, additions, deletions and reordering, under each
+        /// option.
+        #[test]
+        fn sort_pairing_gives_the_map_pairings_patch(
+            o in env_list(),
+            m in env_list(),
+            ignore in 0u8..3,
+            fix_quirks: bool,
+        ) {
+            let (o, m) = (deployment(&o), deployment(&m));
+            let opts = CreateOptions {
+                ignore_deletions: ignore == 1,
+                ignore_changes_and_additions: ignore == 2,
+                fix_quirks,
+                ..CreateOptions::default()
+            };
+            prop_assert_eq!(create2(&o, &m, 0, &opts), create2(&o, &m, usize::MAX, &opts));
+        }
     }
 }
