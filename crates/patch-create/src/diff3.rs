@@ -14,11 +14,11 @@
 //! the first of several) exactly as before.
 
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
-use crate::shared::{element_kind, Index};
-use rustc_hash::FxHashMap;
+use crate::shared::Index;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
-use smpatch_value::{Kind, Member, Object, Path, Value};
+use smpatch_value::{Member, Object, Path, Value};
 
 /// The flags of `delta`: current to modified, additions and changes.
 pub(crate) const DELTA: DiffFlags = DiffFlags {
@@ -116,10 +116,6 @@ fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
     true
 }
 
-/// The longest keyed lists in different orders the descent shares (see
-/// `keyed_three`).
-const FUSED_UNALIGNED_MAX: usize = 4096;
-
 /// The most members [`aligned_objects`] admits (larger objects are indexed).
 const ALIGNED_MAX: usize = 16;
 
@@ -163,24 +159,92 @@ fn ident(v: &Value<'_>) -> Ident {
 /// of that name, as `Object::get` reads it) and the key string.
 type Elem<'a> = (Object<'a>, Member<'a>, &'a str);
 
-/// The elements of `list` and the position of each key, when every element
-/// is an object with a string merge key and no key repeats.
-fn keyed_side<'a>(
-    list: &'a [Value<'a>],
-    key: &str,
-) -> Option<(Vec<Elem<'a>>, FxHashMap<&'a str, u32>)> {
+/// No partner in the other list.
+const NONE: u32 = u32::MAX;
+
+/// The elements of `list`, when every element is an object with a string
+/// merge key (repeats are found by [`Pairing::new`]).
+fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
     let mut elems = Vec::with_capacity(list.len());
-    let mut index = FxHashMap::with_capacity_and_hasher(list.len(), Default::default());
-    for (i, v) in list.iter().enumerate() {
+    for v in list {
         let obj = v.as_object()?;
         let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
-        let k = mem.value.as_str()?;
-        if index.insert(k, i as u32).is_some() {
-            return None;
-        }
-        elems.push((obj, mem, k));
+        elems.push((obj, mem, mem.value.as_str()?));
     }
-    Some((elems, index))
+    Some(elems)
+}
+
+/// Which elements of the three keyed lists carry one key, worked out once
+/// for the three diffs (each diff of `diff_keyed_unique` pairs its two
+/// lists itself): per element of modified its partner in original and in
+/// current, per element of current its partner in original ([`NONE`]:
+/// none).
+///
+/// One hash index of original serves every look-up when current holds
+/// original's keys in original's order (the live object of `kubectl apply`
+/// keeps the order of the last applied one): current then pairs by
+/// position. Otherwise current is indexed too. Either way each element is
+/// looked up at most twice, where the three separate diffs build three
+/// indexes and the assembly of each diff looks every element up again.
+struct Pairing {
+    m_o: Vec<u32>,
+    m_c: Vec<u32>,
+    c_o: Vec<u32>,
+}
+
+impl Pairing {
+    /// `None` when a key repeats within a list.
+    fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
+        let index = |l: &[Elem<'a>]| -> Option<FxHashMap<&'a str, u32>> {
+            let mut ix = FxHashMap::with_capacity_and_hasher(l.len(), Default::default());
+            for (i, e) in l.iter().enumerate() {
+                if ix.insert(e.2, i as u32).is_some() {
+                    return None;
+                }
+            }
+            Some(ix)
+        };
+        let o_ix = index(o)?;
+        let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
+        let (c_o, c_ix) = if c_aligned {
+            // Original's keys are unique, so current's are.
+            ((0..c.len() as u32).collect::<Vec<u32>>(), None)
+        } else {
+            let c_ix = index(c)?;
+            let c_o = c
+                .iter()
+                .map(|e| o_ix.get(e.2).copied().unwrap_or(NONE))
+                .collect();
+            (c_o, Some(c_ix))
+        };
+        let mut m_o = Vec::with_capacity(m.len());
+        let mut m_c = Vec::with_capacity(m.len());
+        // A key modified repeats is paired twice, or (when no other list
+        // has it) found in `added`.
+        let mut o_seen = vec![false; o.len()];
+        let mut c_seen = vec![false; c.len()];
+        let mut added: FxHashSet<&'a str> = FxHashSet::default();
+        for e in m {
+            let oi = o_ix.get(e.2).copied().unwrap_or(NONE);
+            let ci = match &c_ix {
+                None => oi,
+                Some(ix) => ix.get(e.2).copied().unwrap_or(NONE),
+            };
+            let repeated = if oi != NONE {
+                std::mem::replace(&mut o_seen[oi as usize], true)
+            } else if ci != NONE {
+                std::mem::replace(&mut c_seen[ci as usize], true)
+            } else {
+                !added.insert(e.2)
+            };
+            if repeated {
+                return None;
+            }
+            m_o.push(oi);
+            m_c.push(ci);
+        }
+        Some(Pairing { m_o, m_c, c_o })
+    }
 }
 
 /// The outcome of [`Differ::keyed_three`].
@@ -195,28 +259,13 @@ enum Keyed<'a> {
     Done([ListDiff<'a>; 3]),
 }
 
-/// One side pair of a keyed list: the old and the new list.
+/// One side pair of a keyed list: the old and the new list, and the
+/// partner in the old list of each element of the new one.
 struct Pair<'x, 'a> {
     a: &'x [Elem<'a>],
-    a_index: &'x FxHashMap<&'a str, u32>,
     b_list: &'a [Value<'a>],
     b: &'x [Elem<'a>],
-}
-
-impl<'x, 'a> Pair<'x, 'a> {
-    fn new(
-        a: &'x [Elem<'a>],
-        a_index: &'x FxHashMap<&'a str, u32>,
-        b_list: &'a [Value<'a>],
-        b: &'x [Elem<'a>],
-    ) -> Self {
-        Pair {
-            a,
-            a_index,
-            b_list,
-            b,
-        }
-    }
+    b_to_a: &'x [u32],
 }
 
 impl<'a> Differ<'a> {
@@ -396,11 +445,19 @@ impl<'a> Differ<'a> {
         dels: &mut Vec<Member<'a>>,
     ) -> Option<Option<Done<'a>>> {
         let (cur, path) = (w.cursor(), w.path());
-        if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
+        // A failed schema lookup leaves this member to the separate steps
+        // below (`break 'shared`), which report it unless the values are
+        // equal; the rest of the walk stays shared.
+        'shared: {
+            let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) else {
+                break 'shared;
+            };
             let here = Path::Key(path, k);
             match (ov, mv, cv) {
                 (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
-                    let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::Object) else {
+                        break 'shared;
+                    };
                     if field.meta.strategy != Strategy::Replace {
                         let sub = self.diff_three(
                             oo,
@@ -425,7 +482,9 @@ impl<'a> Differ<'a> {
                     }
                 }
                 (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
-                    let field = self.rules.field(cur, k, FieldShape::List).ok()?;
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::List) else {
+                        break 'shared;
+                    };
                     let plan = self.rules.list_plan(field.meta);
                     if let ListPlan::Atomic = plan {
                         // `delta` sets the list when current's differs,
@@ -491,25 +550,19 @@ impl<'a> Differ<'a> {
         if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
             return r;
         }
-        let object = |a: &[Value<'_>], b: &[Value<'_>]| {
-            matches!(element_kind(a, b, path), Ok(Some(Kind::Object)))
-        };
-        if !(object(c, m) && object(o, m) && object(o, c)) {
-            return Keyed::Apart;
-        }
         let KeySpec::Single(key) = keys else {
             return Keyed::Apart;
         };
-        // Long lists in different orders: three key indexes and the three
-        // documents at once outgrow the caches; one diff at a time reads
-        // less memory at once (measured: 15-18 % faster at 64k-256k
-        // elements, the same below 16k).
-        if m.len().max(o.len()).max(c.len()) > FUSED_UNALIGNED_MAX {
+        // Objects with string keys in three lists, one non-empty: the kind
+        // checks of the separate diffs answer "objects".
+        let (Some(o_e), Some(m_e), Some(c_e)) = (
+            keyed_elems(o, key),
+            keyed_elems(m, key),
+            keyed_elems(c, key),
+        ) else {
             return Keyed::Apart;
-        }
-        let (Some((o_e, o_ix)), Some((m_e, _)), Some((c_e, c_ix))) =
-            (keyed_side(o, key), keyed_side(m, key), keyed_side(c, key))
-        else {
+        };
+        let Some(pairs) = Pairing::new(&o_e, &m_e, &c_e) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -517,13 +570,13 @@ impl<'a> Differ<'a> {
         let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
         let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
         let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
-        for (mi, &(me, _, k)) in m_e.iter().enumerate() {
+        for (mi, &(me, _, _)) in m_e.iter().enumerate() {
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
-            let ci = c_ix.get(k).map(|&i| i as usize);
-            let oi = o_ix.get(k).map(|&i| i as usize);
-            match (oi, ci) {
-                (Some(oi), Some(ci)) => {
+            let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
+            match (oi != NONE, ci != NONE) {
+                (true, true) => {
+                    let (oi, ci) = (oi as usize, ci as usize);
                     let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain) else {
                         return Keyed::Bail;
                     };
@@ -531,38 +584,46 @@ impl<'a> Differ<'a> {
                     x_sub[mi] = Some(t.deletions);
                     c_sub[ci] = Some(t.changed);
                 }
-                (None, Some(ci)) => match self.diff_objects(c_e[ci].0, me, ww, DELTA, retain) {
+                (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
+                {
                     Ok(s) => d_sub[mi] = Some(s),
                     Err(_) => return Keyed::Bail,
                 },
-                (Some(oi), None) => match self.diff_objects(o_e[oi].0, me, ww, DELETIONS, retain) {
-                    Ok(s) => x_sub[mi] = Some(s),
-                    Err(_) => return Keyed::Bail,
-                },
-                (None, None) => {}
+                (true, false) => {
+                    match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
+                        Ok(s) => x_sub[mi] = Some(s),
+                        Err(_) => return Keyed::Bail,
+                    }
+                }
+                (false, false) => {}
             }
         }
-        for (ci, &(ce, _, k)) in c_e.iter().enumerate() {
-            if c_sub[ci].is_some() {
+        for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
+            let oi = pairs.c_o[ci];
+            if c_sub[ci].is_some() || oi == NONE {
                 continue;
             }
-            if let Some(&oi) = o_ix.get(k) {
-                let here = Path::Index(path, ci);
-                match self.diff_objects(
-                    o_e[oi as usize].0,
-                    ce,
-                    w.step(&here, w.cursor()),
-                    CHANGED,
-                    retain,
-                ) {
-                    Ok(s) => c_sub[ci] = Some(s),
-                    Err(_) => return Keyed::Bail,
-                }
+            let here = Path::Index(path, ci);
+            match self.diff_objects(
+                o_e[oi as usize].0,
+                ce,
+                w.step(&here, w.cursor()),
+                CHANGED,
+                retain,
+            ) {
+                Ok(s) => c_sub[ci] = Some(s),
+                Err(_) => return Keyed::Bail,
             }
         }
-        let d = self.assemble(Pair::new(&c_e, &c_ix, m, &m_e), &d_sub, key, DELTA);
-        let x = self.assemble(Pair::new(&o_e, &o_ix, m, &m_e), &x_sub, key, DELETIONS);
-        let ch = self.assemble(Pair::new(&o_e, &o_ix, c, &c_e), &c_sub, key, CHANGED);
+        let pair = |a, b_list, b, b_to_a| Pair {
+            a,
+            b_list,
+            b,
+            b_to_a,
+        };
+        let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
+        let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
+        let ch = self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED);
         match (d, x, ch) {
             (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
             _ => Keyed::Bail,
@@ -691,8 +752,8 @@ impl<'a> Differ<'a> {
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         let mut matched = vec![false; p.a.len()];
         for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
-            match p.a_index.get(k) {
-                None => {
+            match p.b_to_a[bi] {
+                NONE => {
                     if !ica {
                         let e = p.b_list[bi];
                         if directives::is_delete(&e) {
@@ -702,7 +763,7 @@ impl<'a> Differ<'a> {
                         }
                     }
                 }
-                Some(&ai) => {
+                ai => {
                     matched[ai as usize] = true;
                     let sub = subs[bi]?;
                     if !sub.is_empty() {
@@ -1079,6 +1140,101 @@ mod tests {
             }
         }
         assert!(fused * 10 >= total * 9, "fused {fused} of {total}");
+    }
+
+    /// Long keyed lists in different orders take the fused walk too (one
+    /// pairing for the three diffs), with current in original's order or
+    /// in its own, keys added and removed, and outside the shared case
+    /// (a repeated key) the separate steps inside the fused walk.
+    #[test]
+    fn fused_answers_long_reordered_lists() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 6000;
+        let elem = |i: usize, v: &str| {
+            if i % 7 == 0 {
+                json!({"name": format!("n{i}"), "value": v, "other": "x"})
+            } else {
+                json!({"name": format!("n{i}"), "value": v})
+            }
+        };
+        let o: Vec<J> = (0..n).map(|i| elem(i, "v")).collect();
+        // Modified: reversed, every third changed, every 11th dropped, new
+        // keys added.
+        let mut m: Vec<J> = (0..n)
+            .rev()
+            .filter(|i| i % 11 != 5)
+            .map(|i| elem(i, if i % 3 == 0 { "changed" } else { "v" }))
+            .collect();
+        m.extend((n..n + 50).map(|i| elem(i, "new")));
+        // Current: original's order with some values changed, or rotated
+        // with one key dropped and one added.
+        let c_aligned: Vec<J> = (0..n)
+            .map(|i| elem(i, if i % 5 == 0 { "live" } else { "v" }))
+            .collect();
+        let mut c_own: Vec<J> = (0..n)
+            .map(|i| (i + 1234) % n)
+            .filter(|&i| i != 17)
+            .map(|i| elem(i, if i % 4 == 0 { "live" } else { "v" }))
+            .collect();
+        c_own.push(elem(n + 7, "live"));
+        let mut m_repeat = m.clone();
+        m_repeat.push(elem(3, "again"));
+        let doc = |l: &Vec<J>| json!({"mergingList": l});
+        for (fq, ck) in [(false, false), (true, true)] {
+            for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+                assert_eq!(
+                    compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                    Outcome::Fused
+                );
+            }
+        }
+    }
+
+    /// A failed schema lookup leaves that field to the separate steps:
+    /// the walk still answers when the three values are equal there (the
+    /// separate diffs ignore the field), and gives up when they differ (an
+    /// error the separate diffs report).
+    #[test]
+    fn failed_lookup_falls_back_for_that_field() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let o = json!({"mergingList": [{"name": "a"}], "simpleMap": {"k": "1"}, "value": "x"});
+        let m = json!({"mergingList": [{"name": "b"}], "simpleMap": {"k": "2"}, "value": "y"});
+        let c = json!({"mergingList": [{"name": "a"}], "simpleMap": {"k": "3"}, "value": "z"});
+        // An object below a map: the reference looks no field up there.
+        let bad = |mut d: J, v: J| {
+            d["simpleMap"]["nested"] = v;
+            d
+        };
+        let opts = options(false, false);
+        let same = json!({"x": {"y": 1}});
+        assert_eq!(
+            compare(
+                &bad(o.clone(), same.clone()),
+                &bad(m.clone(), same.clone()),
+                &bad(c.clone(), same),
+                cursor,
+                &opts
+            ),
+            Outcome::Fused
+        );
+        assert_eq!(
+            compare(
+                &bad(o, json!({"x": 1})),
+                &bad(m, json!({"x": 2})),
+                &bad(c, json!({"x": 1})),
+                cursor,
+                &opts
+            ),
+            Outcome::GaveUp
+        );
     }
 
     #[test]
