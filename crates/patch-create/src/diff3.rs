@@ -271,6 +271,8 @@ struct Pair<'x, 'a> {
 impl<'a> Differ<'a> {
     /// `delta`, `deletions` and `changed` of the objects `o` (original),
     /// `m` (modified) and `c` (current) at `w`; `None` on any error.
+    /// Without `ch` (`create_three_way` with `OnConflict::Overwrite`, which
+    /// checks no conflict) `changed` is left empty and its errors unseen.
     pub(crate) fn diff_three(
         &self,
         o: Object<'a>,
@@ -278,9 +280,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         w.check().ok()?;
-        grow_stack(|| self.diff_three_inner(o, m, c, w, rk))
+        grow_stack(|| self.diff_three_inner(o, m, c, w, rk, ch))
     }
 
     fn diff_three_inner(
@@ -290,9 +293,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         if aligned_objects(o, m, c) {
-            return self.diff_three_aligned(o, m, c, w, rk);
+            return self.diff_three_aligned(o, m, c, w, rk, ch);
         }
         let o_index = Index::new(o);
         let c_index = Index::new(c);
@@ -307,7 +311,7 @@ impl<'a> Differ<'a> {
             }
             let cv = c_index.get(k);
             let ov = o_index.get(k);
-            if let Some(d) = self.member_three(k, ov, mv, cv, w, &mut delta, &mut dels)? {
+            if let Some(d) = self.member_three(k, ov, mv, cv, w, ch, &mut delta, &mut dels)? {
                 // Scalars have no identity: `changed` diffs them itself.
                 if let Some(id) = cv.map(|v| ident(&v)).filter(|&id| id != Ident::None) {
                     done.push((k, id, d));
@@ -317,6 +321,13 @@ impl<'a> Differ<'a> {
         let m_index = Index::new(m);
         let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
         let deletions = self.finish_diff(o, &m_index, dels, retain, DELETIONS);
+        if !ch {
+            return Some(Three {
+                delta,
+                deletions,
+                changed: Object::default(),
+            });
+        }
 
         // `changed`, in current's order, reusing the shared steps.
         let done_index: Option<FxHashMap<&'a str, usize>> =
@@ -360,6 +371,7 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         let (om, mm, cm) = (o.members(), m.members(), c.members());
         // Most positions differ nowhere: buffers allocate on first use.
@@ -370,7 +382,8 @@ impl<'a> Differ<'a> {
         // in the same loop, in current's order.
         for i in 0..mm.len() {
             let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
-            match self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)? {
+            match self.member_three(k, Some(ov), mv, Some(cv), w, ch, &mut delta, &mut dels)? {
+                _ if !ch => {}
                 Some(d) => self.push_done(&mut changed, cm[i].key, d),
                 None => self
                     .diff_member(Some(ov), cm[i].key, cv, w, CHANGED, &mut changed)
@@ -441,6 +454,7 @@ impl<'a> Differ<'a> {
         mv: Value<'a>,
         cv: Option<Value<'a>>,
         w: Walk<'_, '_>,
+        ch: bool,
         delta: &mut Vec<Member<'a>>,
         dels: &mut Vec<Member<'a>>,
     ) -> Option<Option<Done<'a>>> {
@@ -465,6 +479,7 @@ impl<'a> Differ<'a> {
                             co,
                             w.step(&here, field.cursor),
                             RetainKeys::of(field.meta),
+                            ch,
                         )?;
                         if !sub.delta.is_empty() {
                             delta.push(Member {
@@ -492,7 +507,7 @@ impl<'a> Differ<'a> {
                         if !same_list(cl, ml) {
                             delta.push(Member { key: k, value: mv });
                         }
-                        let changed = (!same_list(ol, cl)).then_some(cv);
+                        let changed = (ch && !same_list(ol, cl)).then_some(cv);
                         return Some(Some(Done::Member(changed)));
                     }
                     if let ListPlan::Merge(keys) = plan {
@@ -501,13 +516,14 @@ impl<'a> Differ<'a> {
                             w.step(&here, field.cursor),
                             keys,
                             RetainKeys::of(field.meta),
+                            ch,
                         ) {
                             Keyed::Apart => {}
                             Keyed::Bail => return None,
-                            Keyed::Done([d, x, ch]) => {
+                            Keyed::Done([d, x, c]) => {
                                 self.push_list_diff(delta, k, d);
                                 self.push_list_diff(dels, k, x);
-                                return Some(Some(Done::List(ch)));
+                                return Some(Some(Done::List(c)));
                             }
                         }
                     }
@@ -538,6 +554,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
+        ch: bool,
     ) -> Keyed<'a> {
         let path = w.path();
         // `diff_lists`' own answers for an empty old list, and its kind
@@ -547,7 +564,7 @@ impl<'a> Differ<'a> {
         }
         // Objects only, in three non-empty lists: every kind check answers
         // "objects".
-        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain, ch) {
             return r;
         }
         let KeySpec::Single(key) = keys else {
@@ -577,7 +594,7 @@ impl<'a> Differ<'a> {
             match (oi != NONE, ci != NONE) {
                 (true, true) => {
                     let (oi, ci) = (oi as usize, ci as usize);
-                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain) else {
+                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, ch) else {
                         return Keyed::Bail;
                     };
                     d_sub[mi] = Some(t.delta);
@@ -600,7 +617,7 @@ impl<'a> Differ<'a> {
         }
         for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
             let oi = pairs.c_o[ci];
-            if c_sub[ci].is_some() || oi == NONE {
+            if !ch || c_sub[ci].is_some() || oi == NONE {
                 continue;
             }
             let here = Path::Index(path, ci);
@@ -623,9 +640,13 @@ impl<'a> Differ<'a> {
         };
         let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
         let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
-        let ch = self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED);
-        match (d, x, ch) {
-            (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
+        let c = if ch {
+            self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED)
+        } else {
+            Some(ListDiff::default())
+        };
+        match (d, x, c) {
+            (Some(d), Some(x), Some(c)) => Keyed::Done([d, x, c]),
             _ => Keyed::Bail,
         }
     }
@@ -641,6 +662,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
+        ch: bool,
     ) -> Option<Keyed<'a>> {
         let KeySpec::Single(key) = keys else {
             return None;
@@ -689,7 +711,7 @@ impl<'a> Differ<'a> {
         let mut subs: Vec<[Object<'a>; 3]> = Vec::with_capacity(m.len());
         for (i, [oe, me, ce]) in elems.iter().enumerate() {
             let here = Path::Index(path, i);
-            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain)
+            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain, ch)
             else {
                 return Some(Keyed::Bail);
             };
@@ -697,8 +719,10 @@ impl<'a> Differ<'a> {
         }
         // Per diff: which sub, the new list's side, the flags.
         let mut out = [ListDiff::default(); 3];
+        let slots = if ch { 3 } else { 2 };
         for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
             .into_iter()
+            .take(slots)
             .enumerate()
         {
             let mut add: Vec<Value<'a>> = Vec::new();
@@ -851,17 +875,31 @@ mod tests {
         };
         let differ = opts.differ(&arena);
         let root = Path::Root;
-        let fused = differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip);
+        let fused =
+            |ch| differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip, ch);
         let apart = |a, b, flags| {
             differ
                 .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
                 .map(|p| to_json_string(&smpatch_value::Value::Object(p)))
         };
-        let Some(t) = fused else {
-            return Outcome::GaveUp;
-        };
         let show = |p| to_json_string(&smpatch_value::Value::Object(p));
         let ctx = format!("o={o} m={m} c={c} opts={opts:?}");
+        // Without `changed` (no conflict check): the other two the same,
+        // `changed` empty; it answers wherever the full walk does.
+        let without = fused(false);
+        if let Some(t) = &without {
+            assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
+            assert_eq!(
+                Ok(show(t.deletions)),
+                apart(ov, mv, DELETIONS),
+                "deletions: {ctx}"
+            );
+            assert!(t.changed.is_empty(), "changed: {ctx}");
+        }
+        let Some(t) = fused(true) else {
+            return Outcome::GaveUp;
+        };
+        assert!(without.is_some(), "gave up without `changed`: {ctx}");
         assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
         assert_eq!(
             Ok(show(t.deletions)),
