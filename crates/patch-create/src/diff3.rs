@@ -14,7 +14,7 @@
 //! the first of several) exactly as before.
 
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
-use crate::shared::Index;
+use crate::shared::{key_member, order_list, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
@@ -168,7 +168,7 @@ fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
     let mut elems = Vec::with_capacity(list.len());
     for v in list {
         let obj = v.as_object()?;
-        let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
+        let mem = key_member(&obj, key)?;
         elems.push((obj, mem, mem.value.as_str()?));
     }
     Some(elems)
@@ -672,7 +672,7 @@ impl<'a> Differ<'a> {
         }
         let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
             let obj = v.as_object()?;
-            let mem = *obj.members().iter().rev().find(|x| x.key == key)?;
+            let mem = key_member(&obj, key)?;
             Some((obj, mem))
         };
         // The key's text: a string, or an integer's literal (one kind for
@@ -741,15 +741,7 @@ impl<'a> Differ<'a> {
             let emit_order =
                 flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
             let order = if emit_order && !m.is_empty() {
-                let members = self
-                    .arena
-                    .alloc_slice_fill_iter(elems.iter().map(|e| e[b].1));
-                let items = self.arena.alloc_slice_fill_iter(
-                    members
-                        .iter()
-                        .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-                );
-                Some(Value::Array(items))
+                Some(order_list(self.arena, elems.iter().map(|e| e[b].1)))
             } else {
                 None
             };
@@ -815,19 +807,15 @@ impl<'a> Differ<'a> {
         deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
         let n_add = keep.len() + deletes.len();
         keep.extend(deletes.into_iter().map(|(_, v)| v));
-        let same_order = p.a.len() == p.b.len() && p.a.iter().zip(p.b).all(|(x, y)| x.2 == y.2);
+        // Keys are unique in `a`: the lists hold the same keys in the same
+        // order exactly when each element of `b` pairs with the element at
+        // its own position (no key text read again).
+        let same_order =
+            p.a.len() == p.b.len() && p.b_to_a.iter().enumerate().all(|(i, &ai)| ai as usize == i);
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !p.b.is_empty() {
-            let members = self
-                .arena
-                .alloc_slice_fill_iter(p.b.iter().map(|&(_, mem, _)| mem));
-            let items = self.arena.alloc_slice_fill_iter(
-                members
-                    .iter()
-                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-            );
-            Some(Value::Array(items))
+            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| mem)))
         } else {
             None
         };
