@@ -1263,6 +1263,54 @@ mod tests {
         );
     }
 
+    /// Without `changed` (`OnConflict::Overwrite`) an error only the
+    /// original-to-current diff meets no longer sends the walk back: it
+    /// answers, with the separate diffs' `delta` and `deletions`, and
+    /// `create_three_way` returns the same patch either way it is built.
+    #[test]
+    fn overwrite_walk_ignores_errors_of_changed() {
+        use crate::{create_three_way, OnConflict, ThreeWay};
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        // `changed` compares two objects below a map (no field to look up).
+        let o = json!({"simpleMap": {"nested": {"x": 1}}, "value": "a"});
+        let m = json!({"simpleMap": {}, "value": "b"});
+        let c = json!({"simpleMap": {"nested": {"x": 2}}, "value": "a"});
+        let arena = Arena::new();
+        let doc = |v: &J| from_serde(&arena, v, 256).unwrap();
+        let (ov, mv, cv) = (doc(&o), doc(&m), doc(&c));
+        let (oo, mo, co) = (
+            ov.as_object().unwrap(),
+            mv.as_object().unwrap(),
+            cv.as_object().unwrap(),
+        );
+        let opts = options(false, false);
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let walk =
+            |ch| differ.diff_three(oo, mo, co, differ.root(&root, cursor), RetainKeys::Skip, ch);
+        assert!(walk(true).is_none());
+        let t = walk(false).unwrap();
+        let show = |p| to_json_string(&smpatch_value::Value::Object(p));
+        assert_eq!(show(t.delta), r#"{"value":"b"}"#);
+        assert_eq!(show(t.deletions), r#"{"simpleMap":{"nested":null}}"#);
+        let docs = ThreeWay {
+            original: ov,
+            modified: mv,
+            current: cv,
+        };
+        let p = create_three_way(&arena, docs, cursor, OnConflict::Overwrite, &opts, &[]).unwrap();
+        assert_eq!(
+            to_json_string(&p),
+            r#"{"simpleMap":{"nested":null},"value":"b"}"#
+        );
+        let e = create_three_way(&arena, docs, cursor, OnConflict::Fail, &opts, &[]).unwrap_err();
+        assert_eq!(e.kind(), smpatch_patch_apply::ErrorKind::SchemaLookup);
+    }
+
     #[test]
     fn fused_shares_keyed_lists_and_objects() {
         let Some(schema) = merge_item_schema() else {
