@@ -157,7 +157,7 @@ fn ident(v: &Value<'_>) -> Ident {
 
 /// One element of a keyed list: the object, its merge-key member (the last
 /// of that name, as `Object::get` reads it) and the key string.
-type Elem<'a> = (Object<'a>, Member<'a>, &'a str);
+type Elem<'a> = (Object<'a>, &'a Member<'a>, &'a str);
 
 /// No partner in the other list.
 const NONE: u32 = u32::MAX;
@@ -670,7 +670,7 @@ impl<'a> Differ<'a> {
         if o.len() != m.len() || c.len() != m.len() || m.is_empty() {
             return None;
         }
-        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
+        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, &'a Member<'a>)> {
             let obj = v.as_object()?;
             let mem = key_member(&obj, key)?;
             Some((obj, mem))
@@ -685,7 +685,7 @@ impl<'a> Differ<'a> {
             }
         };
         let mut strings = None;
-        let mut elems: Vec<[(Object<'a>, Member<'a>); 3]> = Vec::with_capacity(m.len());
+        let mut elems: Vec<[(Object<'a>, &'a Member<'a>); 3]> = Vec::with_capacity(m.len());
         let mut texts: Vec<&'a str> = Vec::with_capacity(m.len());
         for i in 0..m.len() {
             let (oe, me, ce) = (key_member(&o[i])?, key_member(&m[i])?, key_member(&c[i])?);
@@ -729,7 +729,7 @@ impl<'a> Differ<'a> {
             for (i, sub) in subs.iter().enumerate() {
                 let sub = sub[which];
                 if !sub.is_empty() {
-                    let v = self.with_key_member(sub, elems[i][b].1);
+                    let v = self.with_key_member(sub, *elems[i][b].1);
                     if directives::is_delete(&v) {
                         // The paths order delete entries differently.
                         return Some(Keyed::Apart);
@@ -741,7 +741,7 @@ impl<'a> Differ<'a> {
             let emit_order =
                 flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
             let order = if emit_order && !m.is_empty() {
-                Some(order_list(self.arena, elems.iter().map(|e| e[b].1)))
+                Some(order_list(self.arena, elems.iter().map(|e| *e[b].1)))
             } else {
                 None
             };
@@ -783,7 +783,7 @@ impl<'a> Differ<'a> {
                     matched[ai as usize] = true;
                     let sub = subs[bi]?;
                     if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, key_member);
+                        let sub = self.with_key_member(sub, *key_member);
                         if directives::is_delete(&sub) {
                             deletes.push((k, sub));
                         } else {
@@ -815,7 +815,7 @@ impl<'a> Differ<'a> {
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !p.b.is_empty() {
-            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| mem)))
+            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| *mem)))
         } else {
             None
         };
