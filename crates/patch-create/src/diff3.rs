@@ -4,10 +4,12 @@
 //! conflict check), each exactly as [`Differ::diff_objects`] builds it.
 //!
 //! Where the three documents line up (objects under one key, keyed lists
-//! whose elements all carry unique string merge keys) one step serves the
-//! three diffs: one schema lookup, one index per document. Everywhere else
-//! each diff takes its own step (`Differ::diff_member`, `diff_objects`),
-//! so the outputs are those of the separate diffs by construction.
+//! whose elements all carry unique string merge keys, at any length and in
+//! any order) one step serves the three diffs: one schema lookup, one
+//! pairing of the three lists. Everywhere else (a failed schema lookup
+//! included) each diff takes its own step (`Differ::diff_member`,
+//! `diff_objects`), so the outputs are those of the separate diffs by
+//! construction. Without a conflict check `changed` is not built.
 //!
 //! Architecture Invariant: any error gives up (`None`); the caller then
 //! runs the three diffs one after the other, which report the error (and
