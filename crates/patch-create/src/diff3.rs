@@ -4,21 +4,23 @@
 //! conflict check), each exactly as [`Differ::diff_objects`] builds it.
 //!
 //! Where the three documents line up (objects under one key, keyed lists
-//! whose elements all carry unique string merge keys) one step serves the
-//! three diffs: one schema lookup, one index per document. Everywhere else
-//! each diff takes its own step (`Differ::diff_member`, `diff_objects`),
-//! so the outputs are those of the separate diffs by construction.
+//! whose elements all carry unique string merge keys, at any length and in
+//! any order) one step serves the three diffs: one schema lookup, one
+//! pairing of the three lists. Everywhere else (a failed schema lookup
+//! included) each diff takes its own step (`Differ::diff_member`,
+//! `diff_objects`), so the outputs are those of the separate diffs by
+//! construction. Without a conflict check `changed` is not built.
 //!
 //! Architecture Invariant: any error gives up (`None`); the caller then
 //! runs the three diffs one after the other, which report the error (and
 //! the first of several) exactly as before.
 
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
-use crate::shared::{element_kind, Index};
-use rustc_hash::FxHashMap;
+use crate::shared::{key_member, order_list, Index};
+use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
-use smpatch_value::{Kind, Member, Object, Path, Value};
+use smpatch_value::{Member, Object, Path, Value};
 
 /// The flags of `delta`: current to modified, additions and changes.
 pub(crate) const DELTA: DiffFlags = DiffFlags {
@@ -116,10 +118,6 @@ fn same_list(a: &[Value<'_>], b: &[Value<'_>]) -> bool {
     true
 }
 
-/// The longest keyed lists in different orders the descent shares (see
-/// `keyed_three`).
-const FUSED_UNALIGNED_MAX: usize = 4096;
-
 /// The most members [`aligned_objects`] admits (larger objects are indexed).
 const ALIGNED_MAX: usize = 16;
 
@@ -161,26 +159,94 @@ fn ident(v: &Value<'_>) -> Ident {
 
 /// One element of a keyed list: the object, its merge-key member (the last
 /// of that name, as `Object::get` reads it) and the key string.
-type Elem<'a> = (Object<'a>, Member<'a>, &'a str);
+type Elem<'a> = (Object<'a>, &'a Member<'a>, &'a str);
 
-/// The elements of `list` and the position of each key, when every element
-/// is an object with a string merge key and no key repeats.
-fn keyed_side<'a>(
-    list: &'a [Value<'a>],
-    key: &str,
-) -> Option<(Vec<Elem<'a>>, FxHashMap<&'a str, u32>)> {
+/// No partner in the other list.
+const NONE: u32 = u32::MAX;
+
+/// The elements of `list`, when every element is an object with a string
+/// merge key (repeats are found by [`Pairing::new`]).
+fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
     let mut elems = Vec::with_capacity(list.len());
-    let mut index = FxHashMap::with_capacity_and_hasher(list.len(), Default::default());
-    for (i, v) in list.iter().enumerate() {
+    for v in list {
         let obj = v.as_object()?;
-        let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
-        let k = mem.value.as_str()?;
-        if index.insert(k, i as u32).is_some() {
-            return None;
-        }
-        elems.push((obj, mem, k));
+        let mem = key_member(&obj, key)?;
+        elems.push((obj, mem, mem.value.as_str()?));
     }
-    Some((elems, index))
+    Some(elems)
+}
+
+/// Which elements of the three keyed lists carry one key, worked out once
+/// for the three diffs (each diff of `diff_keyed_unique` pairs its two
+/// lists itself): per element of modified its partner in original and in
+/// current, per element of current its partner in original ([`NONE`]:
+/// none).
+///
+/// One hash index of original serves every look-up when current holds
+/// original's keys in original's order (the live object of `kubectl apply`
+/// keeps the order of the last applied one): current then pairs by
+/// position. Otherwise current is indexed too. Either way each element is
+/// looked up at most twice, where the three separate diffs build three
+/// indexes and the assembly of each diff looks every element up again.
+struct Pairing {
+    m_o: Vec<u32>,
+    m_c: Vec<u32>,
+    c_o: Vec<u32>,
+}
+
+impl Pairing {
+    /// `None` when a key repeats within a list.
+    fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
+        let index = |l: &[Elem<'a>]| -> Option<FxHashMap<&'a str, u32>> {
+            let mut ix = FxHashMap::with_capacity_and_hasher(l.len(), Default::default());
+            for (i, e) in l.iter().enumerate() {
+                if ix.insert(e.2, i as u32).is_some() {
+                    return None;
+                }
+            }
+            Some(ix)
+        };
+        let o_ix = index(o)?;
+        let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
+        let (c_o, c_ix) = if c_aligned {
+            // Original's keys are unique, so current's are.
+            ((0..c.len() as u32).collect::<Vec<u32>>(), None)
+        } else {
+            let c_ix = index(c)?;
+            let c_o = c
+                .iter()
+                .map(|e| o_ix.get(e.2).copied().unwrap_or(NONE))
+                .collect();
+            (c_o, Some(c_ix))
+        };
+        let mut m_o = Vec::with_capacity(m.len());
+        let mut m_c = Vec::with_capacity(m.len());
+        // A key modified repeats is paired twice, or (when no other list
+        // has it) found in `added`.
+        let mut o_seen = vec![false; o.len()];
+        let mut c_seen = vec![false; c.len()];
+        let mut added: FxHashSet<&'a str> = FxHashSet::default();
+        for e in m {
+            let oi = o_ix.get(e.2).copied().unwrap_or(NONE);
+            let ci = match &c_ix {
+                None => oi,
+                Some(ix) => ix.get(e.2).copied().unwrap_or(NONE),
+            };
+            let repeated = if oi != NONE {
+                std::mem::replace(&mut o_seen[oi as usize], true)
+            } else if ci != NONE {
+                std::mem::replace(&mut c_seen[ci as usize], true)
+            } else {
+                !added.insert(e.2)
+            };
+            if repeated {
+                return None;
+            }
+            m_o.push(oi);
+            m_c.push(ci);
+        }
+        Some(Pairing { m_o, m_c, c_o })
+    }
 }
 
 /// The outcome of [`Differ::keyed_three`].
@@ -195,33 +261,20 @@ enum Keyed<'a> {
     Done([ListDiff<'a>; 3]),
 }
 
-/// One side pair of a keyed list: the old and the new list.
+/// One side pair of a keyed list: the old and the new list, and the
+/// partner in the old list of each element of the new one.
 struct Pair<'x, 'a> {
     a: &'x [Elem<'a>],
-    a_index: &'x FxHashMap<&'a str, u32>,
     b_list: &'a [Value<'a>],
     b: &'x [Elem<'a>],
-}
-
-impl<'x, 'a> Pair<'x, 'a> {
-    fn new(
-        a: &'x [Elem<'a>],
-        a_index: &'x FxHashMap<&'a str, u32>,
-        b_list: &'a [Value<'a>],
-        b: &'x [Elem<'a>],
-    ) -> Self {
-        Pair {
-            a,
-            a_index,
-            b_list,
-            b,
-        }
-    }
+    b_to_a: &'x [u32],
 }
 
 impl<'a> Differ<'a> {
     /// `delta`, `deletions` and `changed` of the objects `o` (original),
     /// `m` (modified) and `c` (current) at `w`; `None` on any error.
+    /// Without `ch` (`create_three_way` with `OnConflict::Overwrite`, which
+    /// checks no conflict) `changed` is left empty and its errors unseen.
     pub(crate) fn diff_three(
         &self,
         o: Object<'a>,
@@ -229,9 +282,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         w.check().ok()?;
-        grow_stack(|| self.diff_three_inner(o, m, c, w, rk))
+        grow_stack(|| self.diff_three_inner(o, m, c, w, rk, ch))
     }
 
     fn diff_three_inner(
@@ -241,9 +295,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         if aligned_objects(o, m, c) {
-            return self.diff_three_aligned(o, m, c, w, rk);
+            return self.diff_three_aligned(o, m, c, w, rk, ch);
         }
         let o_index = Index::new(o);
         let c_index = Index::new(c);
@@ -258,7 +313,7 @@ impl<'a> Differ<'a> {
             }
             let cv = c_index.get(k);
             let ov = o_index.get(k);
-            if let Some(d) = self.member_three(k, ov, mv, cv, w, &mut delta, &mut dels)? {
+            if let Some(d) = self.member_three(k, ov, mv, cv, w, ch, &mut delta, &mut dels)? {
                 // Scalars have no identity: `changed` diffs them itself.
                 if let Some(id) = cv.map(|v| ident(&v)).filter(|&id| id != Ident::None) {
                     done.push((k, id, d));
@@ -268,6 +323,13 @@ impl<'a> Differ<'a> {
         let m_index = Index::new(m);
         let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
         let deletions = self.finish_diff(o, &m_index, dels, retain, DELETIONS);
+        if !ch {
+            return Some(Three {
+                delta,
+                deletions,
+                changed: Object::default(),
+            });
+        }
 
         // `changed`, in current's order, reusing the shared steps.
         let done_index: Option<FxHashMap<&'a str, usize>> =
@@ -311,6 +373,7 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
+        ch: bool,
     ) -> Option<Three<'a>> {
         let (om, mm, cm) = (o.members(), m.members(), c.members());
         // Most positions differ nowhere: buffers allocate on first use.
@@ -321,7 +384,8 @@ impl<'a> Differ<'a> {
         // in the same loop, in current's order.
         for i in 0..mm.len() {
             let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
-            match self.member_three(k, Some(ov), mv, Some(cv), w, &mut delta, &mut dels)? {
+            match self.member_three(k, Some(ov), mv, Some(cv), w, ch, &mut delta, &mut dels)? {
+                _ if !ch => {}
                 Some(d) => self.push_done(&mut changed, cm[i].key, d),
                 None => self
                     .diff_member(Some(ov), cm[i].key, cv, w, CHANGED, &mut changed)
@@ -384,7 +448,12 @@ impl<'a> Differ<'a> {
     /// values: pushes what `delta` and `deletions` hold for it, and returns
     /// what `changed` holds when the step was shared (`None` inside: the
     /// caller diffs original and current itself). `None`: an error.
+    ///
+    /// Inlined into its two callers: returned through memory, the `Done`
+    /// was read back before its stores had landed (a store-forwarding
+    /// stall; measured 5 % of create3 on the 121 KB Deployment).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn member_three(
         &self,
         k: &'a str,
@@ -392,15 +461,24 @@ impl<'a> Differ<'a> {
         mv: Value<'a>,
         cv: Option<Value<'a>>,
         w: Walk<'_, '_>,
+        ch: bool,
         delta: &mut Vec<Member<'a>>,
         dels: &mut Vec<Member<'a>>,
     ) -> Option<Option<Done<'a>>> {
         let (cur, path) = (w.cursor(), w.path());
-        if let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) {
+        // A failed schema lookup leaves this member to the separate steps
+        // below (`break 'shared`), which report it unless the values are
+        // equal; the rest of the walk stays shared.
+        'shared: {
+            let (Some(cv), Some(ov), false) = (cv, ov, k == PATCH) else {
+                break 'shared;
+            };
             let here = Path::Key(path, k);
             match (ov, mv, cv) {
                 (Value::Object(oo), Value::Object(mo), Value::Object(co)) => {
-                    let field = self.rules.field(cur, k, FieldShape::Object).ok()?;
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::Object) else {
+                        break 'shared;
+                    };
                     if field.meta.strategy != Strategy::Replace {
                         let sub = self.diff_three(
                             oo,
@@ -408,6 +486,7 @@ impl<'a> Differ<'a> {
                             co,
                             w.step(&here, field.cursor),
                             RetainKeys::of(field.meta),
+                            ch,
                         )?;
                         if !sub.delta.is_empty() {
                             delta.push(Member {
@@ -425,7 +504,9 @@ impl<'a> Differ<'a> {
                     }
                 }
                 (Value::Array(ol), Value::Array(ml), Value::Array(cl)) => {
-                    let field = self.rules.field(cur, k, FieldShape::List).ok()?;
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::List) else {
+                        break 'shared;
+                    };
                     let plan = self.rules.list_plan(field.meta);
                     if let ListPlan::Atomic = plan {
                         // `delta` sets the list when current's differs,
@@ -433,7 +514,7 @@ impl<'a> Differ<'a> {
                         if !same_list(cl, ml) {
                             delta.push(Member { key: k, value: mv });
                         }
-                        let changed = (!same_list(ol, cl)).then_some(cv);
+                        let changed = (ch && !same_list(ol, cl)).then_some(cv);
                         return Some(Some(Done::Member(changed)));
                     }
                     if let ListPlan::Merge(keys) = plan {
@@ -442,13 +523,14 @@ impl<'a> Differ<'a> {
                             w.step(&here, field.cursor),
                             keys,
                             RetainKeys::of(field.meta),
+                            ch,
                         ) {
                             Keyed::Apart => {}
                             Keyed::Bail => return None,
-                            Keyed::Done([d, x, ch]) => {
+                            Keyed::Done([d, x, c]) => {
                                 self.push_list_diff(delta, k, d);
                                 self.push_list_diff(dels, k, x);
-                                return Some(Some(Done::List(ch)));
+                                return Some(Some(Done::List(c)));
                             }
                         }
                     }
@@ -479,6 +561,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
+        ch: bool,
     ) -> Keyed<'a> {
         let path = w.path();
         // `diff_lists`' own answers for an empty old list, and its kind
@@ -488,28 +571,22 @@ impl<'a> Differ<'a> {
         }
         // Objects only, in three non-empty lists: every kind check answers
         // "objects".
-        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain) {
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain, ch) {
             return r;
-        }
-        let object = |a: &[Value<'_>], b: &[Value<'_>]| {
-            matches!(element_kind(a, b, path), Ok(Some(Kind::Object)))
-        };
-        if !(object(c, m) && object(o, m) && object(o, c)) {
-            return Keyed::Apart;
         }
         let KeySpec::Single(key) = keys else {
             return Keyed::Apart;
         };
-        // Long lists in different orders: three key indexes and the three
-        // documents at once outgrow the caches; one diff at a time reads
-        // less memory at once (measured: 15-18 % faster at 64k-256k
-        // elements, the same below 16k).
-        if m.len().max(o.len()).max(c.len()) > FUSED_UNALIGNED_MAX {
+        // Objects with string keys in three lists, one non-empty: the kind
+        // checks of the separate diffs answer "objects".
+        let (Some(o_e), Some(m_e), Some(c_e)) = (
+            keyed_elems(o, key),
+            keyed_elems(m, key),
+            keyed_elems(c, key),
+        ) else {
             return Keyed::Apart;
-        }
-        let (Some((o_e, o_ix)), Some((m_e, _)), Some((c_e, c_ix))) =
-            (keyed_side(o, key), keyed_side(m, key), keyed_side(c, key))
-        else {
+        };
+        let Some(pairs) = Pairing::new(&o_e, &m_e, &c_e) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -517,54 +594,66 @@ impl<'a> Differ<'a> {
         let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
         let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
         let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
-        for (mi, &(me, _, k)) in m_e.iter().enumerate() {
+        for (mi, &(me, _, _)) in m_e.iter().enumerate() {
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
-            let ci = c_ix.get(k).map(|&i| i as usize);
-            let oi = o_ix.get(k).map(|&i| i as usize);
-            match (oi, ci) {
-                (Some(oi), Some(ci)) => {
-                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain) else {
+            let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
+            match (oi != NONE, ci != NONE) {
+                (true, true) => {
+                    let (oi, ci) = (oi as usize, ci as usize);
+                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, ch) else {
                         return Keyed::Bail;
                     };
                     d_sub[mi] = Some(t.delta);
                     x_sub[mi] = Some(t.deletions);
                     c_sub[ci] = Some(t.changed);
                 }
-                (None, Some(ci)) => match self.diff_objects(c_e[ci].0, me, ww, DELTA, retain) {
+                (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
+                {
                     Ok(s) => d_sub[mi] = Some(s),
                     Err(_) => return Keyed::Bail,
                 },
-                (Some(oi), None) => match self.diff_objects(o_e[oi].0, me, ww, DELETIONS, retain) {
-                    Ok(s) => x_sub[mi] = Some(s),
-                    Err(_) => return Keyed::Bail,
-                },
-                (None, None) => {}
+                (true, false) => {
+                    match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
+                        Ok(s) => x_sub[mi] = Some(s),
+                        Err(_) => return Keyed::Bail,
+                    }
+                }
+                (false, false) => {}
             }
         }
-        for (ci, &(ce, _, k)) in c_e.iter().enumerate() {
-            if c_sub[ci].is_some() {
+        for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
+            let oi = pairs.c_o[ci];
+            if !ch || c_sub[ci].is_some() || oi == NONE {
                 continue;
             }
-            if let Some(&oi) = o_ix.get(k) {
-                let here = Path::Index(path, ci);
-                match self.diff_objects(
-                    o_e[oi as usize].0,
-                    ce,
-                    w.step(&here, w.cursor()),
-                    CHANGED,
-                    retain,
-                ) {
-                    Ok(s) => c_sub[ci] = Some(s),
-                    Err(_) => return Keyed::Bail,
-                }
+            let here = Path::Index(path, ci);
+            match self.diff_objects(
+                o_e[oi as usize].0,
+                ce,
+                w.step(&here, w.cursor()),
+                CHANGED,
+                retain,
+            ) {
+                Ok(s) => c_sub[ci] = Some(s),
+                Err(_) => return Keyed::Bail,
             }
         }
-        let d = self.assemble(Pair::new(&c_e, &c_ix, m, &m_e), &d_sub, key, DELTA);
-        let x = self.assemble(Pair::new(&o_e, &o_ix, m, &m_e), &x_sub, key, DELETIONS);
-        let ch = self.assemble(Pair::new(&o_e, &o_ix, c, &c_e), &c_sub, key, CHANGED);
-        match (d, x, ch) {
-            (Some(d), Some(x), Some(ch)) => Keyed::Done([d, x, ch]),
+        let pair = |a, b_list, b, b_to_a| Pair {
+            a,
+            b_list,
+            b,
+            b_to_a,
+        };
+        let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
+        let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
+        let c = if ch {
+            self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED)
+        } else {
+            Some(ListDiff::default())
+        };
+        match (d, x, c) {
+            (Some(d), Some(x), Some(c)) => Keyed::Done([d, x, c]),
             _ => Keyed::Bail,
         }
     }
@@ -580,6 +669,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
+        ch: bool,
     ) -> Option<Keyed<'a>> {
         let KeySpec::Single(key) = keys else {
             return None;
@@ -587,9 +677,9 @@ impl<'a> Differ<'a> {
         if o.len() != m.len() || c.len() != m.len() || m.is_empty() {
             return None;
         }
-        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>)> {
+        let key_member = |v: &Value<'a>| -> Option<(Object<'a>, &'a Member<'a>)> {
             let obj = v.as_object()?;
-            let mem = *obj.members().iter().rev().find(|x| x.key == key)?;
+            let mem = key_member(&obj, key)?;
             Some((obj, mem))
         };
         // The key's text: a string, or an integer's literal (one kind for
@@ -602,7 +692,7 @@ impl<'a> Differ<'a> {
             }
         };
         let mut strings = None;
-        let mut elems: Vec<[(Object<'a>, Member<'a>); 3]> = Vec::with_capacity(m.len());
+        let mut elems: Vec<[(Object<'a>, &'a Member<'a>); 3]> = Vec::with_capacity(m.len());
         let mut texts: Vec<&'a str> = Vec::with_capacity(m.len());
         for i in 0..m.len() {
             let (oe, me, ce) = (key_member(&o[i])?, key_member(&m[i])?, key_member(&c[i])?);
@@ -628,7 +718,7 @@ impl<'a> Differ<'a> {
         let mut subs: Vec<[Object<'a>; 3]> = Vec::with_capacity(m.len());
         for (i, [oe, me, ce]) in elems.iter().enumerate() {
             let here = Path::Index(path, i);
-            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain)
+            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain, ch)
             else {
                 return Some(Keyed::Bail);
             };
@@ -636,15 +726,17 @@ impl<'a> Differ<'a> {
         }
         // Per diff: which sub, the new list's side, the flags.
         let mut out = [ListDiff::default(); 3];
+        let slots = if ch { 3 } else { 2 };
         for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
             .into_iter()
+            .take(slots)
             .enumerate()
         {
             let mut add: Vec<Value<'a>> = Vec::new();
             for (i, sub) in subs.iter().enumerate() {
                 let sub = sub[which];
                 if !sub.is_empty() {
-                    let v = self.with_key_member(sub, elems[i][b].1);
+                    let v = self.with_key_member(sub, *elems[i][b].1);
                     if directives::is_delete(&v) {
                         // The paths order delete entries differently.
                         return Some(Keyed::Apart);
@@ -656,15 +748,7 @@ impl<'a> Differ<'a> {
             let emit_order =
                 flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
             let order = if emit_order && !m.is_empty() {
-                let members = self
-                    .arena
-                    .alloc_slice_fill_iter(elems.iter().map(|e| e[b].1));
-                let items = self.arena.alloc_slice_fill_iter(
-                    members
-                        .iter()
-                        .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-                );
-                Some(Value::Array(items))
+                Some(order_list(self.arena, elems.iter().map(|e| *e[b].1)))
             } else {
                 None
             };
@@ -691,8 +775,8 @@ impl<'a> Differ<'a> {
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         let mut matched = vec![false; p.a.len()];
         for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
-            match p.a_index.get(k) {
-                None => {
+            match p.b_to_a[bi] {
+                NONE => {
                     if !ica {
                         let e = p.b_list[bi];
                         if directives::is_delete(&e) {
@@ -702,11 +786,11 @@ impl<'a> Differ<'a> {
                         }
                     }
                 }
-                Some(&ai) => {
+                ai => {
                     matched[ai as usize] = true;
                     let sub = subs[bi]?;
                     if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, key_member);
+                        let sub = self.with_key_member(sub, *key_member);
                         if directives::is_delete(&sub) {
                             deletes.push((k, sub));
                         } else {
@@ -730,19 +814,15 @@ impl<'a> Differ<'a> {
         deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
         let n_add = keep.len() + deletes.len();
         keep.extend(deletes.into_iter().map(|(_, v)| v));
-        let same_order = p.a.len() == p.b.len() && p.a.iter().zip(p.b).all(|(x, y)| x.2 == y.2);
+        // Keys are unique in `a`: the lists hold the same keys in the same
+        // order exactly when each element of `b` pairs with the element at
+        // its own position (no key text read again).
+        let same_order =
+            p.a.len() == p.b.len() && p.b_to_a.iter().enumerate().all(|(i, &ai)| ai as usize == i);
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !p.b.is_empty() {
-            let members = self
-                .arena
-                .alloc_slice_fill_iter(p.b.iter().map(|&(_, mem, _)| mem));
-            let items = self.arena.alloc_slice_fill_iter(
-                members
-                    .iter()
-                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-            );
-            Some(Value::Array(items))
+            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| *mem)))
         } else {
             None
         };
@@ -790,17 +870,31 @@ mod tests {
         };
         let differ = opts.differ(&arena);
         let root = Path::Root;
-        let fused = differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip);
+        let fused =
+            |ch| differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip, ch);
         let apart = |a, b, flags| {
             differ
                 .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
                 .map(|p| to_json_string(&smpatch_value::Value::Object(p)))
         };
-        let Some(t) = fused else {
-            return Outcome::GaveUp;
-        };
         let show = |p| to_json_string(&smpatch_value::Value::Object(p));
         let ctx = format!("o={o} m={m} c={c} opts={opts:?}");
+        // Without `changed` (no conflict check): the other two the same,
+        // `changed` empty; it answers wherever the full walk does.
+        let without = fused(false);
+        if let Some(t) = &without {
+            assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
+            assert_eq!(
+                Ok(show(t.deletions)),
+                apart(ov, mv, DELETIONS),
+                "deletions: {ctx}"
+            );
+            assert!(t.changed.is_empty(), "changed: {ctx}");
+        }
+        let Some(t) = fused(true) else {
+            return Outcome::GaveUp;
+        };
+        assert!(without.is_some(), "gave up without `changed`: {ctx}");
         assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
         assert_eq!(
             Ok(show(t.deletions)),
@@ -1079,6 +1173,149 @@ mod tests {
             }
         }
         assert!(fused * 10 >= total * 9, "fused {fused} of {total}");
+    }
+
+    /// Long keyed lists in different orders take the fused walk too (one
+    /// pairing for the three diffs), with current in original's order or
+    /// in its own, keys added and removed, and outside the shared case
+    /// (a repeated key) the separate steps inside the fused walk.
+    #[test]
+    fn fused_answers_long_reordered_lists() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 6000;
+        let elem = |i: usize, v: &str| {
+            if i % 7 == 0 {
+                json!({"name": format!("n{i}"), "value": v, "other": "x"})
+            } else {
+                json!({"name": format!("n{i}"), "value": v})
+            }
+        };
+        let o: Vec<J> = (0..n).map(|i| elem(i, "v")).collect();
+        // Modified: reversed, every third changed, every 11th dropped, new
+        // keys added.
+        let mut m: Vec<J> = (0..n)
+            .rev()
+            .filter(|i| i % 11 != 5)
+            .map(|i| elem(i, if i % 3 == 0 { "changed" } else { "v" }))
+            .collect();
+        m.extend((n..n + 50).map(|i| elem(i, "new")));
+        // Current: original's order with some values changed, or rotated
+        // with one key dropped and one added.
+        let c_aligned: Vec<J> = (0..n)
+            .map(|i| elem(i, if i % 5 == 0 { "live" } else { "v" }))
+            .collect();
+        let mut c_own: Vec<J> = (0..n)
+            .map(|i| (i + 1234) % n)
+            .filter(|&i| i != 17)
+            .map(|i| elem(i, if i % 4 == 0 { "live" } else { "v" }))
+            .collect();
+        c_own.push(elem(n + 7, "live"));
+        let mut m_repeat = m.clone();
+        m_repeat.push(elem(3, "again"));
+        let doc = |l: &Vec<J>| json!({"mergingList": l});
+        for (fq, ck) in [(false, false), (true, true)] {
+            for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+                assert_eq!(
+                    compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                    Outcome::Fused
+                );
+            }
+        }
+    }
+
+    /// A failed schema lookup leaves that field to the separate steps:
+    /// the walk still answers when the three values are equal there (the
+    /// separate diffs ignore the field), and gives up when they differ (an
+    /// error the separate diffs report).
+    #[test]
+    fn failed_lookup_falls_back_for_that_field() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let o = json!({"mergingList": [{"name": "a"}], "simpleMap": {"k": "1"}, "value": "x"});
+        let m = json!({"mergingList": [{"name": "b"}], "simpleMap": {"k": "2"}, "value": "y"});
+        let c = json!({"mergingList": [{"name": "a"}], "simpleMap": {"k": "3"}, "value": "z"});
+        // An object below a map: the reference looks no field up there.
+        let bad = |mut d: J, v: J| {
+            d["simpleMap"]["nested"] = v;
+            d
+        };
+        let opts = options(false, false);
+        let same = json!({"x": {"y": 1}});
+        assert_eq!(
+            compare(
+                &bad(o.clone(), same.clone()),
+                &bad(m.clone(), same.clone()),
+                &bad(c.clone(), same),
+                cursor,
+                &opts
+            ),
+            Outcome::Fused
+        );
+        assert_eq!(
+            compare(
+                &bad(o, json!({"x": 1})),
+                &bad(m, json!({"x": 2})),
+                &bad(c, json!({"x": 1})),
+                cursor,
+                &opts
+            ),
+            Outcome::GaveUp
+        );
+    }
+
+    /// Without `changed` (`OnConflict::Overwrite`) an error only the
+    /// original-to-current diff meets no longer sends the walk back: it
+    /// answers, with the separate diffs' `delta` and `deletions`, and
+    /// `create_three_way` returns the same patch either way it is built.
+    #[test]
+    fn overwrite_walk_ignores_errors_of_changed() {
+        use crate::{create_three_way, OnConflict, ThreeWay};
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        // `changed` compares two objects below a map (no field to look up).
+        let o = json!({"simpleMap": {"nested": {"x": 1}}, "value": "a"});
+        let m = json!({"simpleMap": {}, "value": "b"});
+        let c = json!({"simpleMap": {"nested": {"x": 2}}, "value": "a"});
+        let arena = Arena::new();
+        let doc = |v: &J| from_serde(&arena, v, 256).unwrap();
+        let (ov, mv, cv) = (doc(&o), doc(&m), doc(&c));
+        let (oo, mo, co) = (
+            ov.as_object().unwrap(),
+            mv.as_object().unwrap(),
+            cv.as_object().unwrap(),
+        );
+        let opts = options(false, false);
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let walk =
+            |ch| differ.diff_three(oo, mo, co, differ.root(&root, cursor), RetainKeys::Skip, ch);
+        assert!(walk(true).is_none());
+        let t = walk(false).unwrap();
+        let show = |p| to_json_string(&smpatch_value::Value::Object(p));
+        assert_eq!(show(t.delta), r#"{"value":"b"}"#);
+        assert_eq!(show(t.deletions), r#"{"simpleMap":{"nested":null}}"#);
+        let docs = ThreeWay {
+            original: ov,
+            modified: mv,
+            current: cv,
+        };
+        let p = create_three_way(&arena, docs, cursor, OnConflict::Overwrite, &opts, &[]).unwrap();
+        assert_eq!(
+            to_json_string(&p),
+            r#"{"simpleMap":{"nested":null},"value":"b"}"#
+        );
+        let e = create_three_way(&arena, docs, cursor, OnConflict::Fail, &opts, &[]).unwrap_err();
+        assert_eq!(e.kind(), smpatch_patch_apply::ErrorKind::SchemaLookup);
     }
 
     #[test]

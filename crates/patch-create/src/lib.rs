@@ -355,26 +355,17 @@ pub fn create_three_way<'a>(
     let m = top_object(docs.modified, "modified")?;
     let c = top_object(docs.current, "current")?;
     let differ = opts.differ(arena);
-    // The three diffs in one descent; on any error they run one after the
-    // other, in the order that reports the first error exactly.
-    let fused = differ.diff_three(o, m, c, differ.root(&Path::Root, cursor), RetainKeys::Skip);
+    // The three diffs in one descent (`changed` only for the conflict
+    // check); on any error they run one after the other, in the order that
+    // reports the first error exactly.
+    let check = on_conflict == OnConflict::Fail;
+    let root = differ.root(&Path::Root, cursor);
+    let fused = differ.diff_three(o, m, c, root, RetainKeys::Skip, check);
     let (delta, deletions) = match &fused {
         Some(t) => (t.delta, t.deletions),
         None => (
-            differ.diff_objects(
-                c,
-                m,
-                differ.root(&Path::Root, cursor),
-                diff3::DELTA,
-                RetainKeys::Skip,
-            )?,
-            differ.diff_objects(
-                o,
-                m,
-                differ.root(&Path::Root, cursor),
-                diff3::DELETIONS,
-                RetainKeys::Skip,
-            )?,
+            differ.diff_objects(c, m, root, diff3::DELTA, RetainKeys::Skip)?,
+            differ.diff_objects(o, m, root, diff3::DELETIONS, RetainKeys::Skip)?,
         ),
     };
     let patch = compose::compose_reference(
@@ -385,16 +376,10 @@ pub fn create_three_way<'a>(
         opts,
     )?;
     check_preconditions(&patch, preconditions)?;
-    if on_conflict == OnConflict::Fail {
+    if check {
         let changed = Value::Object(match &fused {
             Some(t) => t.changed,
-            None => differ.diff_objects(
-                o,
-                c,
-                differ.root(&Path::Root, cursor),
-                diff3::CHANGED,
-                RetainKeys::Skip,
-            )?,
+            None => differ.diff_objects(o, c, root, diff3::CHANGED, RetainKeys::Skip)?,
         });
         let mut checker = conflict::Checker {
             rules: opts.rules(),
