@@ -757,10 +757,36 @@ mod carried {
                     prop::collection::vec((name.clone(), 0u8..10), 0..24),
                     prop::option::of(prop::collection::vec(name, 0..30)),
                     any::<bool>(),
+                    0u8..4,
                 )
             })
-            .prop_map(|(live, patch, order, mounts)| {
+            .prop_map(|(live, patch, order, mounts, shape)| {
                 let field = if mounts { "mounts" } else { "items" };
+                // Shapes 1-3: distinct live names (the case the hint
+                // pairing takes); 2: the patch follows the live order, 3:
+                // its reverse; and then the order list is the patch's own.
+                let n = live.len();
+                let live: Vec<(J, bool)> = if shape == 0 {
+                    live
+                } else {
+                    live.into_iter()
+                        .enumerate()
+                        .map(|(i, (_, v))| (json!(format!("k{i}")), v))
+                        .collect()
+                };
+                let mut patch = patch;
+                if shape >= 2 {
+                    let step = (n / patch.len().max(1)).max(1);
+                    for (j, (k, _)) in patch.iter_mut().enumerate() {
+                        let i = (j * step).min(n - 1);
+                        let i = if shape == 3 { n - 1 - i } else { i };
+                        *k = json!(format!("k{i}"));
+                    }
+                }
+                let order = match (shape >= 2, order) {
+                    (true, Some(_)) => Some(patch.iter().map(|(k, _)| k.clone()).collect()),
+                    (_, o) => o,
+                };
                 let live: Vec<J> = live
                     .into_iter()
                     .map(|(k, v)| {

@@ -715,15 +715,10 @@ impl<'a> Differ<'a> {
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !m.is_empty() {
             // One member `{key: value}` per element (the last `key` member).
-            let members = self
-                .arena
-                .alloc_slice_fill_iter(m_elems.iter().map(|&(_, mem, _)| mem));
-            let items = self.arena.alloc_slice_fill_iter(
-                members
-                    .iter()
-                    .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-            );
-            Some(Value::Array(items))
+            Some(crate::shared::order_list(
+                self.arena,
+                m_elems.iter().map(|&(_, mem, _)| mem),
+            ))
         } else {
             None
         };
@@ -949,7 +944,50 @@ mod tests {
         out
     }
 
+    /// Keys of the two lists that the sort pairs by hash alone must be
+    /// compared before their elements are diffed: with [`key_hash`] folded
+    /// into a few values, an unequal pair with equal hashes is a deletion
+    /// plus an addition, as the hash map pairs it.
+    ///
+    /// [`key_hash`]: crate::keys::key_hash
+    #[test]
+    fn sort_pairing_checks_keys_of_equal_hashes() {
+        use crate::keys::{key_hash, KEY_HASH_BUCKETS_FOR_TESTS};
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(64));
+        let other = (0..10_000)
+            .map(|i| format!("E{i}"))
+            .find(|k| k != "A" && key_hash(k) == key_hash("A"))
+            .unwrap();
+        let o = deployment(&[r#"{"name":"A","value":"1"}"#.to_string()]);
+        let m = deployment(&[format!(r#"{{"name":"{other}","value":"2"}}"#)]);
+        let opts = CreateOptions::default();
+        let sorted = create2(&o, &m, 0, &opts);
+        let mapped = create2(&o, &m, usize::MAX, &opts);
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
+        assert_eq!(sorted, mapped);
+        assert!(sorted.contains(r#""$patch":"delete""#), "{sorted}");
+    }
+
     proptest! {
+        /// With [`key_hash`](crate::keys::key_hash) folded into few values
+        /// (unequal keys collide across and within the lists), sorting and
+        /// the hash map still give the same patch.
+        #[test]
+        fn sort_pairing_with_colliding_hashes_gives_the_map_pairings_patch(
+            o in env_list(),
+            m in env_list(),
+            buckets in 16u64..2048,
+        ) {
+            use crate::keys::KEY_HASH_BUCKETS_FOR_TESTS;
+            let (o, m) = (deployment(&o), deployment(&m));
+            let opts = CreateOptions::default();
+            KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(buckets));
+            let sorted = create2(&o, &m, 0, &opts);
+            let mapped = create2(&o, &m, usize::MAX, &opts);
+            KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
+            prop_assert_eq!(sorted, mapped);
+        }
+
         /// The two-way patch is the same whether keyed lists are paired by
         /// sorting or by the hash map: lists with repeated, missing and
         /// non-string keys, additions, deletions and reordering, under each

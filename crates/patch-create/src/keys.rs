@@ -149,7 +149,24 @@ fn sort_pairing_min() -> usize {
 pub(crate) fn key_hash(k: &str) -> u64 {
     let mut h = FxHasher::default();
     h.write(k.as_bytes());
+    #[cfg(test)]
+    {
+        let buckets = KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.get());
+        if buckets != 0 {
+            // Few distinct hashes, spread over the bits the sort reads, so
+            // unequal keys collide on purpose.
+            return (h.finish() % buckets + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
     h.finish()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The unit tests' switch that folds [`key_hash`] into this many
+    /// values (0: off), to force collisions between unequal keys.
+    pub(crate) static KEY_HASH_BUCKETS_FOR_TESTS: std::cell::Cell<u64> =
+        const { std::cell::Cell::new(0) };
 }
 
 /// Pairs the keys of `m` with equal keys of `o`; `None` when a key appears
