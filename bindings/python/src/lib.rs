@@ -29,7 +29,7 @@ use facade::{
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyList};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList};
 use smpatch_value::{to_json_string, Arena};
 use std::path::PathBuf;
 
@@ -156,9 +156,11 @@ fn call(
         Some(s) => s.get().inner.clone(),
         None => py.detach(facade::embedded).map_err(|e| raise(py, e))?,
     };
-    let all_text = docs
-        .iter()
-        .all(|(o, _)| o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>());
+    let all_text = docs.iter().all(|(o, _)| {
+        o.is_instance_of::<PyString>()
+            || o.is_instance_of::<PyBytes>()
+            || o.is_instance_of::<PyByteArray>()
+    });
     if let Some(tree) = facade::tree_op(&op).filter(|_| !(all_text && as_bytes)) {
         return call_tree(py, &tree, docs, &schema, type_name, as_bytes)
             .map_err(|e| convert_error(py, e));
@@ -207,8 +209,18 @@ fn call_tree(
     // values parsed from them (which borrow their strings) outlive the arena.
     let mut texts = Vec::with_capacity(docs.len());
     let mut objects = Vec::with_capacity(docs.len());
-    for (obj, what) in docs {
-        texts.push(document_text(obj, what).transpose()?);
+    // The first text that fails to convert waits for its turn below, so
+    // that the first bad document in argument order is the one reported.
+    let mut text_error: Option<(usize, ConvertError)> = None;
+    for (i, (obj, what)) in docs.iter().enumerate() {
+        texts.push(match document_text(obj, what) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(e)) => {
+                text_error.get_or_insert((i, e));
+                None
+            }
+            None => None,
+        });
         objects.push(((*obj).clone().unbind(), *what));
     }
     py.detach(|| {
@@ -216,7 +228,12 @@ fn call_tree(
         let (values, keys) = Python::attach(|py| {
             let mut reader = Reader::new(&arena);
             let mut values = Vec::with_capacity(objects.len());
-            for ((obj, what), text) in objects.iter().zip(&texts) {
+            for (i, ((obj, what), text)) in objects.iter().zip(&texts).enumerate() {
+                if text_error.as_ref().is_some_and(|(at, _)| *at == i) {
+                    if let Some((_, e)) = text_error.take() {
+                        return Err(e);
+                    }
+                }
                 let value = match text {
                     Some(t) => facade::read_text(&arena, t, op, what),
                     None => facade::check_object(reader.document(obj.bind(py), what)?, what),

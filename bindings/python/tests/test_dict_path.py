@@ -255,3 +255,40 @@ def test_answer_keys_are_str():
     out = smpatch.apply({MyStr("k"): 1}, {"j": 2}, schema=NONE)
     assert [type(k) for k in out] == [str, str] and out == {"k": 1, "j": 2}
     assert type(smpatch.apply({"v": MyStr("s")}, {}, schema=NONE)["v"]) is str
+
+
+@pytest.mark.parametrize("depth", [8, 9, 10, 11, 12])
+@pytest.mark.parametrize("which", ["original", "modified"])
+def test_max_depth_holds_for_every_document_as_for_text(depth, which):
+    # max_depth is the engine's limit (text is parsed with the default depth,
+    # raised but never lowered to it): a dict document gives the outcome its
+    # text gives, whichever document is deep.
+    doc = nested(depth)
+    docs = {"original": {}, "modified": {}}
+    docs[which] = doc
+
+    def outcome(as_text):
+        args = {k: (text(v) if as_text else v) for k, v in docs.items()}
+        try:
+            return smpatch.create_two_way(args["original"], args["modified"],
+                                          schema=NONE, max_depth=10)
+        except smpatch.Error as e:
+            return (e.kind, e.path)
+
+    assert outcome(False) == outcome(True)
+
+
+def test_first_bad_document_in_argument_order_is_reported():
+    bad_dict = {"a": float("nan")}
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.apply(bad_dict, "a: [", schema=NONE)
+    assert "original" in str(info.value)
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.apply("a: [", bad_dict, schema=NONE)
+    assert "original" in str(info.value)
+
+
+def test_bytearray_text_takes_the_bytes_path():
+    doc = deployment(["a"])
+    out = smpatch.apply(bytearray(text(doc)), bytearray(b"{}"), as_bytes=True, schema=NONE)
+    assert json.loads(out) == json.loads(text(doc))

@@ -136,8 +136,8 @@ trait Input {
     fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error>;
 
     /// The document's size in bytes when it is text (0 otherwise): sizes
-    /// the output buffer of operations whose result is about as large as
-    /// their inputs.
+    /// the call's arena ([`arena_for`]) and the output buffer of operations
+    /// whose result is about as large as their inputs.
     fn text_len(&self) -> usize {
         0
     }
@@ -233,12 +233,18 @@ fn pipeline<I: Input + ?Sized, R>(
 /// the size of the patch's changes, so apply counts the patch more. Inputs
 /// without text (serde_json values) start small. docs/BENCHMARKS.md,
 /// "streaming and memory (this round)", has the measurements.
+///
+/// The first chunk is at most [`ARENA_FIRST_CHUNK_MAX`] (bigger inputs grow
+/// the arena as they parse, and an input over the parser's size limit is
+/// refused by the parser, not reserved for here), and a refused allocation
+/// falls back to a small arena.
 fn arena_for<I: Input + ?Sized>(op: &Op, docs: &[&I]) -> Arena {
-    let text = |d: &&I| d.text_len();
+    let limit = parse_options(op.max_depth()).max_input_bytes;
+    let text = |d: &&I| d.text_len().min(limit);
     let bytes = match op {
         Op::Apply(_) | Op::ServerApply { .. } => {
             let (first, rest) = docs.split_first().map_or((0, 0), |(f, r)| {
-                (f.text_len(), r.iter().map(text).sum::<usize>())
+                (text(f), r.iter().map(text).sum::<usize>())
             });
             first.saturating_mul(9) / 4 + rest.saturating_mul(15) / 4
         }
@@ -248,9 +254,14 @@ fn arena_for<I: Input + ?Sized>(op: &Op, docs: &[&I]) -> Arena {
         Arena::new()
     } else {
         // Small inputs still get one page-sized chunk to grow from.
-        Arena::with_capacity(bytes.saturating_add(4096))
+        let first = bytes.saturating_add(4096).min(ARENA_FIRST_CHUNK_MAX);
+        Arena::try_with_capacity(first).unwrap_or_default()
     }
 }
+
+/// The largest first chunk [`arena_for`] reserves: 64 MiB, room for about
+/// 28 MB of input.
+const ARENA_FIRST_CHUNK_MAX: usize = 64 << 20;
 
 /// [`pipeline`] for operations that answer a document.
 fn document<I: Input + ?Sized, O: Output>(
@@ -571,5 +582,35 @@ mod arena_tests {
         let v = serde_json::json!({"a": 1});
         let none = arena_for::<serde_json::Value>(&apply, &[&v, &v]);
         assert_eq!(none.allocated_bytes(), 0);
+    }
+
+    /// A document that only claims a size.
+    struct Claims(usize);
+
+    impl Input for Claims {
+        fn read<'a>(&'a self, _: &'a Arena, _: &Op, _: &str) -> Result<Value<'a>, Error> {
+            unimplemented!("only sized")
+        }
+
+        fn text_len(&self) -> usize {
+            self.0
+        }
+    }
+
+    /// Huge inputs (over the parser's limit, or near `usize::MAX`) reserve
+    /// at most the capped first chunk instead of asking the allocator for
+    /// a multiple of their size (which would abort when refused).
+    #[test]
+    fn huge_inputs_reserve_a_capped_first_chunk() {
+        let apply = Op::Apply(ApplyOptions::default());
+        for len in [1 << 30, 4 << 30, usize::MAX / 2, usize::MAX] {
+            let (a, b) = (Claims(len), Claims(len));
+            let arena = arena_for::<Claims>(&apply, &[&a, &b]);
+            assert!(
+                arena.allocated_bytes() <= ARENA_FIRST_CHUNK_MAX + 4096,
+                "{len}: {}",
+                arena.allocated_bytes()
+            );
+        }
     }
 }

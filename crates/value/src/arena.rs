@@ -38,6 +38,20 @@ impl Arena {
         }
     }
 
+    /// [`Arena::with_capacity`] that answers `None` instead of aborting when
+    /// the allocator refuses the first chunk.
+    ///
+    /// ```
+    /// use smpatch_value::Arena;
+    /// assert!(Arena::try_with_capacity(4096).is_some());
+    /// assert!(Arena::try_with_capacity(usize::MAX / 2).is_none());
+    /// ```
+    pub fn try_with_capacity(bytes: usize) -> Option<Self> {
+        Bump::try_with_capacity(bytes)
+            .ok()
+            .map(|bump| Self { bump })
+    }
+
     /// Frees every tree allocated so far, keeping the largest chunk for reuse.
     pub fn reset(&mut self) {
         self.bump.reset();
