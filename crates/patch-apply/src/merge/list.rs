@@ -192,6 +192,31 @@ impl<'a> Hint<'a> {
     }
 }
 
+/// Fills `batch` with the identities, hashes and positions (from `start`)
+/// of `chunk`'s elements; clears `exact` when an element has no identity
+/// or holds `$patch: delete`.
+fn identity_batch<'a>(
+    chunk: &[Value<'a>],
+    start: usize,
+    keys: KeySpec<'_>,
+    batch: &mut Vec<(Id<'a>, u64, usize)>,
+    exact: &mut bool,
+) {
+    batch.clear();
+    for (k, v) in chunk.iter().enumerate() {
+        match identity(*v, keys) {
+            Ok(id) => {
+                let h = id_hash(&id);
+                batch.push((id, h, start + k));
+            }
+            Err(_) => *exact = false,
+        }
+        if *exact && directives::is_delete(v) {
+            *exact = false;
+        }
+    }
+}
+
 /// Inserts the identities of `list` (position = index) into `index`, first
 /// position kept; true when every element has an identity, none holds
 /// `$patch: delete` and no two share one (the live part of [`Carried`]).
@@ -203,19 +228,7 @@ fn build_live_index<'a>(list: &[Value<'a>], keys: KeySpec<'_>, index: &mut PosIn
     // insertion otherwise waits for its own random slot read.
     let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
     for (c, chunk) in list.chunks(BATCH).enumerate() {
-        batch.clear();
-        for (k, v) in chunk.iter().enumerate() {
-            match identity(*v, keys) {
-                Ok(id) => {
-                    let h = id_hash(&id);
-                    batch.push((id, h, c * BATCH + k));
-                }
-                Err(_) => exact = false,
-            }
-            if exact && directives::is_delete(v) {
-                exact = false;
-            }
-        }
+        identity_batch(chunk, c * BATCH, keys, &mut batch, &mut exact);
         index.touch(batch.iter().map(|x| x.1));
         for (id, h, i) in batch.drain(..) {
             if index.insert_first_hashed(h, id, i).is_some() {
@@ -254,19 +267,7 @@ fn scan_live<'a>(
     let mut exact = true;
     let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
     for (c, chunk) in live.chunks(BATCH).enumerate() {
-        batch.clear();
-        for (k, v) in chunk.iter().enumerate() {
-            match identity(*v, keys) {
-                Ok(id) => {
-                    let h = id_hash(&id);
-                    batch.push((id, h, c * BATCH + k));
-                }
-                Err(_) => exact = false,
-            }
-            if exact && directives::is_delete(v) {
-                exact = false;
-            }
-        }
+        identity_batch(chunk, c * BATCH, keys, &mut batch, &mut exact);
         seen.touch(batch.iter().map(|x| x.1));
         for (id, h, i) in batch.drain(..) {
             if !seen.insert(h) {
