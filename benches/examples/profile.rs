@@ -33,8 +33,43 @@
 use smpatch_benches::{case_deployment_50, case_env_all, case_env_one};
 use smpatch_patch_apply::{apply, ApplyOptions};
 use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
+use smpatch_schema::Cursor;
 use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions, Value};
 use std::hint::black_box;
+
+/// The operation `base` names on the parsed documents `v` (`None` for the
+/// parse-only operations).
+fn operate<'a>(
+    arena: &'a Arena,
+    base: &str,
+    v: &[Value<'a>],
+    cursor: Cursor<'_>,
+    aopts: &ApplyOptions,
+    copts: &CreateOptions,
+) -> Option<Value<'a>> {
+    Some(match base {
+        "apply-all" | "apply-one" | "deploy-apply" => {
+            apply(arena, v[0], v[1], cursor, aopts).unwrap()
+        }
+        "create2" | "deploy-create2" => {
+            create_two_way(arena, v[0], v[1], cursor, copts, &[]).unwrap()
+        }
+        "create3" | "deploy-create3" => create_three_way(
+            arena,
+            ThreeWay {
+                original: v[0],
+                modified: v[1],
+                current: v[2],
+            },
+            cursor,
+            OnConflict::Fail,
+            copts,
+            &[],
+        )
+        .unwrap(),
+        _ => return None,
+    })
+}
 
 #[inline(never)]
 fn measured<R>(f: impl FnOnce() -> R) -> R {
@@ -96,28 +131,7 @@ fn main() {
             .iter()
             .map(|d| parse_json(&arena, d, &popts).unwrap())
             .collect();
-        let out = match base {
-            "apply-all" | "apply-one" | "deploy-apply" => {
-                apply(&arena, v[0], v[1], cursor, &aopts).unwrap()
-            }
-            "create2" | "deploy-create2" => {
-                create_two_way(&arena, v[0], v[1], cursor, &copts, &[]).unwrap()
-            }
-            "create3" | "deploy-create3" => create_three_way(
-                &arena,
-                ThreeWay {
-                    original: v[0],
-                    modified: v[1],
-                    current: v[2],
-                },
-                cursor,
-                OnConflict::Fail,
-                &copts,
-                &[],
-            )
-            .unwrap(),
-            _ => v[0],
-        };
+        let out = operate(&arena, base, &v, cursor, &aopts, &copts).unwrap_or(v[0]);
         to_json_string(&out)
     } else {
         String::new()
@@ -185,29 +199,10 @@ fn main() {
         arena.reset();
         let run = |v: &[Value<'_>]| -> Option<String> {
             let arena = &arena;
-            let out = match base {
-                _ if parse_only => return None,
-                "apply-all" | "apply-one" | "deploy-apply" => {
-                    apply(arena, v[0], v[1], cursor, &aopts).unwrap()
-                }
-                "create2" | "deploy-create2" => {
-                    create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap()
-                }
-                "parse" | "parse-doc" => return None,
-                _ => create_three_way(
-                    arena,
-                    ThreeWay {
-                        original: v[0],
-                        modified: v[1],
-                        current: v[2],
-                    },
-                    cursor,
-                    OnConflict::Fail,
-                    &copts,
-                    &[],
-                )
-                .unwrap(),
-            };
+            if parse_only {
+                return None;
+            }
+            let out = operate(arena, base, v, cursor, &aopts, &copts)?;
             (!op_only).then(|| to_json_string(&out))
         };
         if op_only {
