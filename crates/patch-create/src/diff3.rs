@@ -16,6 +16,7 @@
 //! the first of several) exactly as before.
 
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
+use crate::keys::UNPAIRED;
 use crate::shared::{key_member, order_list, Index};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
@@ -161,9 +162,6 @@ fn ident(v: &Value<'_>) -> Ident {
 /// of that name, as `Object::get` reads it) and the key string.
 type Elem<'a> = (Object<'a>, &'a Member<'a>, &'a str);
 
-/// No partner in the other list.
-const NONE: u32 = u32::MAX;
-
 /// The elements of `list`, when every element is an object with a string
 /// merge key (repeats are found by [`Pairing::new`]).
 fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
@@ -179,7 +177,7 @@ fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
 /// Which elements of the three keyed lists carry one key, worked out once
 /// for the three diffs (each diff of `diff_keyed_unique` pairs its two
 /// lists itself): per element of modified its partner in original and in
-/// current, per element of current its partner in original ([`NONE`]:
+/// current, per element of current its partner in original ([`UNPAIRED`]:
 /// none).
 ///
 /// One hash index of original serves every look-up when current holds
@@ -215,7 +213,7 @@ impl Pairing {
             let c_ix = index(c)?;
             let c_o = c
                 .iter()
-                .map(|e| o_ix.get(e.2).copied().unwrap_or(NONE))
+                .map(|e| o_ix.get(e.2).copied().unwrap_or(UNPAIRED))
                 .collect();
             (c_o, Some(c_ix))
         };
@@ -227,14 +225,14 @@ impl Pairing {
         let mut c_seen = vec![false; c.len()];
         let mut added: FxHashSet<&'a str> = FxHashSet::default();
         for e in m {
-            let oi = o_ix.get(e.2).copied().unwrap_or(NONE);
+            let oi = o_ix.get(e.2).copied().unwrap_or(UNPAIRED);
             let ci = match &c_ix {
                 None => oi,
-                Some(ix) => ix.get(e.2).copied().unwrap_or(NONE),
+                Some(ix) => ix.get(e.2).copied().unwrap_or(UNPAIRED),
             };
-            let repeated = if oi != NONE {
+            let repeated = if oi != UNPAIRED {
                 std::mem::replace(&mut o_seen[oi as usize], true)
-            } else if ci != NONE {
+            } else if ci != UNPAIRED {
                 std::mem::replace(&mut c_seen[ci as usize], true)
             } else {
                 !added.insert(e.2)
@@ -598,7 +596,7 @@ impl<'a> Differ<'a> {
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
             let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
-            match (oi != NONE, ci != NONE) {
+            match (oi != UNPAIRED, ci != UNPAIRED) {
                 (true, true) => {
                     let (oi, ci) = (oi as usize, ci as usize);
                     let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, ch) else {
@@ -624,7 +622,7 @@ impl<'a> Differ<'a> {
         }
         for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
             let oi = pairs.c_o[ci];
-            if !ch || c_sub[ci].is_some() || oi == NONE {
+            if !ch || c_sub[ci].is_some() || oi == UNPAIRED {
                 continue;
             }
             let here = Path::Index(path, ci);
@@ -776,7 +774,7 @@ impl<'a> Differ<'a> {
         let mut matched = vec![false; p.a.len()];
         for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
             match p.b_to_a[bi] {
-                NONE => {
+                UNPAIRED => {
                     if !ica {
                         let e = p.b_list[bi];
                         if directives::is_delete(&e) {

@@ -75,7 +75,8 @@ pub(crate) fn element_key<'a, 's>(
     }
 }
 
-/// No pair in the other list (a position of [`UniquePairing::pair`]).
+/// No pair in the other list (in [`UniquePairing::pair`] and in diff3's
+/// three-list pairing).
 pub(crate) const UNPAIRED: u32 = u32::MAX;
 
 /// Which element of the old list each element of the new list pairs with,

@@ -244,11 +244,16 @@ fn build_live_index<'a>(list: &[Value<'a>], keys: KeySpec<'_>, index: &mut PosIn
 /// over `live`. True when every live element has an identity, none holds
 /// `$patch: delete` and (as far as [`HashSeen`] can tell) no two share
 /// one; false sends the orderings down their exact path.
+///
+/// With `distinct` false (identities will not be carried anyway) the
+/// distinctness set is not built and the pass ends once every patch
+/// identity has its match.
 fn scan_live<'a>(
     live: &[Value<'a>],
     rest: &[(usize, Value<'a>)],
     keys: KeySpec<'_>,
     first: &mut Vec<usize>,
+    distinct: bool,
 ) -> bool {
     // The patch side: identities that fail are reported by the merge loop.
     let wanted: Vec<Option<(Id<'a>, u64)>> = rest
@@ -263,14 +268,19 @@ fn scan_live<'a>(
     first.clear();
     first.resize(rest.len(), usize::MAX);
     let mut open = wanted.iter().filter(|w| w.is_some()).count();
-    let mut seen = HashSeen::with_capacity(live.len());
-    let mut exact = true;
+    let mut seen = HashSeen::with_capacity(if distinct { live.len() } else { 0 });
+    let mut exact = distinct;
     let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
     for (c, chunk) in live.chunks(BATCH).enumerate() {
+        if !distinct && open == 0 {
+            break;
+        }
         identity_batch(chunk, c * BATCH, keys, &mut batch, &mut exact);
-        seen.touch(batch.iter().map(|x| x.1));
+        if distinct {
+            seen.touch(batch.iter().map(|x| x.1));
+        }
         for (id, h, i) in batch.drain(..) {
-            if !seen.insert(h) {
+            if distinct && !seen.insert(h) {
                 exact = false;
             }
             if open == 0 {
@@ -513,7 +523,7 @@ impl<'a> Merger<'a, '_> {
         let mut first_live: Vec<usize> = Vec::new();
         let mut hint: Option<Hint<'a>> = None;
         match pairing {
-            Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live),
+            Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live, carry),
             Pairing::Hint => hint = Hint::new(&merged, keys, rest.len()),
             Pairing::Index => {}
         }
