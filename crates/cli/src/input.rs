@@ -46,19 +46,16 @@ impl Origin {
     }
 
     /// The location of `pointer` (a JSON pointer inside the object) for an
-    /// error message. With a single object in the whole input the pointer
-    /// alone says where; otherwise the file is named once, then the document
-    /// number when the file holds several, then the pointer (list items are
-    /// located under `/items/N`).
-    pub fn locate(&self, pointer: &str, objects: usize) -> String {
+    /// error message: the file (`-` for stdin), then the document number
+    /// when the file holds several, then the pointer (list items are
+    /// located under `/items/N`), e.g. `deploy.yaml: /spec/replicas` or
+    /// `all.yaml: document 2 of 3: /spec/replicas`.
+    pub fn locate(&self, pointer: &str) -> String {
         let pointer = match self.item {
             Some(i) => format!("/items/{i}{}", pointer.trim_end_matches('/')),
             None if pointer.is_empty() => "/".to_owned(),
             None => pointer.to_owned(),
         };
-        if objects <= 1 && self.item.is_none() {
-            return pointer;
-        }
         if self.documents <= 1 {
             format!("{}: {pointer}", self.file)
         } else {
@@ -95,10 +92,10 @@ pub(crate) fn expand_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<Pat
 fn walk(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let name = dir.display().to_string();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| Failure::at(&name, e.to_string()))?
+        .map_err(|e| Failure::unreadable(&name, &e))?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
-        .map_err(|e| Failure::at(&name, e.to_string()))?;
+        .map_err(|e| Failure::unreadable(&name, &e))?;
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -155,7 +152,7 @@ pub(crate) fn read_objects<'a>(
                     let at = if documents <= 1 {
                         name.clone()
                     } else {
-                        origin.locate("/", 2)
+                        origin.locate("/")
                     };
                     failures.push(Failure::at(at, message));
                 }
@@ -206,7 +203,7 @@ fn expand_list<'a>(
                     });
                 } else {
                     failures.push(Failure::at(
-                        origin.locate("", 2),
+                        origin.locate(""),
                         format!(
                             "a list item must be an object, found {} [invalid_document]",
                             item.kind().name()
@@ -232,8 +229,7 @@ fn parse_documents<'a>(
             parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?
         ]);
     }
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
     Ok(parse_yaml(arena, text, &opts)
         .map_err(|e| Failure::parse(e, name))?
         .into_iter()

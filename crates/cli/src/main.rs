@@ -38,16 +38,21 @@ use std::path::{Path, PathBuf};
 
 /// Examples and where to read more, under `smpatch --help`.
 const AFTER_HELP: &str = "\
-Examples (deployment*.yaml and live.yaml are in the repository's testdata/examples/):
-  smpatch patch -f deployment.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
-  smpatch diff deployment.yaml deployment-v2.yaml
-  smpatch apply -f deployment-v2.yaml --live live.yaml
+Examples (run from the repository root; the files are in testdata/examples/
+and crates/cli/testdata/):
+  smpatch patch -f testdata/examples/deployment.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
+  smpatch diff testdata/examples/deployment.yaml testdata/examples/deployment-v2.yaml
+  smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml
   smpatch explain deploy spec.template.spec.containers
-  smpatch patch -f widget.yaml --schema widget-crd.yaml --patch-file patch.yaml   # a custom resource
+  smpatch patch -f crates/cli/testdata/widget.yaml --schema crates/cli/testdata/crd-widget.yaml \\
+    -p '{\"spec\":{\"tags\":[\"y\"]}}'      # a custom resource: pass its CRD (tags is a set: x stays)
 
-Errors print `error: <location>: <message> [kind]` on stderr and exit 1 \
-(usage errors 2). Error kinds: docs/ERRORS.md; differences from the Go \
-reference: docs/DIVERGENCES.md; the batch protocol: README.md, \"Batch mode\".";
+Errors print `error: <file>: <JSON pointer>: <message> [kind]` on stderr \
+(a parse error: `<file>:<line>:<column>: ...`). Exit status: 0 success, 1 error, \
+2 usage error; `diff --exit-code`: 0 no changes, 1 changes, 2 error; \
+`validate`: 0 clean, 1 violations, 2 error. Error kinds: docs/ERRORS.md; \
+differences from the Go reference: docs/DIVERGENCES.md; the batch protocol: \
+README.md, \"Batch mode\".";
 
 /// `smpatch batch --help`: the protocol in brief (README.md, "Batch mode",
 /// has all of it).
@@ -99,8 +104,10 @@ struct Cli {
     command: Command,
 }
 
-/// Limits of every command (also accepted after the command name).
+/// Limits of every command (also accepted after the command name); listed
+/// last, under their own heading, in every command's help.
 #[derive(Args, Clone, Copy)]
+#[command(next_help_heading = "Limits (every command)")]
 struct Limits {
     /// Deepest nesting accepted in documents and by the engines (batch
     /// requests set theirs in `options.max_depth`).
@@ -122,9 +129,6 @@ impl Limits {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the patch metadata of a type or a field path
-    /// (`smpatch explain apps/v1/Deployment spec.template.spec.volumes`).
-    Explain(ExplainArgs),
     /// Patch documents offline, like `kubectl patch --local -o json`.
     Patch(PatchArgs),
     /// Print the patch that turns ORIGINAL into MODIFIED.
@@ -132,9 +136,9 @@ enum Command {
     /// The `kubectl apply` flow offline: three-way patch of MANIFEST against LIVE.
     #[command(long_about = APPLY_HELP)]
     Apply(ApplyArgs),
-    /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
-    #[command(long_about = BATCH_HELP)]
-    Batch,
+    /// Print the patch metadata of a type or a field path
+    /// (`smpatch explain apps/v1/Deployment spec.template.spec.volumes`).
+    Explain(ExplainArgs),
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
     Validate(validate::ValidateArgs),
@@ -144,7 +148,10 @@ enum Command {
     Extract(fields::ExtractArgs),
     /// Print which field managers own each path of a live object.
     Owners(fields::OwnersArgs),
-    /// Print a shell completion script (`smpatch completions bash > /etc/bash_completion.d/smpatch`).
+    /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
+    #[command(long_about = BATCH_HELP)]
+    Batch,
+    /// Print a shell completion script (`smpatch completions bash > ~/.local/share/bash-completion/completions/smpatch`).
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -337,24 +344,52 @@ impl Failure {
     }
 
     /// An error about document `index` of the `count` documents of `name`:
-    /// a single document is located by its JSON pointer alone, one of
-    /// several by the file, its number and the pointer.
+    /// located by the file, then its number when the file holds several,
+    /// then the JSON pointer (`live.yaml: /spec/replicas`, `all.yaml:
+    /// document 2 of 3: /spec/replicas`).
     fn in_document(e: Error, name: &str, index: usize, count: usize) -> Self {
         let f = Failure::from(e);
-        if count <= 1 {
-            return f;
-        }
-        Failure::at(
-            format!("{name}: document {} of {count}: {}", index + 1, f.location),
-            f.message,
-        )
+        let location = if count <= 1 {
+            format!("{name}: {}", f.location)
+        } else {
+            format!("{name}: document {} of {count}: {}", index + 1, f.location)
+        };
+        Failure::at(location, f.message)
     }
 
     /// A parse error of `name`: located by line and column.
     fn parse(e: ParseError, name: &str) -> Self {
         let location = format!("{name}:{}:{}", e.line, e.column);
         let kind = smpatch::ErrorKind::Parse(e.kind).name();
-        Failure::at(location, format!("{} [{kind}]", e.message))
+        let hint = if e.kind == smpatch::ParseErrorKind::TooDeep {
+            MAX_DEPTH_HINT
+        } else {
+            ""
+        };
+        Failure::at(location, format!("{}{hint} [{kind}]", e.message))
+    }
+
+    /// A file (or stdin) that cannot be opened or read: `name: cannot
+    /// read: <the system's reason> [io]`, as the schema loader says it.
+    fn unreadable(name: &str, e: &std::io::Error) -> Self {
+        Failure::at(name, format!("cannot read: {e} [io]"))
+    }
+
+    /// Input that is not UTF-8 text: located by the line and column of the
+    /// first bad byte, like a parse error.
+    fn not_utf8(e: &std::str::Utf8Error, bytes: &[u8], name: &str) -> Self {
+        let good = &bytes[..e.valid_up_to()];
+        let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
+        Failure::at(
+            format!("{name}:{line}:{column}"),
+            format!(
+                "not UTF-8 text (invalid byte at offset {}); save the file as UTF-8 \
+                 [invalid_document]",
+                e.valid_up_to()
+            ),
+        )
     }
 }
 
@@ -383,9 +418,16 @@ impl From<Error> for Failure {
         if e.name() == "unknown_type" {
             message.push_str(UNKNOWN_TYPE_HINT);
         }
+        // The schema loader's depth limit is not --max-depth.
+        if e.name() == "too_deep" && !matches!(e.kind(), smpatch::ErrorKind::Schema(_)) {
+            message.push_str(MAX_DEPTH_HINT);
+        }
         Failure::at(location, format!("{message} [{}]", e.name()))
     }
 }
+
+/// What the CLI adds to a `too_deep` error of a document or an engine.
+const MAX_DEPTH_HINT: &str = " (raise the limit with --max-depth N if the input is trusted)";
 
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
@@ -463,9 +505,9 @@ fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, Failure> {
             .lock()
             .take(cap)
             .read_to_end(&mut buf)
-            .map_err(|e| Failure::at("stdin", e.to_string()))?;
+            .map_err(|e| Failure::unreadable("stdin", &e))?;
     } else {
-        let file = std::fs::File::open(path).map_err(|e| Failure::at(&name, e.to_string()))?;
+        let file = std::fs::File::open(path).map_err(|e| Failure::unreadable(&name, &e))?;
         if let Ok(meta) = file.metadata() {
             if meta.is_file() && meta.len() >= cap {
                 return Err(Failure::too_large(&name, limit));
@@ -476,7 +518,7 @@ fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, Failure> {
         }
         file.take(cap)
             .read_to_end(&mut buf)
-            .map_err(|e| Failure::at(&name, e.to_string()))?;
+            .map_err(|e| Failure::unreadable(&name, &e))?;
     }
     if buf.len() > limit {
         return Err(Failure::too_large(&name, limit));
@@ -512,8 +554,7 @@ fn parse_stream<'a>(
     let docs = if looks_like_json(bytes) {
         vec![parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?]
     } else {
-        let text =
-            std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
         parse_yaml(arena, text, &opts)
             .map_err(|e| Failure::parse(e, name))?
             .into_iter()
@@ -723,7 +764,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                     Ok(r) => results.push(r.into_value()),
                     Err(e) => {
                         let f = Failure::from(e);
-                        let at = obj.origin.locate(&f.location, total);
+                        let at = obj.origin.locate(&f.location);
                         fail(Failure::at(at, f.message));
                     }
                 }
@@ -772,8 +813,7 @@ fn parse_patch_any<'a>(
     if looks_like_json(bytes) {
         return parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name));
     }
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| Failure::at(name, format!("not UTF-8: {e}")))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
     let docs = parse_yaml(arena, text, &opts).map_err(|e| Failure::parse(e, name))?;
     match docs.as_slice() {
         [one] => Ok(*one),
@@ -808,7 +848,14 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
                     .with_compound_keys(a.engine.compound_keys)
                     .with_max_depth(limits.max_depth),
             );
-            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))?.into_value()
+            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))
+                .map_err(|e| {
+                    // The pointer holds in both documents: name the pair.
+                    let f = Failure::from(e);
+                    let pair = format!("{} -> {}", a.original.display(), a.modified.display());
+                    Failure::at(format!("{pair}: {}", f.location), f.message)
+                })?
+                .into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),

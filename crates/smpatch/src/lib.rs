@@ -11,6 +11,56 @@
 //! Must not: hold merge or diff logic of its own, or depend on CLI crates
 //! (clap) or JSON-patch crates.
 //!
+//! # Start here
+//!
+//! Every call takes a [`Schema`] ([`embedded_schema`] for the built-in
+//! Kubernetes types; [`schema_set`] adds CRD or OpenAPI files), a
+//! [`TypeRef`] ([`TypeRef::Detect`] reads `apiVersion`/`kind`) and its
+//! options (`Default` is the Go reference's behaviour). Each comes in a
+//! `_json` form (`serde_json::Value`) and a `_bytes` form (JSON bytes in,
+//! compact JSON bytes out, numbers exactly as written).
+//!
+//! | You want | Call |
+//! |---|---|
+//! | the API server's merge of a patch (`kubectl patch`) | [`apply_json`], [`apply_bytes`] |
+//! | the patch between two versions (`kubectl edit`) | [`create_two_way_json`] |
+//! | `kubectl apply`'s three-way patch | [`create_three_way_json`] with [`ThreeWayDocs`] and [`OnConflict`] |
+//! | the whole `kubectl apply` flow (last-applied annotation, merge, `configured`) | [`apply_flow::client_apply_json`] |
+//! | whether two patches conflict; one patch for two | [`conflicts_json`], [`compose_json`] |
+//! | unions (KEP-1027) and enums (KEP-2887) | [`server_apply_json`], [`normalize_json`], [`validate_json`] |
+//! | field sets and extract (KEP-2155) | [`fields_json`], [`extract_json`], [`owners_json`] |
+//! | answer requests from another program | [`batch`] (what `smpatch batch` runs) |
+//!
+//! # Errors
+//!
+//! Every call answers one [`Error`]: [`Error::name`] is the stable kind
+//! (`docs/ERRORS.md` lists them all), [`Error::path`] the JSON pointer of
+//! the culprit, [`Error::message`] what to fix. Its `Display` is
+//! `<pointer>: <message>`; a `main` that returns `Result<_, smpatch::Error>`
+//! prints the `Debug` form instead (every field and the source), so print
+//! it yourself for one line:
+//!
+//! ```
+//! use serde_json::json;
+//! use smpatch::{apply_json, ApplyOptions, TypeRef};
+//!
+//! let schema = smpatch::embedded_schema().unwrap();
+//! let live = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+//!     "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
+//! // A container without its merge key "name".
+//! let patch = json!({"spec": {"template": {"spec": {"containers": [{"image": "nginx:1.27"}]}}}});
+//! let e = apply_json(&live, &patch, schema, &TypeRef::Detect, &ApplyOptions::default())
+//!     .unwrap_err();
+//! assert_eq!(e.name(), "missing_merge_key");
+//! assert_eq!(e.path(), "/spec/template/spec/containers/0");
+//! let line = format!("error: {e} [{}]", e.name());
+//! assert!(line.starts_with("error: /spec/template/spec/containers/0: patch element has no merge key \"name\""));
+//! ```
+//!
+//! The `smpatch` command-line tool and the runnable programs of
+//! `examples/` (`cargo run -p smpatch-examples --example apply_patch`) use
+//! the same calls.
+//!
 //! # Key order
 //!
 //! The `*_bytes` functions keep members in document order. The `*_json`
