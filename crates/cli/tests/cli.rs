@@ -111,7 +111,9 @@ fn patch_error_names_location() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.starts_with("error: /spec/template/spec/containers/0: "),
+        err.starts_with(
+            "error: testdata/examples/deployment.yaml: /spec/template/spec/containers/0: "
+        ),
         "{err}"
     );
     assert!(err.contains("missing_merge_key"), "{err}");
@@ -1005,7 +1007,10 @@ fn unknown_kind_names_the_fix() {
     assert_eq!(code, 1, "{err}");
     assert!(out.is_empty(), "{out}");
     assert!(
-        err.starts_with("error: /: no schema for apiVersion \"example.com/v1\", kind \"Widget\""),
+        err.starts_with(
+            "error: crates/cli/testdata/widget.yaml: /: no schema for apiVersion \"example.com/v1\", \
+             kind \"Widget\""
+        ),
         "{err}"
     );
     assert!(err.contains("--schema FILE"), "{err}");
