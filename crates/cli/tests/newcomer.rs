@@ -1,0 +1,269 @@
+//! What a newcomer meets first: the README's Quickstart commands and the
+//! `--help` examples run as written from the repository root, and the
+//! common mistakes get an error that names the input, the JSON pointer (or
+//! line and column) and the kind.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
+mod common;
+
+use common::{root, run, smpatch};
+
+const DEPLOY: &str = "testdata/examples/deployment.yaml";
+
+/// Splits one shell command line as `sh` would for the README's commands:
+/// words separated by blanks, `'…'` and `"…"` quoting (no escapes inside
+/// single quotes, `\"` inside double quotes), a `#` word ending the line.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    w.push(c);
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => w.extend(chars.next()),
+                        c => w.push(c),
+                    }
+                }
+            }
+            '#' if word.is_none() => break,
+            c if c.is_whitespace() => words.extend(word.take()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// The `smpatch …` commands of `text`: lines starting with `smpatch ` (after
+/// indentation), backslash continuations joined.
+fn commands(text: &str) -> Vec<Vec<String>> {
+    let joined = text.replace("\\\n", " ");
+    joined
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("smpatch "))
+        .map(shell_words)
+        .collect()
+}
+
+/// Runs `words` (`smpatch` first) from the repository root; panics with
+/// the command and its stderr unless it exits 0 and prints something.
+fn runs_cleanly(words: &[String], what: &str) {
+    assert_eq!(words[0], "smpatch", "{what}: {words:?}");
+    let out = smpatch().args(&words[1..]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}: {words:?}: {stderr}");
+    assert!(!out.stdout.is_empty(), "{what}: {words:?} printed nothing");
+}
+
+#[test]
+fn shell_words_splits_like_sh() {
+    assert_eq!(
+        shell_words(r#"smpatch patch -p '{"a": 1}' -o yaml   # note"#),
+        ["smpatch", "patch", "-p", r#"{"a": 1}"#, "-o", "yaml"]
+    );
+    assert_eq!(
+        shell_words(r#"a "b \"c\"" d'e f'"#),
+        ["a", r#"b "c""#, "de f"]
+    );
+}
+
+/// Every command of the README's Quickstart (CLI and CRD blocks) runs as
+/// written from the repository root.
+#[test]
+fn readme_quickstart_commands_run() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("## Quickstart").expect("a Quickstart section");
+    let end = start + readme[start..].find("\n## ").expect("a section after it");
+    let mut blocks = readme[start..end].split("```");
+    let mut cmds = Vec::new();
+    while let (Some(_), Some(block)) = (blocks.next(), blocks.next()) {
+        if let Some(body) = block.strip_prefix("sh\n") {
+            cmds.extend(commands(body));
+        }
+    }
+    assert!(cmds.len() >= 5, "{cmds:?}");
+    for c in &cmds {
+        runs_cleanly(c, "README Quickstart");
+    }
+}
+
+/// The examples under `smpatch --help` run as printed, from the
+/// repository root (their files are in the repository).
+#[test]
+fn help_examples_run() {
+    let (code, help, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    let examples = &help[help.find("Examples").expect("an Examples block")..];
+    let cmds = commands(examples);
+    assert!(cmds.len() >= 5, "{cmds:?}");
+    for c in &cmds {
+        runs_cleanly(c, "smpatch --help");
+    }
+}
+
+/// `--help` lists the everyday commands first, the limits under their own
+/// heading after the options, and every exit status.
+#[test]
+fn help_order_limits_and_exit_statuses() {
+    let (_, help, _) = run(&["--help"]);
+    let at = |s: &str| help.find(s).unwrap_or_else(|| panic!("{s}: {help}"));
+    assert!(at("  patch ") < at("  diff ") && at("  diff ") < at("  apply "));
+    assert!(at("  apply ") < at("  explain ") && at("  explain ") < at("  batch "));
+    assert!(at("Options:") < at("Limits (every command):"));
+    assert!(at("Limits (every command):") < at("--max-depth"));
+    for s in ["2 usage error", "diff --exit-code", "`validate`: 0 clean"] {
+        at(s);
+    }
+    let (_, help, _) = run(&["patch", "--help"]);
+    let limits = help.find("Limits (every command):").expect("{help}");
+    assert!(help.find("--patch-file").unwrap() < limits, "{help}");
+}
+
+/// One object, one error: the error names the file, then the pointer
+/// (stdin is `-`); `apply` names the manifest, `fields` its file.
+#[test]
+fn single_object_errors_name_the_file() {
+    let missing_key = r#"{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}"#;
+    let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", missing_key]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with(
+            "error: testdata/examples/deployment.yaml: /spec/template/spec/containers/0: \
+             patch element has no merge key \"name\""
+        ),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("[missing_merge_key]"), "{err}");
+
+    let deploy = std::fs::read_to_string(root().join(DEPLOY)).unwrap();
+    let out = smpatch()
+        .args(["patch", "-f", "-", "-p", r#"{"spec":{"$patch":"bogus"}}"#])
+        .write_stdin(deploy)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: -: /spec/$patch: "), "{err}");
+    assert!(err.trim_end().ends_with("[unknown_patch_type]"), "{err}");
+
+    let widget = "crates/cli/testdata/widget.yaml";
+    let (code, _, err) = run(&["fields", "-f", widget]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: crates/cli/testdata/widget.yaml: /: no schema"),
+        "{err}"
+    );
+}
+
+/// `diff` names both files: the pointer holds in each.
+#[test]
+fn diff_errors_name_both_files() {
+    let dir = std::env::temp_dir().join(format!("smpatch-newcomer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
+    std::fs::write(
+        &old,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{image: a}]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: x, image: b}]\n",
+    )
+    .unwrap();
+    let (o, n) = (old.display().to_string(), new.display().to_string());
+    let (code, out, err) = run(&["diff", &o, &n]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with(&format!("error: {o} -> {n}: /spec/containers/0: ")),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("[missing_merge_key]"), "{err}");
+    // --exit-code keeps 1 for "changes": an error is 2.
+    let (code, _, err) = run(&["diff", "--exit-code", &o, &n]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file that cannot be read says so with the kind `io`, in every command.
+#[test]
+fn unreadable_file_is_io() {
+    for args in [
+        &["patch", "-f", "nope.yaml", "-p", "{}"][..],
+        &["patch", "-f", DEPLOY, "--patch-file", "nope.yaml"],
+        &["diff", DEPLOY, "nope.yaml"],
+        &["apply", "-f", "nope.yaml", "--live", DEPLOY],
+        &["fields", "-f", "nope.yaml"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("error: nope.yaml: cannot read: "),
+            "{args:?}: {err}"
+        );
+        assert!(err.trim_end().ends_with("[io]"), "{args:?}: {err}");
+    }
+}
+
+/// Input that is not UTF-8: the line and column of the first bad byte.
+#[test]
+fn invalid_utf8_gives_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("smpatch-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, b"a: 1\nb: \"h\xffi\"\n").unwrap();
+    let name = bad.display().to_string();
+    for args in [
+        &["patch", "-f", &name, "-p", "{}"][..],
+        &["patch", "-f", DEPLOY, "--patch-file", &name],
+        &["diff", &name, DEPLOY],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: {name}:2:6: not UTF-8 text (invalid byte at offset 10); save the file \
+                 as UTF-8 [invalid_document]\n"
+            ),
+            "{args:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Too deep a document: the error names the flag that raises the limit.
+#[test]
+fn too_deep_names_max_depth() {
+    let (code, _, err) = run(&["patch", "-f", DEPLOY, "-p", "{}", "--max-depth", "3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: testdata/examples/deployment.yaml:"),
+        "{err}"
+    );
+    assert!(err.contains("--max-depth N"), "{err}");
+    assert!(err.trim_end().ends_with("[too_deep]"), "{err}");
+    let deep = format!("{}1{}", "{\"a\":".repeat(300), "}".repeat(300));
+    let (code, _, err) = run(&["patch", "-f", DEPLOY, "-p", &deep]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("error: --patch:1:"), "{err}");
+    assert!(err.contains("--max-depth N"), "{err}");
+}
