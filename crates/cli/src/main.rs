@@ -594,17 +594,25 @@ fn parse_one<'a>(
 }
 
 /// A strategic merge patch that is a list is most likely an RFC 6902 JSON
-/// patch given without `--type json`: say so.
+/// patch given without `--type json`, and one that is a scalar a
+/// `kubectl set`-style argument (`spec.replicas=3`): say so.
 fn json_patch_hint(f: Failure) -> Failure {
-    const LIST: &str = "the document must be an object, found list";
-    match f.message.strip_prefix(LIST) {
-        Some(rest) => Failure {
-            message: format!(
-                "{LIST} (a list of operations is an RFC 6902 JSON patch: pass --type json){rest}"
-            ),
-            ..f
-        },
-        None => f,
+    const NOT_OBJECT: &str = "the document must be an object, found ";
+    let Some(rest) = f.message.strip_prefix(NOT_OBJECT) else {
+        return f;
+    };
+    let (found, tail) = match rest.split_once(' ') {
+        Some((found, tail)) => (found, format!(" {tail}")),
+        None => (rest, String::new()),
+    };
+    let hint = if found == "list" {
+        "a list of operations is an RFC 6902 JSON patch: pass --type json"
+    } else {
+        "a patch is an object, e.g. -p '{\"spec\":{\"replicas\":3}}'"
+    };
+    Failure {
+        message: format!("{NOT_OBJECT}{found} ({hint}){tail}"),
+        ..f
     }
 }
 

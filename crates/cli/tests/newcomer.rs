@@ -267,3 +267,23 @@ fn too_deep_names_max_depth() {
     assert!(err.starts_with("error: --patch:1:"), "{err}");
     assert!(err.contains("--max-depth N"), "{err}");
 }
+
+/// A patch that is a scalar (`kubectl set`-style `spec.replicas=3`, a
+/// number): the error shows what a patch looks like.
+#[test]
+fn scalar_patch_shows_the_object_form() {
+    for p in ["spec.replicas=3", "42"] {
+        let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", p]);
+        assert_eq!(code, 1, "{p}: {err}");
+        assert!(out.is_empty(), "{p}: {out}");
+        assert!(
+            err.starts_with("error: --patch: the document must be an object, found "),
+            "{p}: {err}"
+        );
+        assert!(
+            err.contains(r#"(a patch is an object, e.g. -p '{"spec":{"replicas":3}}')"#),
+            "{p}: {err}"
+        );
+        assert!(err.trim_end().ends_with("[invalid_document]"), "{p}: {err}");
+    }
+}
