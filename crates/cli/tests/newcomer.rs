@@ -82,24 +82,50 @@ fn shell_words_splits_like_sh() {
     );
 }
 
-/// Every command of the README's Quickstart (CLI and CRD blocks) runs as
-/// written from the repository root.
-#[test]
-fn readme_quickstart_commands_run() {
+/// The fenced blocks of the README's Quickstart whose info string is
+/// `lang`, without their fences.
+fn quickstart_blocks(lang: &str) -> Vec<String> {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let start = readme.find("## Quickstart").expect("a Quickstart section");
     let end = start + readme[start..].find("\n## ").expect("a section after it");
     let mut blocks = readme[start..end].split("```");
-    let mut cmds = Vec::new();
+    let mut found = Vec::new();
     while let (Some(_), Some(block)) = (blocks.next(), blocks.next()) {
-        if let Some(body) = block.strip_prefix("sh\n") {
-            cmds.extend(commands(body));
+        if let Some(body) = block.strip_prefix(&format!("{lang}\n")) {
+            found.push(body.to_owned());
         }
     }
+    found
+}
+
+/// Every command of the README's Quickstart (CLI and CRD blocks) runs as
+/// written from the repository root.
+#[test]
+fn readme_quickstart_commands_run() {
+    let cmds: Vec<_> = quickstart_blocks("sh")
+        .iter()
+        .flat_map(|b| commands(b))
+        .collect();
     assert!(cmds.len() >= 5, "{cmds:?}");
     for c in &cmds {
         runs_cleanly(c, "README Quickstart");
     }
+}
+
+/// The error shown in the README's Quickstart is what the tool prints.
+#[test]
+fn readme_quickstart_error_is_current() {
+    let blocks = quickstart_blocks("text");
+    let block = blocks
+        .iter()
+        .find(|b| b.starts_with("$ smpatch "))
+        .expect("a `$ smpatch …` error example");
+    let (command, shown) = block.split_once('\n').unwrap();
+    let words = shell_words(command.trim_start_matches("$ "));
+    let out = smpatch().args(&words[1..]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{words:?}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), shown, "{words:?}");
 }
 
 /// The examples under `smpatch --help` run as printed, from the
