@@ -780,6 +780,18 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         }
         PatchType::Merge | PatchType::Json => {
             let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
+            if a.patch_type == PatchType::Json && !p.is_array() {
+                // Once, not once per object.
+                return Err(Failure::at(
+                    patch_name,
+                    format!(
+                        "an RFC 6902 JSON patch is a list of operations, found {} (an object \
+                         is a strategic merge patch, the default, or --type merge) \
+                         [invalid_document]",
+                        p.kind().name()
+                    ),
+                ));
+            }
             for obj in &objects {
                 if a.patch_type == PatchType::Merge {
                     results.push(rfc::merge(&arena, obj.value, p));

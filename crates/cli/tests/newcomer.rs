@@ -313,3 +313,26 @@ fn scalar_patch_shows_the_object_form() {
         assert!(err.trim_end().ends_with("[invalid_document]"), "{p}: {err}");
     }
 }
+
+/// `--type json` with an object: one error, naming the other patch types.
+#[test]
+fn object_with_type_json_names_the_other_types() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "-f",
+        DEPLOY,
+        "--type",
+        "json",
+        "-p",
+        r#"{"spec":{"replicas":3}}"#,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err,
+        "error: --patch: an RFC 6902 JSON patch is a list of operations, found object (an \
+         object is a strategic merge patch, the default, or --type merge) [invalid_document]\n"
+    );
+}
