@@ -107,9 +107,14 @@ pub(crate) fn resolve(schemas: &[&Schema], word: &str) -> Result<String, String>
     let mut groups: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
     groups.dedup();
     match (found.first(), groups.as_slice()) {
-        (None, _) => Err("no schema defines this type (a definition name, a GVK such as \
-             apps/v1/Deployment, a kind such as Deployment, or a kubectl short name such as deploy)"
-            .to_owned()),
+        (None, _) => Err(format!(
+            "no schema defines this type{} (give a definition name, a GVK such as \
+             apps/v1/Deployment, a kind such as Deployment or a kubectl short name such as \
+             deploy; a custom resource needs --schema CRD_FILE) [unknown_type]",
+            closest_kind(schemas, word)
+                .map(|k| format!(": did you mean \"{k}\"?"))
+                .unwrap_or_default()
+        )),
         (Some(first), [_]) => Ok(gvk(first)),
         (Some(first), _) if first.0.is_empty() => Ok(gvk(first)),
         (Some(_), _) => {
@@ -127,6 +132,37 @@ pub(crate) fn resolve(schemas: &[&Schema], word: &str) -> Result<String, String>
     }
 }
 
+/// The kind of `schemas` closest to a mistyped `word` (case ignored), when
+/// one is within a third of its length in edits (at least one edit).
+fn closest_kind(schemas: &[&Schema], word: &str) -> Option<String> {
+    let w = word.to_ascii_lowercase();
+    let budget = (w.chars().count() / 3).max(1);
+    schemas
+        .iter()
+        .flat_map(|s| s.gvks())
+        .map(|g| g.kind.to_string())
+        .map(|k| (edit_distance(&w, &k.to_ascii_lowercase()), k))
+        .filter(|(d, _)| *d <= budget)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters (two rows).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != *cb);
+            row[j + 1] = substitute.min(prev[j + 1] + 1).min(row[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +172,14 @@ mod tests {
         let mut v = ["v1beta1", "v1", "v1alpha1", "v2", "v1beta2", "v2beta1"];
         v.sort_by_key(|v| std::cmp::Reverse(version_rank(v)));
         assert_eq!(v, ["v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1"]);
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("deploymnt", "deployment"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
     }
 
     #[test]

@@ -336,3 +336,27 @@ fn object_with_type_json_names_the_other_types() {
          object is a strategic merge patch, the default, or --type merge) [invalid_document]\n"
     );
 }
+
+/// `explain` of a mistyped kind suggests the kind meant; a custom
+/// resource's kind names --schema.
+#[test]
+fn explain_suggests_the_kind_meant() {
+    let (code, out, err) = run(&["explain", "Deploymnt"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with(
+            "error: Deploymnt: no schema defines this type: did you mean \"Deployment\"? ("
+        ),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
+    let (code, _, err) = run(&["explain", "Widget"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("did you mean"), "{err}");
+    assert!(err.contains("--schema CRD_FILE"), "{err}");
+    let crd = "crates/cli/testdata/crd-widget.yaml";
+    let (code, _, err) = run(&["explain", "Widgt", "--schema", crd]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did you mean \"Widget\"?"), "{err}");
+}
