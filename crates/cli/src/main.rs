@@ -6,9 +6,11 @@
 //! `validate` (union and enum rules, [`validate`]) and `batch` (the machine
 //! interface of `smpatch::batch`), their flags, reading files with a size cap
 //! and streaming results to stdout. Errors print
-//! `error: <location>: <message> [kind]` on stderr and exit with status 1
-//! (2 for `diff --exit-code`, for `validate` and for usage errors); a closed
-//! stdout ends the tool quietly with 0.
+//! `error: <location>: <message> [kind]` on stderr, the location naming the
+//! input file (and its document when it holds several) before the JSON
+//! pointer (`Failure`, `input::Origin::locate`; docs/ERRORS.md), and exit
+//! with status 1 (2 for `diff --exit-code`, for `validate` and for usage
+//! errors); a closed stdout ends the tool quietly with 0.
 //!
 //! Must not: hold merge or diff logic (that lives in the engine crates,
 //! reached through `smpatch::ops`).
