@@ -50,27 +50,6 @@ pub fn parse_json<'a>(
             ),
         ));
     }
-    // Small inputs are validated whole (the parser then reads them from the
-    // cache); larger ones a window at a time just ahead of the parser, so
-    // the input is read from memory once. Any error on the windowed path,
-    // an invalid byte included, parses again the way small inputs are
-    // parsed, so every error is exactly the same whatever the input size.
-    if input.len() > VALIDATE_WHOLE_MAX {
-        let mut p = Parser::<true>::new(arena, input, "", None, opts);
-        p.budget = input.len() / 4;
-        if let Ok(v) = p.parse() {
-            return Ok(v);
-        }
-    }
-    parse_validated(arena, input, opts)
-}
-
-/// [`parse_json`] after validating all of `input` first.
-fn parse_validated<'a>(
-    arena: &'a Arena,
-    input: &'a [u8],
-    opts: &ParseOptions,
-) -> Result<Value<'a>, ParseError> {
     // Validate UTF-8 once; parse the valid prefix and report the bad byte
     // (with the path reached so far) when the parser runs into it.
     let (src, invalid_at) = match std::str::from_utf8(input) {
@@ -83,22 +62,23 @@ fn parse_validated<'a>(
             }
         }
     };
-    Parser::<false>::new(arena, input, src, invalid_at, opts).parse()
+    let mut p = Parser {
+        arena,
+        src,
+        b: src.as_bytes(),
+        full: input,
+        invalid_at,
+        pos: 0,
+        opts,
+        values: Vec::with_capacity(64),
+        members: Vec::with_capacity(64),
+        frames: Vec::with_capacity(16),
+        scratch: String::new(),
+        events: 0,
+        mark: source_mark(),
+    };
+    p.parse()
 }
-
-/// Inputs up to this size are validated as a whole before parsing: they
-/// stay in the cache for the parser that reads them next.
-const VALIDATE_WHOLE_MAX: usize = 1 << 20;
-
-/// Larger inputs are validated this many bytes at a time, each window just
-/// before the parser reads it, while it is still in the cache.
-const WINDOW: usize = 64 << 10;
-
-/// On the windowed path, an object that crosses a window boundary keeps its
-/// compact source only up to this size (its text is validated again, while
-/// it is still in the cache) and while the budget of such re-validation
-/// (a quarter of the input) lasts; larger ones are written member by member.
-const REVALIDATE_MAX: usize = 16 << 10;
 
 struct Frame<'a> {
     is_object: bool,
@@ -112,15 +92,9 @@ struct Frame<'a> {
     events: usize,
 }
 
-/// `WINDOWED`: the input is validated a window at a time as it is read;
-/// otherwise it was validated whole before.
-struct Parser<'a, 'o, const WINDOWED: bool> {
+struct Parser<'a, 'o> {
     arena: &'a Arena,
-    /// Validated text: the bytes of `b` from `win_at` on (all of `b` unless
-    /// the input is validated a window at a time).
-    win: &'a str,
-    win_at: usize,
-    /// The bytes read: the input, or its valid prefix when it is not UTF-8.
+    src: &'a str,
     b: &'a [u8],
     full: &'a [u8],
     invalid_at: Option<usize>,
@@ -136,11 +110,6 @@ struct Parser<'a, 'o, const WINDOWED: bool> {
     events: usize,
     /// The key that marks an object's compact source member.
     mark: Option<&'static str>,
-    /// Bytes that may still be validated again for compact sources that
-    /// cross a window boundary.
-    budget: usize,
-    /// Bytes validated per window ([`WINDOW`]; tests use tiny ones).
-    window: usize,
 }
 
 /// Objects whose compact source text is at least this long keep it (one
@@ -205,94 +174,7 @@ pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
-    /// A parser over `input`. With `src` empty and no invalid byte known,
-    /// the input is validated a window at a time as it is read; otherwise
-    /// `src` is the valid prefix of `input` (all of it when `invalid_at`
-    /// is `None`) and the parser reads only that.
-    fn new(
-        arena: &'a Arena,
-        input: &'a [u8],
-        src: &'a str,
-        invalid_at: Option<usize>,
-        opts: &'o ParseOptions,
-    ) -> Self {
-        let windowed = src.is_empty() && invalid_at.is_none();
-        Parser {
-            arena,
-            win: src,
-            win_at: 0,
-            b: if windowed { input } else { src.as_bytes() },
-            full: input,
-            invalid_at,
-            pos: 0,
-            opts,
-            values: Vec::with_capacity(64),
-            members: Vec::with_capacity(64),
-            frames: Vec::with_capacity(16),
-            scratch: String::new(),
-            events: 0,
-            mark: source_mark(),
-            budget: 0,
-            window: WINDOW,
-        }
-    }
-
-    /// The text of `b[start..end]`, both ends at character boundaries.
-    #[inline(always)]
-    fn text(&mut self, start: usize, end: usize) -> Result<&'a str, ParseError> {
-        if !WINDOWED {
-            // Validated whole: `win` is all of `b`.
-            return match self.win.get(start..end) {
-                Some(t) => Ok(t),
-                None => Err(self.not_utf8(start)),
-            };
-        }
-        if let Some(t) = start
-            .checked_sub(self.win_at)
-            .and_then(|s| self.win.get(s..end - self.win_at))
-        {
-            return Ok(t);
-        }
-        self.next_window(start, end)
-    }
-
-    /// Validates the window from `start` (at least to `end`, ending at a
-    /// character boundary) and returns the text of `b[start..end]`.
-    #[cold]
-    #[inline(never)]
-    fn next_window(&mut self, start: usize, end: usize) -> Result<&'a str, ParseError> {
-        let b = self.b;
-        let mut stop = b.len().min(start.saturating_add(self.window)).max(end);
-        // Never cut a character: step back over continuation bytes.
-        while stop > end && b.get(stop).is_some_and(|&c| c & 0xC0 == 0x80) {
-            stop -= 1;
-        }
-        let window = b.get(start..stop).map(std::str::from_utf8);
-        match window {
-            Some(Ok(w)) => {
-                self.win = w;
-                self.win_at = start;
-                if let Some(t) = w.get(..end - start) {
-                    return Ok(t);
-                }
-                Err(self.not_utf8(start))
-            }
-            // Not UTF-8: the caller parses again from a whole validation.
-            _ => Err(self.not_utf8(start)),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn not_utf8(&self, at: usize) -> ParseError {
-        self.err(
-            ParseErrorKind::InvalidUtf8,
-            at,
-            "invalid UTF-8 in the input".into(),
-        )
-    }
-
+impl<'a> Parser<'a, '_> {
     fn parse(&mut self) -> Result<Value<'a>, ParseError> {
         self.skip_ws();
         if self.pos >= self.b.len() {
@@ -483,9 +365,10 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
         let i = find_stop(b, start);
         if b.get(i) == Some(&b'"') && i - start <= self.opts.max_string_bytes {
             // Both ends are next to ASCII quotes: always char boundaries.
-            let s = self.text(start, i)?;
-            self.pos = i + 1;
-            return Ok(s);
+            if let Some(s) = self.src.get(start..i) {
+                self.pos = i + 1;
+                return Ok(s);
+            }
         }
         self.parse_string_rest(start, i)
     }
@@ -499,9 +382,8 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
         match b.get(i) {
             Some(b'"') => {
                 self.check_string_len(i - start, start)?;
-                let s = self.text(start, i)?;
                 self.pos = i + 1;
-                Ok(s)
+                Ok(&self.src[start..i])
             }
             Some(b'\\') => self.parse_escaped(start, i),
             Some(_) => Err(self.control(i)),
@@ -545,7 +427,7 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
         let b = self.b;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
-        out.push_str(self.text(start, first_escape)?);
+        out.push_str(&self.src[start..first_escape]);
         let mut i = first_escape;
         loop {
             match b.get(i) {
@@ -623,7 +505,7 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
                 Some(_) => {
                     let run = i;
                     i = find_stop(b, i);
-                    out.push_str(self.text(run, i)?);
+                    out.push_str(&self.src[run..i]);
                 }
                 None => return Err(self.eof_at(i)),
             }
@@ -681,7 +563,7 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
             }
         }
         if kind == NumberKind::Float && beyond_f64(&b[start..i]) {
-            let lit = self.text(start, i)?;
+            let lit = &self.src[start..i];
             let shown: String = lit.chars().take(40).collect();
             let more = if shown.len() < lit.len() { "…" } else { "" };
             return Err(self.err(
@@ -694,7 +576,7 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
             ));
         }
         self.pos = i;
-        Ok(Number::with_kind(self.text(start, i)?, kind))
+        Ok(Number::with_kind(&self.src[start..i], kind))
     }
 
     #[cold]
@@ -709,15 +591,10 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
 
     /// Builds the object of `members[start..]`, applying the duplicate rule.
     fn close_object(&mut self, start: usize) -> Result<Value<'a>, ParseError> {
-        let dup = first_duplicate(&self.members[start..]);
-        let source = if dup.is_none() {
-            self.compact_source()
-        } else {
-            None
-        };
         let ms = &self.members[start..];
+        let dup = first_duplicate(ms);
         let members = match dup {
-            None => match source {
+            None => match self.compact_source() {
                 Some((mark, text)) => {
                     let source = Member {
                         key: mark,
@@ -763,32 +640,13 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
     /// writes for it: no whitespace skipped and no escape decoded since its
     /// `{`, and long enough to be worth a member.
     #[inline]
-    fn compact_source(&mut self) -> Option<(&'static str, &'a str)> {
+    fn compact_source(&self) -> Option<(&'static str, &'a str)> {
         let f = self.frames.last()?;
-        let (open, end) = (f.open, self.pos);
-        if f.events != self.events || end - open < COMPACT_SOURCE_MIN {
+        if f.events != self.events || self.pos - f.open < COMPACT_SOURCE_MIN {
             return None;
         }
-        let mark = self.mark?;
         // Both ends are ASCII brackets: char boundaries.
-        if !WINDOWED {
-            return Some((mark, self.win.get(open..end)?));
-        }
-        if let Some(t) = open
-            .checked_sub(self.win_at)
-            .and_then(|s| self.win.get(s..end - self.win_at))
-        {
-            return Some((mark, t));
-        }
-        // The object began in an earlier window: its text (every byte of it
-        // already checked) is validated again if it is small.
-        let len = end - open;
-        if len > REVALIDATE_MAX || len > self.budget {
-            return None;
-        }
-        self.budget -= len;
-        let t = std::str::from_utf8(self.b.get(open..end)?).ok()?;
-        Some((mark, t))
+        Some((self.mark?, self.src.get(f.open..self.pos)?))
     }
 
     fn path_segments(&self) -> Vec<Step<'a>> {
@@ -834,15 +692,7 @@ impl<'a, 'o, const WINDOWED: bool> Parser<'a, 'o, WINDOWED> {
     #[cold]
     #[inline(never)]
     fn unexpected(&self, wanted: &str) -> ParseError {
-        // The character at the position (the bytes read are UTF-8 up to
-        // there; on the windowed path an invalid byte parses again).
-        let rest = self.b.get(self.pos..).unwrap_or_default();
-        let head = rest.get(..4).unwrap_or(rest);
-        let valid = match std::str::from_utf8(head) {
-            Ok(s) => s,
-            Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-        };
-        match valid.chars().next() {
+        match self.src[self.pos..].chars().next() {
             None => self.eof(),
             Some(c) if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => self.err(
                 ParseErrorKind::Syntax,
@@ -1014,7 +864,6 @@ fn beyond_f64(lit: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::to_json_string;
 
     #[test]
     fn floats_beyond_f64_are_refused() {
@@ -1074,26 +923,16 @@ mod tests {
         assert!(within(n.as_number().unwrap().literal(), text));
     }
 
-    /// The windowed path alone (no fallback), with windows of `window` bytes.
-    fn windowed<'a>(arena: &'a Arena, input: &'a [u8], window: usize) -> Result<Value<'a>, ()> {
-        let opts = ParseOptions::default();
-        let mut p = Parser::<true>::new(arena, input, "", None, &opts);
-        p.window = window;
-        p.budget = input.len() / 4;
-        p.parse().map_err(|_| ())
-    }
-
     /// A compact document of `len` bytes or more: items with keys and
     /// values holding characters of every UTF-8 length, escapes, numbers,
-    /// literals and objects long enough to keep their compact source.
-    fn big_doc(len: usize, spaced: bool) -> String {
+    /// literals and nested objects.
+    fn doc_of(len: usize) -> String {
         use std::fmt::Write;
-        let sep = if spaced { ", " } else { "," };
         let mut s = String::from(r#"{"items":["#);
         let mut i = 0usize;
         while s.len() < len {
             if i > 0 {
-                s.push_str(sep);
+                s.push(',');
             }
             let pad: String = "aé€𝄞".chars().cycle().take((i * 37) % 150).collect();
             write!(
@@ -1107,7 +946,7 @@ mod tests {
         s
     }
 
-    /// Invalid sequences of every kind: a stray continuation byte, bytes
+    /// Invalid sequences of every kind: a stray continuation byte, a byte
     /// never in UTF-8, overlong encodings, an encoded UTF-16 surrogate, a
     /// code point above U+10FFFF, and multibyte sequences cut short.
     const INVALID: [&[u8]; 10] = [
@@ -1123,39 +962,8 @@ mod tests {
         &[0xF0, 0x9D, 0x84],
     ];
 
-    #[test]
-    fn windowed_validation_reads_what_whole_validation_reads() {
-        let arena = Arena::new();
-        let opts = ParseOptions::default();
-        for spaced in [false, true] {
-            let doc = big_doc(VALIDATE_WHOLE_MAX + 3 * WINDOW, spaced);
-            let whole = parse_validated(&arena, doc.as_bytes(), &opts).unwrap();
-            let text = to_json_string(&whole);
-            for window in [WINDOW, 301] {
-                let v = windowed(&arena, doc.as_bytes(), window).expect("valid input");
-                assert!(v == whole && v.deep_eq(&whole), "window {window}");
-                assert_eq!(to_json_string(&v), text, "window {window}");
-            }
-            assert_eq!(
-                to_json_string(&parse_json(&arena, doc.as_bytes(), &opts).unwrap()),
-                text
-            );
-        }
-        // Small documents with tiny windows: every boundary case.
-        let small = big_doc(3000, false);
-        let whole = parse_validated(&arena, small.as_bytes(), &opts).unwrap();
-        for window in 1..80 {
-            let v = windowed(&arena, small.as_bytes(), window).expect("valid input");
-            assert_eq!(
-                to_json_string(&v),
-                to_json_string(&whole),
-                "window {window}"
-            );
-        }
-    }
-
-    /// Where to put a bad sequence near `at`: inside a string value, inside
-    /// a key, in place of a number, and between tokens.
+    /// Where to put a bad sequence at or after `at`: inside a string value,
+    /// inside a key, in place of a number, between tokens, after an escape.
     fn injections(doc: &[u8], at: usize) -> Vec<(&'static str, usize, usize)> {
         let find = |pat: &[u8]| {
             doc[at..]
@@ -1183,51 +991,30 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_anywhere_is_the_error_whole_validation_gives() {
+    fn invalid_utf8_anywhere_names_its_byte_and_the_item() {
         let arena = Arena::new();
         let opts = ParseOptions::default();
-        let doc = big_doc(VALIDATE_WHOLE_MAX + 2 * WINDOW, false).into_bytes();
-        let small = big_doc(2000, false).into_bytes();
+        let doc = doc_of(4000).into_bytes();
+        assert!(parse_json(&arena, &doc, &opts).is_ok());
         let mut checked = 0;
-        for (doc, step, windows) in [
-            (&doc, WINDOW + 17, &[WINDOW, 4096][..]),
-            (&small, 97, &[3, 64, WINDOW][..]),
-        ] {
-            for (n, at) in (0..doc.len() - 200).step_by(step).enumerate() {
-                for (place, p, cut) in injections(doc, at) {
-                    let bad_seq = INVALID[n % INVALID.len()];
-                    let mut bad = doc[..p].to_vec();
-                    bad.extend_from_slice(bad_seq);
-                    bad.extend_from_slice(&doc[p + cut..]);
-                    let whole = parse_validated(&arena, &bad, &opts).unwrap_err();
-                    assert_eq!(whole.kind, ParseErrorKind::InvalidUtf8, "{place}");
-                    assert_eq!(whole.offset, p, "{place}");
-                    assert!(whole.path.starts_with("/items/"), "{place}: {whole}");
-                    assert_eq!(parse_json(&arena, &bad, &opts).unwrap_err(), whole);
-                    for &w in windows {
-                        assert!(windowed(&arena, &bad, w).is_err(), "{place} {bad_seq:?}");
-                    }
-                    checked += 1;
-                }
+        for (n, at) in (0..doc.len() - 200).step_by(97).enumerate() {
+            for (place, p, cut) in injections(&doc, at) {
+                let bad_seq = INVALID[n % INVALID.len()];
+                let mut bad = doc[..p].to_vec();
+                bad.extend_from_slice(bad_seq);
+                bad.extend_from_slice(&doc[p + cut..]);
+                let e = parse_json(&arena, &bad, &opts).unwrap_err();
+                assert_eq!(e.kind, ParseErrorKind::InvalidUtf8, "{place}: {e}");
+                assert_eq!(e.offset, p, "{place}: {e}");
+                assert!(e.path.starts_with("/items/"), "{place}: {e}");
+                checked += 1;
             }
         }
         assert!(checked > 100, "{checked}");
-        // Cut short at the very end, inside a string and after the value.
-        for (cut_in_string, bad_seq) in [(true, &[0xE2u8, 0x82][..]), (false, &[0xF0, 0x9D][..])] {
-            let mut bad = doc.clone();
-            if cut_in_string {
-                bad.truncate(doc.len() - 4); // inside the last "…" string
-            }
-            bad.extend_from_slice(bad_seq);
-            let whole = parse_validated(&arena, &bad, &opts).unwrap_err();
-            assert_eq!(whole.kind, ParseErrorKind::InvalidUtf8);
-            assert_eq!(parse_json(&arena, &bad, &opts).unwrap_err(), whole);
-            assert!(windowed(&arena, &bad, WINDOW).is_err());
-        }
     }
 
     #[test]
-    fn small_invalid_utf8_errors_name_the_byte_and_the_path() {
+    fn invalid_utf8_errors_name_the_byte_and_the_path() {
         let arena = Arena::new();
         let opts = ParseOptions::default();
         // (input, offset, pointer)
@@ -1249,9 +1036,6 @@ mod tests {
                 (ParseErrorKind::InvalidUtf8, offset, path),
                 "{input:?}: {e}"
             );
-            for w in 1..8 {
-                assert!(windowed(&arena, input, w).is_err(), "{input:?}");
-            }
         }
     }
 
