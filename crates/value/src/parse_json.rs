@@ -923,6 +923,122 @@ mod tests {
         assert!(within(n.as_number().unwrap().literal(), text));
     }
 
+    /// A compact document of `len` bytes or more: items with keys and
+    /// values holding characters of every UTF-8 length, escapes, numbers,
+    /// literals and nested objects.
+    fn doc_of(len: usize) -> String {
+        use std::fmt::Write;
+        let mut s = String::from(r#"{"items":["#);
+        let mut i = 0usize;
+        while s.len() < len {
+            if i > 0 {
+                s.push(',');
+            }
+            let pad: String = "aé€𝄞".chars().cycle().take((i * 37) % 150).collect();
+            write!(
+                s,
+                r#"{{"name":"item-{i}-é","v":{i}.5,"k€{i}":"{pad}","o":{{"𝄞{pad}":[1,-2e3,true,null,"x"]}},"e":"a\nb\u00e9\/{pad}"}}"#
+            )
+            .unwrap();
+            i += 1;
+        }
+        s.push_str("]}");
+        s
+    }
+
+    /// Invalid sequences of every kind: a stray continuation byte, a byte
+    /// never in UTF-8, overlong encodings, an encoded UTF-16 surrogate, a
+    /// code point above U+10FFFF, and multibyte sequences cut short.
+    const INVALID: [&[u8]; 10] = [
+        &[0x80],
+        &[0xFF],
+        &[0xC0, 0xAF],
+        &[0xE0, 0x80, 0xAF],
+        &[0xF0, 0x80, 0x80, 0xAF],
+        &[0xED, 0xA0, 0x80],
+        &[0xF4, 0x90, 0x80, 0x80],
+        &[0xC3],
+        &[0xE2, 0x82],
+        &[0xF0, 0x9D, 0x84],
+    ];
+
+    /// Where to put a bad sequence at or after `at`: inside a string value,
+    /// inside a key, in place of a number, between tokens, after an escape.
+    fn injections(doc: &[u8], at: usize) -> Vec<(&'static str, usize, usize)> {
+        let find = |pat: &[u8]| {
+            doc[at..]
+                .windows(pat.len())
+                .position(|w| w == pat)
+                .map(|p| at + p + pat.len())
+        };
+        let mut out = Vec::new();
+        if let Some(p) = find(br#""name":"item"#) {
+            out.push(("in a string", p, 0));
+        }
+        if let Some(p) = find(br#"{"na"#) {
+            out.push(("in a key", p, 0));
+        }
+        if let Some(p) = find(br#""v":"#) {
+            out.push(("in place of a number", p, 1));
+        }
+        if let Some(p) = find(b"],") {
+            out.push(("between tokens", p, 0));
+        }
+        if let Some(p) = find(br#""e":"a\n"#) {
+            out.push(("after an escape", p, 0));
+        }
+        out
+    }
+
+    #[test]
+    fn invalid_utf8_anywhere_names_its_byte_and_the_item() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let doc = doc_of(4000).into_bytes();
+        assert!(parse_json(&arena, &doc, &opts).is_ok());
+        let mut checked = 0;
+        for (n, at) in (0..doc.len() - 200).step_by(97).enumerate() {
+            for (place, p, cut) in injections(&doc, at) {
+                let bad_seq = INVALID[n % INVALID.len()];
+                let mut bad = doc[..p].to_vec();
+                bad.extend_from_slice(bad_seq);
+                bad.extend_from_slice(&doc[p + cut..]);
+                let e = parse_json(&arena, &bad, &opts).unwrap_err();
+                assert_eq!(e.kind, ParseErrorKind::InvalidUtf8, "{place}: {e}");
+                assert_eq!(e.offset, p, "{place}: {e}");
+                assert!(e.path.starts_with("/items/"), "{place}: {e}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn invalid_utf8_errors_name_the_byte_and_the_path() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        // (input, offset, pointer)
+        let cases: &[(&[u8], usize, &str)] = &[
+            (b"{\"a\":\"x\xC3(\"}", 7, "/a"),
+            (b"{\"a\":1,\"k\xE0\x80\xAF\":2}", 9, ""),
+            (b"{\"a\":[1,\xFF]}", 8, "/a/1"),
+            (b"{\"a\":[1,2]\x80}", 10, ""),
+            (b"{\"a\":\"\xED\xA0\x80\"}", 6, "/a"),
+            (b"{\"a\":\"\xF4\x90\x80\x80\"}", 6, "/a"),
+            (b"{\"a\":\"\xF0\x9D\x84", 6, "/a"),
+            (b"{\"a\":2}\xE2\x82", 7, ""),
+            (b"[tr\xC3]", 3, "/0"),
+        ];
+        for &(input, offset, path) in cases {
+            let e = parse_json(&arena, input, &opts).unwrap_err();
+            assert_eq!(
+                (e.kind, e.offset, e.path.as_str()),
+                (ParseErrorKind::InvalidUtf8, offset, path),
+                "{input:?}: {e}"
+            );
+        }
+    }
+
     #[test]
     fn swar_stop_byte_detection() {
         for b in 0u8..=255 {
