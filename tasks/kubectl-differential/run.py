@@ -11,7 +11,8 @@ are recognised and verified:
 * leak       — the reference stores directive keys / nulls (Q6, Q7, Q9, Q10,
                Q30): equal after stripping directive keys and nulls from the
                reference result, which must actually contain such a leak;
-* q13        — the patch holds `f` and `$deleteFromPrimitiveList/f` without
+* q13        — (also `q13-error`: our error, which a kubectl re-run gives too)
+               the patch holds `f` and `$deleteFromPrimitiveList/f` without
                `$setElementOrder/f`: kubectl is re-run (Go map order is random
                per process) until one of its results equals ours;
 * dup-order  — the live object has a primitive merge list with duplicates
@@ -246,6 +247,15 @@ def main():
                 return
             tally["ERR-ONLY-KUBECTL"] += 1
         else:
+            if has_q13(patch):
+                # Q13: kubectl visits `f` and `$deleteFromPrimitiveList/f` in
+                # random order; we merge `f` first, which may fail where the
+                # other order skips the deletion list. Re-run kubectl.
+                for _ in range(args.reruns):
+                    t2 = kubectl(workdir, f"r{i}", live, patch)
+                    if t2[0] == "err":
+                        tally["q13-error"] += 1
+                        return
             tally["ERR-ONLY-OURS"] += 1
         mism.write(json.dumps({"i": i, "live": live, "patch": patch, "kubectl": t, "ours": o}) + "\n")
 
