@@ -297,6 +297,11 @@ def base_object(rng, name):
     obj["metadata"]["name"] = name
     obj["metadata"]["namespace"] = "default"
     enrich(rng, obj)
+    if KINDS and rng.random() < 0.2:
+        # Text Go's encoder escapes (<, >, &, U+2028/9) or keeps (non-ASCII).
+        ann = obj["metadata"].setdefault("annotations", {})
+        if isinstance(ann, dict):
+            ann["text"] = pick(rng, kinds.UNICODE)
     return obj
 
 
