@@ -5,8 +5,11 @@ send.
 
     python3 fakeapi.py [--port 0] [--portfile FILE]
 
-Serves legacy discovery for Pod/Service/ConfigMap (v1), Deployment/StatefulSet/
-DaemonSet (apps/v1) and Job (batch/v1); 404 for /openapi/* (so kubectl falls
+Serves legacy discovery for Pod/Service/ConfigMap/Secret/PersistentVolumeClaim/
+ServiceAccount/Endpoints (v1), Deployment/StatefulSet/DaemonSet (apps/v1),
+Job/CronJob (batch/v1), Ingress/NetworkPolicy (networking.k8s.io/v1),
+Role/RoleBinding (rbac.authorization.k8s.io/v1), HorizontalPodAutoscaler
+(autoscaling/v2) and PodDisruptionBudget (policy/v1), all namespaced; 404 for /openapi/* (so kubectl falls
 back to the Go struct tags of its built-in scheme) and answers aggregated
 discovery requests with the legacy documents (content type application/json,
 which client-go accepts as legacy).
@@ -33,13 +36,27 @@ RESOURCES = {
         ("pods", "pod", "Pod", ["po"]),
         ("services", "service", "Service", ["svc"]),
         ("configmaps", "configmap", "ConfigMap", ["cm"]),
+        ("secrets", "secret", "Secret", []),
+        ("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", ["pvc"]),
+        ("serviceaccounts", "serviceaccount", "ServiceAccount", ["sa"]),
+        ("endpoints", "endpoints", "Endpoints", ["ep"]),
     ],
     "apps/v1": [
         ("deployments", "deployment", "Deployment", ["deploy"]),
         ("statefulsets", "statefulset", "StatefulSet", ["sts"]),
         ("daemonsets", "daemonset", "DaemonSet", ["ds"]),
     ],
-    "batch/v1": [("jobs", "job", "Job", [])],
+    "batch/v1": [("jobs", "job", "Job", []), ("cronjobs", "cronjob", "CronJob", ["cj"])],
+    "networking.k8s.io/v1": [
+        ("ingresses", "ingress", "Ingress", ["ing"]),
+        ("networkpolicies", "networkpolicy", "NetworkPolicy", ["netpol"]),
+    ],
+    "rbac.authorization.k8s.io/v1": [
+        ("roles", "role", "Role", []),
+        ("rolebindings", "rolebinding", "RoleBinding", []),
+    ],
+    "autoscaling/v2": [("horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", ["hpa"])],
+    "policy/v1": [("poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", ["pdb"])],
 }
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 

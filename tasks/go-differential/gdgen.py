@@ -23,10 +23,15 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kubectl-differential"))
 import gen  # noqa: E402
+import kinds  # noqa: E402  (extends gen.LISTS with the metadata of more kinds)
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 pick = gen.pick
 DUP_SKIP = 0.9  # probability of avoiding duplicate merge keys (set to 0 for more)
+# Base objects: None = gen.live_object (workloads); else a list of kinds.py kinds
+# (namespaced ones: the fake API server addresses objects by namespace).
+KINDS = None
+NAMESPACED_KINDS = [k for k, (_, _, ns) in kinds.KINDS.items() if ns]
 
 CONDITIONS = ["Ready", "PodScheduled", "Initialized", "ContainersReady"]
 
@@ -276,7 +281,7 @@ def dedupe(v, path=()):
 
 
 def base_object(rng, name):
-    obj = gen.live_object(rng)
+    obj = kinds.live_object(rng, pick(rng, KINDS)) if KINDS else gen.live_object(rng)
     if rng.random() < DUP_SKIP:
         obj = dedupe(obj)
     if obj["kind"] == "Pod" and rng.random() < 0.3:
@@ -292,6 +297,11 @@ def base_object(rng, name):
     obj["metadata"]["name"] = name
     obj["metadata"]["namespace"] = "default"
     enrich(rng, obj)
+    if KINDS and rng.random() < 0.2:
+        # Text Go's encoder escapes (<, >, &, U+2028/9) or keeps (non-ASCII).
+        ann = obj["metadata"].setdefault("annotations", {})
+        if isinstance(ann, dict):
+            ann["text"] = pick(rng, kinds.UNICODE)
     return obj
 
 

@@ -50,6 +50,10 @@ CONFLICT_TEXT = "conflicts with changes made from original to current"
 RESOURCE = {
     "Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "Deployment": "deployments",
     "StatefulSet": "statefulsets", "DaemonSet": "daemonsets", "Job": "jobs",
+    "Secret": "secrets", "PersistentVolumeClaim": "persistentvolumeclaims", "ServiceAccount": "serviceaccounts",
+    "Endpoints": "endpoints", "CronJob": "cronjobs", "Ingress": "ingresses", "NetworkPolicy": "networkpolicies",
+    "Role": "roles", "RoleBinding": "rolebindings", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
+    "PodDisruptionBudget": "poddisruptionbudgets",
 }
 
 
@@ -200,7 +204,9 @@ def ours_batch(smpatch, reqs):
     out = subprocess.run([smpatch, "batch"], input="".join(json.dumps(r) + "\n" for r in reqs),
                          capture_output=True, text=True, check=True)
     res = {}
-    for line in out.stdout.splitlines():
+    for line in out.stdout.split("\n"):
+        if not line:
+            continue
         r = json.loads(line)
         res[r["id"]] = ("ok", r["ok"]) if "ok" in r else ("err", r["error"])
     return res
@@ -284,8 +290,12 @@ def main():
     ap.add_argument("--replay", help="a mismatches.jsonl to re-run instead of generating")
     ap.add_argument("--dup-skip", type=float, default=gdgen.DUP_SKIP,
                     help="probability of avoiding duplicate merge keys (0: many duplicates)")
+    ap.add_argument("--kinds", nargs="?", const="all",
+                    help="base objects from kubectl-differential/kinds.py: 'all' namespaced kinds or a comma list")
     args = ap.parse_args()
     gdgen.DUP_SKIP = args.dup_skip
+    if args.kinds:
+        gdgen.KINDS = gdgen.NAMESPACED_KINDS if args.kinds == "all" else args.kinds.split(",")
     os.makedirs(args.out, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="godiff-")
     _srv, port = fakeapi.serve()
@@ -367,6 +377,7 @@ def main():
     mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
     errpairs = collections.Counter()
     feats = collections.Counter()
+    bykind = collections.defaultdict(collections.Counter)
     for i, ((op, o, m, c, scen), t) in enumerate(zip(cases, theirs)):
         us = ours.get(i, ("err", {"kind": "no_response"}))
         oo, mm, cc = inputs[i]
@@ -391,6 +402,7 @@ def main():
                     cls = "nondet"
                     break
         tally[(op, cls)] += 1
+        bykind[(op, mm.get("kind"))][cls] += 1
         if scen:
             tally[(op, f"[{scen}] {cls}")] += 1
         if cls == "agree" and (keyed_dups(oo) or keyed_dups(mm) or (cc and keyed_dups(cc))):
@@ -422,6 +434,9 @@ def main():
         row = {k[1]: v for k, v in sorted(tally.items()) if k[0] == op}
         if row:
             print(op, json.dumps(row))
+    print("per op and kind:")
+    for (op, kind), c in sorted(bykind.items(), key=lambda x: (x[0][0], str(x[0][1]))):
+        print(f"  {op:8} {str(kind):24} {json.dumps(dict(sorted(c.items())))}")
     for op in ("create2", "create3", "create3c"):
         row = {k[1]: v for k, v in sorted(feats.items()) if k[0] == op}
         if row:

@@ -11,7 +11,8 @@ are recognised and verified:
 * leak       — the reference stores directive keys / nulls (Q6, Q7, Q9, Q10,
                Q30): equal after stripping directive keys and nulls from the
                reference result, which must actually contain such a leak;
-* q13        — the patch holds `f` and `$deleteFromPrimitiveList/f` without
+* q13        — (also `q13-error`: our error, which a kubectl re-run gives too)
+               the patch holds `f` and `$deleteFromPrimitiveList/f` without
                `$setElementOrder/f`: kubectl is re-run (Go map order is random
                per process) until one of its results equals ours;
 * dup-order  — the live object has a primitive merge list with duplicates
@@ -35,6 +36,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
+import kinds  # noqa: E402
 
 DIRECTIVE_PREFIXES = ("$patch", "$retainKeys", "$setElementOrder/", "$deleteFromPrimitiveList/")
 
@@ -114,9 +116,9 @@ def kubectl(workdir, i, live, patch):
     lp = os.path.join(workdir, f"l{i}.json")
     pp = os.path.join(workdir, f"p{i}.json")
     with open(lp, "w") as f:
-        json.dump(live, f)
+        f.write(kinds.dumps(live))
     with open(pp, "w") as f:
-        json.dump(patch, f)
+        f.write(kinds.dumps(patch))
     r = subprocess.run(
         ["kubectl", "patch", "--local", "-f", lp, "--type", "strategic", "--patch-file", pp, "-o", "json"],
         capture_output=True,
@@ -152,6 +154,9 @@ def main():
     ap.add_argument("--out", default="/tmp/kdiff")
     ap.add_argument("--reruns", type=int, default=8)
     ap.add_argument("--cases", help="JSON file of [{live, patch}] to run instead of generating")
+    ap.add_argument("--gen", choices=["gen", "kinds"], default="gen",
+                    help="generator: gen.py (workloads) or kinds.py (many built-in kinds, odd numbers)")
+    ap.add_argument("--kind", help="kinds.py: only this kind (e.g. Node)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -161,10 +166,10 @@ def main():
         cases = []
         for i in range(args.n):
             rng = random.Random(args.seed * 1_000_003 + i)
-            cases.append(gen.case(rng))
+            cases.append(kinds.case(rng, args.kind) if args.gen == "kinds" else gen.case(rng))
 
     reqs = "".join(
-        json.dumps(
+        kinds.dumps(
             {"id": i, "op": "apply", "schema": {"builtin": api_kind(l)}, "original": l, "patch": p}
         )
         + "\n"
@@ -172,7 +177,9 @@ def main():
     )
     out = subprocess.run([args.smpatch, "batch"], input=reqs, capture_output=True, text=True, check=True)
     ours = {}
-    for line in out.stdout.splitlines():
+    for line in out.stdout.split("\n"):
+        if not line:
+            continue
         r = json.loads(line)
         ours[r["id"]] = ("ok", r["ok"]) if "ok" in r else ("err", r["error"])
 
@@ -184,12 +191,11 @@ def main():
     errpairs = collections.Counter()
     mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
     errex = open(os.path.join(args.out, "error-examples.jsonl"), "w")
-    for i, (live, patch) in enumerate(cases):
-        t, o = theirs[i], ours.get(i, ("err", {"kind": "no_response"}))
+    def classify(i, live, patch, t, o):
         if t[0] == "err" and "unable to decode" in t[1]:
             # kubectl rejects the live file itself (typed decoding), before SMP.
             tally["skip-kubectl-decode"] += 1
-            continue
+            return
         if t[0] == "err" and o[0] == "err":
             tally["agree-error"] += 1
             msg = t[1].replace("error: ", "")
@@ -206,11 +212,11 @@ def main():
             if errpairs[(short, o[1]["kind"])] == 1:
                 errex.write(json.dumps({"i": i, "pair": [short, o[1]["kind"]], "live": live, "patch": patch,
                                         "kubectl": t[1][:2000], "ours": o[1]}) + "\n")
-            continue
+            return
         if t[0] == "ok" and o[0] == "ok":
             if norm(t[1]) == norm(o[1]):
                 tally["agree"] += 1
-                continue
+                return
             cat = None
             if has_leak(t[1]) and norm(strip_leaks(t[1])) == norm(strip_leaks(o[1])):
                 cat = "leak(Q6/Q7/Q9/Q10/Q30)"
@@ -226,7 +232,7 @@ def main():
                         break
             if cat:
                 tally[cat] += 1
-                continue
+                return
             tally["MISMATCH"] += 1
         elif t[0] == "err":
             # Nondeterministic errors (map order): re-run a few times.
@@ -238,13 +244,33 @@ def main():
                     break
             if cat:
                 tally[cat] += 1
-                continue
+                return
             tally["ERR-ONLY-KUBECTL"] += 1
         else:
+            if has_q13(patch):
+                # Q13: kubectl visits `f` and `$deleteFromPrimitiveList/f` in
+                # random order; we merge `f` first, which may fail where the
+                # other order skips the deletion list. Re-run kubectl.
+                for _ in range(args.reruns):
+                    t2 = kubectl(workdir, f"r{i}", live, patch)
+                    if t2[0] == "err":
+                        tally["q13-error"] += 1
+                        return
             tally["ERR-ONLY-OURS"] += 1
         mism.write(json.dumps({"i": i, "live": live, "patch": patch, "kubectl": t, "ours": o}) + "\n")
+
+    bykind = collections.defaultdict(collections.Counter)
+    for i, (live, patch) in enumerate(cases):
+        before = dict(tally)
+        classify(i, live, patch, theirs[i], ours.get(i, ("err", {"kind": "no_response"})))
+        for k, v in tally.items():
+            if v != before.get(k, 0):
+                bykind[live.get("kind")][k] += 1
     mism.close()
     print(json.dumps(dict(tally), indent=1, sort_keys=True))
+    print("per kind:")
+    for k, c in sorted(bykind.items()):
+        print(f"  {k:26} {json.dumps(dict(sorted(c.items())))}")
     print("error pairs (kubectl message, our kind):")
     for (a, b), n in sorted(errpairs.items(), key=lambda x: -x[1]):
         print(f"  {n:5d}  {a!r:50} -> {b}")

@@ -794,9 +794,19 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                     ),
                 ));
             }
+            if a.patch_type == PatchType::Merge && !p.is_object() {
+                // kubectl refuses merge patches that are not objects.
+                return Err(Failure::at(
+                    &patch_name,
+                    format!(
+                        "a merge patch must be an object, found {} [invalid_document]",
+                        p.kind().name()
+                    ),
+                ));
+            }
             for obj in &objects {
                 if a.patch_type == PatchType::Merge {
-                    results.push(rfc::merge(&arena, obj.value, p));
+                    results.push(rfc::merge_like_kubectl(&arena, obj.value, p));
                     continue;
                 }
                 match rfc::json_patch(&arena, obj.value, p) {

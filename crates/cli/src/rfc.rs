@@ -18,9 +18,30 @@ fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, f)
 }
 
-/// RFC 7386: `patch` merged into `target`.
+/// RFC 7386: `patch` merged into `target` (lists stored as sent). The CLI
+/// uses [`merge_like_kubectl`]; this strict form is what the tests compare
+/// with the `json-patch` crate.
+#[cfg(test)]
 pub fn merge<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>) -> Value<'a> {
+    merge_with(arena, target, patch, false)
+}
+
+/// `kubectl patch --type merge`: RFC 7386 as the Go library kubectl uses
+/// (`evanphx/json-patch` v4 `MergePatch`) does it. A patch value stored where
+/// the target holds no object (absent, `null`, a scalar or a list) loses its
+/// `null` members at every depth, inside lists too (`{"a":[{"b":null}]}`
+/// stores `{"a":[{}]}`; `null` list items stay); a list replacing an object
+/// is stored as sent. [`merge`] keeps lists as sent everywhere (RFC 7386).
+/// The patch itself must be an object (the caller checks).
+pub fn merge_like_kubectl<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>) -> Value<'a> {
+    merge_with(arena, target, patch, true)
+}
+
+fn merge_with<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>, go: bool) -> Value<'a> {
     let Some(p) = patch.as_object() else {
+        if go && !target.is_object() {
+            return prune_nulls(arena, patch);
+        }
         return patch;
     };
     let mut members: Vec<Member<'a>> = target
@@ -35,15 +56,46 @@ pub fn merge<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>) -> Value
             }
             (None, true) => {}
             (Some(i), false) => {
-                let merged = grow(|| merge(arena, members[i].value, m.value));
+                let merged = grow(|| merge_with(arena, members[i].value, m.value, go));
                 members[i].value = merged;
             }
             (None, false) => members.push(Member {
                 key: m.key,
-                value: grow(|| merge(arena, Value::Null, m.value)),
+                value: grow(|| merge_with(arena, Value::Null, m.value, go)),
             }),
         }
     }
+    Value::object_from_members(arena, &members)
+}
+
+/// `v` without the `null` members of its objects, at every depth (`null`
+/// list items stay): the Go library's `pruneNulls`.
+fn prune_nulls<'a>(arena: &'a Arena, v: Value<'a>) -> Value<'a> {
+    if let Some(items) = v.as_array() {
+        let items: Vec<Value<'a>> = items
+            .iter()
+            .map(|x| {
+                if x.is_null() {
+                    *x
+                } else {
+                    grow(|| prune_nulls(arena, *x))
+                }
+            })
+            .collect();
+        return Value::array_from(arena, &items);
+    }
+    let Some(o) = v.as_object() else {
+        return v;
+    };
+    let members: Vec<Member<'a>> = o
+        .members()
+        .iter()
+        .filter(|m| !m.value.is_null())
+        .map(|m| Member {
+            key: m.key,
+            value: grow(|| prune_nulls(arena, m.value)),
+        })
+        .collect();
     Value::object_from_members(arena, &members)
 }
 
@@ -408,6 +460,15 @@ mod tests {
         }
 
         #[test]
+        fn kubectl_merge_differs_only_by_pruning_list_nulls(target in json(), patch in json()) {
+            // Without nulls inside lists the Go library's merge is RFC 7386.
+            prop_assume!(!null_member_in_list(&patch, false));
+            let arena = Arena::new();
+            let (t, p) = (from_serde(&arena, &target, 64).unwrap(), from_serde(&arena, &patch, 64).unwrap());
+            prop_assert!(merge_like_kubectl(&arena, t, p).deep_eq(&merge(&arena, t, p)));
+        }
+
+        #[test]
         fn merge_diff_round_trips(o in object(), m in object()) {
             // A merge patch cannot set a null (RFC 7386).
             prop_assume!(!m.to_string().contains("null"));
@@ -430,6 +491,45 @@ mod tests {
             let applied = json_patch(&arena, ov, ours).unwrap();
             prop_assert!(applied.deep_eq(&mv), "{} vs {}", to_json_string(&applied), to_json_string(&mv));
         }
+    }
+
+    /// Whether an object inside a list has a `null` member.
+    fn null_member_in_list(j: &J, in_list: bool) -> bool {
+        match j {
+            J::Array(xs) => xs.iter().any(|x| null_member_in_list(x, true)),
+            J::Object(m) => m
+                .values()
+                .any(|x| (in_list && x.is_null()) || null_member_in_list(x, in_list)),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn merge_like_kubectl_prunes_where_the_go_library_does() {
+        // Results of `kubectl patch --local --type merge` (kubectl v1.32).
+        let arena = Arena::new();
+        let doc = parse(&arena, r#"{"a":false,"o":{"k":1},"l":[[]]}"#);
+        let run =
+            |p: &'static str| to_json_string(&merge_like_kubectl(&arena, doc, parse(&arena, p)));
+        // Stored where no object was: null members pruned inside lists too.
+        assert_eq!(
+            run(r#"{"a":[null,{"r":null,"s":2}]}"#),
+            r#"{"a":[null,{"s":2}],"o":{"k":1},"l":[[]]}"#
+        );
+        assert_eq!(
+            run(r#"{"l":[null,{"r":null}],"n":{"t":[{"u":null}],"v":null}}"#),
+            r#"{"a":false,"o":{"k":1},"l":[null,{}],"n":{"t":[{}]}}"#
+        );
+        // A list replacing an object is stored as sent.
+        assert_eq!(
+            run(r#"{"o":[{"r":null}]}"#),
+            r#"{"a":false,"o":[{"r":null}],"l":[[]]}"#
+        );
+        // The strict RFC 7386 merge keeps lists as sent everywhere.
+        assert_eq!(
+            to_json_string(&merge(&arena, doc, parse(&arena, r#"{"a":[{"r":null}]}"#))),
+            r#"{"a":[{"r":null}],"o":{"k":1},"l":[[]]}"#
+        );
     }
 
     fn parse<'a>(arena: &'a Arena, text: &'a str) -> Value<'a> {

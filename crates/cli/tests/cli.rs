@@ -1086,6 +1086,31 @@ fn list_patch_without_type_json_names_the_flag() {
     assert!(out.contains("\"replicas\": 1"), "{out}");
 }
 
+/// `--type merge` as kubectl does it (differential finding): a patch that
+/// is not an object is refused (kubectl: `Invalid JSON Patch` / `cannot
+/// unmarshal array`), and null members of objects inside a list stored
+/// where the document had no object are dropped.
+#[test]
+fn merge_patch_follows_kubectl() {
+    for p in ["[]", "3", "\"s\""] {
+        let (code, out, err) = run(&["patch", "-f", DEPLOY, "--type", "merge", "-p", p]);
+        assert_eq!(code, 1, "{p}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.starts_with("error: --patch: a merge patch must be an object, found "),
+            "{err}"
+        );
+    }
+    let p = r#"{"spec":{"replicas":[null,{"a":null,"b":1}],"x":{"y":[{"z":null}]}}}"#;
+    let (code, out, err) = run(&[
+        "patch", "-f", DEPLOY, "--type", "merge", "-p", p, "-o", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["spec"]["replicas"], serde_json::json!([null, {"b": 1}]));
+    assert_eq!(v["spec"]["x"], serde_json::json!({"y": [{}]}));
+}
+
 /// `patch` without a patch: the usage error names both ways to give one.
 #[test]
 fn missing_patch_names_both_flags() {

@@ -482,6 +482,18 @@ impl<'a> Merger<'a, '_> {
             Elements::Scalars
         };
         if elements == Elements::Objects && !keys.is_keyed() {
+            // The reference fails only on elements to partition (its merged
+            // list, the order list, the live list): `[{"$patch": "replace"}]`
+            // with an empty order list over no live list is `[]`. Over a live
+            // atomic list its merged list is the patch list as sent (a panic).
+            let live_empty = match merge_plan {
+                ListPlan::Atomic => live.is_none(),
+                ListPlan::Merge(_) => live.is_none_or(<[Value<'a>]>::is_empty),
+            };
+            if merged.is_empty() && order.is_empty() && live_empty {
+                t.set(f, Value::array_from(self.arena, &[]));
+                return Ok(Some(f));
+            }
             return Err(self.err(
                 wk,
                 ErrorKind::NoMergeKey,
