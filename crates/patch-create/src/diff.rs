@@ -398,6 +398,14 @@ impl<'a> Differ<'a> {
                 ..ListDiff::default()
             });
         }
+        // The common keyed case first: it reads every element of both lists
+        // and answers only when all are objects, when `element_kind` (a
+        // pass of its own over both lists) would say so without an error.
+        if let (KeySpec::Single(key), Some(Value::Object(_))) = (keys, o.first()) {
+            if let Some(d) = self.diff_keyed_unique(o, m, w, key, flags, retain) {
+                return d;
+            }
+        }
         match element_kind(o, m, path)? {
             Some(Kind::Object) => self.diff_keyed(o, m, w, keys, flags, retain),
             _ => self.diff_primitive(o, m, flags, path),
@@ -453,7 +461,8 @@ impl<'a> Differ<'a> {
         Value::Object(self.finish_object(members))
     }
 
-    /// Keyed lists (the reference's `diffListsOfMaps`).
+    /// Keyed lists (the reference's `diffListsOfMaps`), when
+    /// [`Differ::diff_keyed_unique`] does not apply.
     fn diff_keyed(
         &self,
         o: &'a [Value<'a>],
@@ -464,11 +473,6 @@ impl<'a> Differ<'a> {
         retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
         let path = w.path();
-        if let KeySpec::Single(key) = keys {
-            if let Some(d) = self.diff_keyed_unique(o, m, w, key, flags, retain) {
-                return d;
-            }
-        }
         let ica = flags.ignore_changes_and_additions;
         // Strict identities (kind-tagged) for ordering and same-order checks.
         let o_ids = self.key_texts(o, keys, Tagging::ByKind, path)?;
@@ -647,7 +651,11 @@ impl<'a> Differ<'a> {
         };
         let n_add = add.len();
 
-        let same_order = o.len() == m.len() && o_keys == m_keys;
+        // Every pair's keys are equal now (a finished loop checked each), so
+        // the lists are in the same order when each element pairs with the
+        // one at its own position: no key text is read again.
+        let same_order = o.len() == m.len()
+            && (pairing.pair.iter().enumerate()).all(|(i, &oi)| oi as usize == i);
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !m.is_empty() {
@@ -982,6 +990,24 @@ mod tests {
         KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
         assert_eq!(sorted, mapped);
         assert!(sorted.contains(r#""$patch":"delete""#), "{sorted}");
+    }
+
+    /// The unique-key path's same-order test (from the pairing): a list
+    /// only reordered gets `$setElementOrder` and nothing else, an
+    /// unchanged one gets nothing, with either pairing.
+    #[test]
+    fn reordering_alone_is_an_order_list() {
+        let e = |k: u32| format!(r#"{{"name":"E{k}","value":"v"}}"#);
+        let ab = deployment(&[e(1), e(2), e(3)]);
+        let ba = deployment(&[e(2), e(1), e(3)]);
+        let opts = CreateOptions::default();
+        for sort_min in [0, usize::MAX] {
+            assert_eq!(create2(&ab, &ab, sort_min, &opts), "{}");
+            assert_eq!(
+                create2(&ab, &ba, sort_min, &opts),
+                r#"{"spec":{"template":{"spec":{"containers":[{"$setElementOrder/env":[{"name":"E2"},{"name":"E1"},{"name":"E3"}],"name":"c"}],"$setElementOrder/containers":[{"name":"c"}]}}}}"#
+            );
+        }
     }
 
     proptest! {
