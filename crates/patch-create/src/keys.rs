@@ -1,7 +1,8 @@
 //! The text forms of merge-key values used to sort, pair and index elements
 //! (which keys a list has is decided once, by `smpatch_schema::Rules`), and
 //! the pairing of two lists by unique string keys (a hash map for short
-//! lists, a sort-merge join of key hashes for long ones).
+//! lists, a sort-merge join of key hashes for long ones, a comparison sort of
+//! the keys themselves when those hashes collide).
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smpatch_schema::KeySpec;
@@ -90,7 +91,7 @@ pub(crate) struct UniquePairing {
     pub(crate) matched: Vec<bool>,
     /// False when the pairs were made by equal key hashes: the caller checks
     /// each pair's keys before using it ([`UniquePairing::verified`]) and
-    /// drops the whole pairing on a difference (a hash collision).
+    /// pairs by [`pair_by_key_sort`] instead on a difference (a hash collision).
     pub(crate) verified: bool,
 }
 
