@@ -7,10 +7,12 @@
 
 use crate::gosort::go_sort;
 use crate::keys::{
-    element_key, key_hash, pair_by_map, pair_unique_keys, pairs_by_sort, value_text, KeyText,
+    element_key, pair_by_key_sort, pair_unique_keys, pairs_by_sort, value_text, KeyText, SortItems,
     Tagging, UniquePairing, UNPAIRED,
 };
-use crate::shared::{element_kind, go_dedup, lookup_error, missing_key, too_deep, Index};
+use crate::shared::{
+    element_kind, go_dedup, key_member, lookup_error, missing_key, too_deep, Index,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
@@ -396,6 +398,14 @@ impl<'a> Differ<'a> {
                 ..ListDiff::default()
             });
         }
+        // The common keyed case first: it reads every element of both lists
+        // and answers only when all are objects, when `element_kind` (a
+        // pass of its own over both lists) would say so without an error.
+        if let (KeySpec::Single(key), Some(Value::Object(_))) = (keys, o.first()) {
+            if let Some(d) = self.diff_keyed_unique(o, m, w, key, flags, retain) {
+                return d;
+            }
+        }
         match element_kind(o, m, path)? {
             Some(Kind::Object) => self.diff_keyed(o, m, w, keys, flags, retain),
             _ => self.diff_primitive(o, m, flags, path),
@@ -451,7 +461,8 @@ impl<'a> Differ<'a> {
         Value::Object(self.finish_object(members))
     }
 
-    /// Keyed lists (the reference's `diffListsOfMaps`).
+    /// Keyed lists (the reference's `diffListsOfMaps`), when
+    /// [`Differ::diff_keyed_unique`] does not apply.
     fn diff_keyed(
         &self,
         o: &'a [Value<'a>],
@@ -462,11 +473,6 @@ impl<'a> Differ<'a> {
         retain: RetainKeys,
     ) -> Result<ListDiff<'a>, Error> {
         let path = w.path();
-        if let KeySpec::Single(key) = keys {
-            if let Some(d) = self.diff_keyed_unique(o, m, w, key, flags, retain) {
-                return d;
-            }
-        }
         let ica = flags.ignore_changes_and_additions;
         // Strict identities (kind-tagged) for ordering and same-order checks.
         let o_ids = self.key_texts(o, keys, Tagging::ByKind, path)?;
@@ -583,8 +589,8 @@ impl<'a> Differ<'a> {
     /// when the lists are outside that case: the general path then answers.
     /// Long lists are paired by key hash (`keys::pair_unique_keys`); a pair
     /// whose keys differ (a hash collision, found when the loop reaches it)
-    /// also gives `None`, leaving the element patches made so far unused in
-    /// the arena.
+    /// sends the lists to `keys::pair_by_key_sort` and the loop starts again,
+    /// leaving the element patches made so far unused in the arena.
     ///
     /// With unique keys the general walk pairs equal keys whatever the sort
     /// order of equal elements, so no sort is needed: changes and additions
@@ -601,61 +607,98 @@ impl<'a> Differ<'a> {
         flags: DiffFlags,
         retain: RetainKeys,
     ) -> Option<Result<ListDiff<'a>, Error>> {
-        let path = w.path();
         let ica = flags.ignore_changes_and_additions;
-        // The element, its key member (the last of that name, as
-        // `Object::get` reads it) and the key string.
-        let str_key = |v: &Value<'a>| -> Option<(Object<'a>, Member<'a>, &'a str)> {
-            let obj = v.as_object()?;
-            let mem = *obj.members().iter().rev().find(|m| m.key == key)?;
-            Some((obj, mem, mem.value.as_str()?))
+        // The element's key member (the last of that name, as `Object::get`
+        // reads it) and its key string.
+        let str_key = |v: &Value<'a>| -> Option<(&'a Member<'a>, &'a str)> {
+            let mem = key_member(&v.as_object()?, key)?;
+            Some((mem, mem.value.as_str()?))
         };
-        // The keys' hashes too when the lists are long enough to be paired
-        // by sorting, computed while each key is at hand.
-        let hashed = pairs_by_sort(o.len(), m.len());
+        // Long lists' sort items are made while each key is at hand.
+        let sorting = pairs_by_sort(o.len(), m.len());
         let mut o_keys: Vec<&'a str> = Vec::with_capacity(o.len());
-        let mut o_hash: Vec<u64> = Vec::with_capacity(if hashed { o.len() } else { 0 });
+        let mut o_items = sorting.then(|| SortItems::with_capacity(o.len()));
         for e in o {
-            let k = str_key(e)?.2;
+            let k = str_key(e)?.1;
             o_keys.push(k);
-            if hashed {
-                o_hash.push(key_hash(k));
+            if let Some(s) = &mut o_items {
+                s.push(k);
             }
         }
-        // Per element of m: the element, its key member and its key (read
-        // in the hash map's probe loop when the lists are short).
-        let mut m_elems: Vec<(Object<'a>, Member<'a>, &'a str)> = Vec::with_capacity(m.len());
-        let pairing = if hashed {
-            let mut m_hash: Vec<u64> = Vec::with_capacity(m.len());
-            for e in m {
-                let x = str_key(e)?;
-                m_elems.push(x);
-                m_hash.push(key_hash(x.2));
+        // Per element of m: its key member (a reference: the
+        // `$setElementOrder` list points at it) and its key.
+        let mut m_mems: Vec<&'a Member<'a>> = Vec::with_capacity(m.len());
+        let mut m_keys: Vec<&'a str> = Vec::with_capacity(m.len());
+        let mut m_items = sorting.then(|| SortItems::with_capacity(m.len()));
+        for e in m {
+            let (mem, k) = str_key(e)?;
+            m_mems.push(mem);
+            m_keys.push(k);
+            if let Some(s) = &mut m_items {
+                s.push(k);
             }
-            let keys = m_elems.iter().map(|e| Some(e.2));
-            pair_unique_keys(&o_keys, &o_hash, keys, &m_hash)
-        } else {
-            pair_by_map(
-                &o_keys,
-                m.iter().map(|e| {
-                    let x = str_key(e)?;
-                    m_elems.push(x);
-                    Some(x.2)
-                }),
-            )
+        }
+        let mut pairing = pair_unique_keys(&o_keys, &m_keys, o_items.zip(m_items))?;
+        let add = loop {
+            match self.diff_unique_pairs(
+                o, m, w, key, flags, retain, &o_keys, &m_keys, &m_mems, &pairing,
+            ) {
+                Some(Ok(add)) => break add,
+                Some(Err(e)) => return Some(Err(e)),
+                // Equal hashes, different keys: pair by the keys themselves.
+                None => pairing = pair_by_key_sort(&o_keys, &m_keys)?,
+            }
         };
-        drop(o_hash);
-        let UniquePairing {
-            pair,
-            matched,
-            verified,
-        } = pairing?;
+        let n_add = add.len();
 
-        let mut keep: Vec<Value<'a>> = Vec::new();
+        // Every pair's keys are equal now (a finished loop checked each), so
+        // the lists are in the same order when each element pairs with the
+        // one at its own position: no key text is read again.
+        let same_order = o.len() == m.len()
+            && (pairing.pair.iter().enumerate()).all(|(i, &oi)| oi as usize == i);
+        let emit_order = flags.set_element_order
+            && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
+        let order = if emit_order && !m.is_empty() {
+            // One object `{key: value}` per element: its key member itself.
+            Some(crate::shared::order_list_of_members(
+                self.arena,
+                m_mems.iter().copied(),
+            ))
+        } else {
+            None
+        };
+        Some(Ok(ListDiff {
+            add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
+            del: None,
+            order,
+        }))
+    }
+
+    /// The loop of [`Differ::diff_keyed_unique`] over its paired lists: the
+    /// patch's list (changes and additions in `m` order, then `$patch:
+    /// delete` entries in key order). `None` when `pairing` is unverified
+    /// and a pair's keys differ.
+    #[allow(clippy::too_many_arguments)]
+    fn diff_unique_pairs(
+        &self,
+        o: &'a [Value<'a>],
+        m: &'a [Value<'a>],
+        w: Walk<'_, '_>,
+        key: &str,
+        flags: DiffFlags,
+        retain: RetainKeys,
+        o_keys: &[&'a str],
+        m_keys: &[&'a str],
+        m_mems: &[&'a Member<'a>],
+        pairing: &UniquePairing,
+    ) -> Option<Result<Vec<Value<'a>>, Error>> {
+        let path = w.path();
+        let ica = flags.ignore_changes_and_additions;
+        let mut keep: Vec<Value<'a>> = Vec::with_capacity(m.len());
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         // The error of the failing pair with the smallest key, if any.
         let mut failed: Option<(&'a str, Error)> = None;
-        for (mi, (&(me, key_member, k), &oi)) in m_elems.iter().zip(&pair).enumerate() {
+        for (mi, (&k, &oi)) in m_keys.iter().zip(&pairing.pair).enumerate() {
             if let Some((fk, _)) = &failed {
                 if oi == UNPAIRED || k >= *fk {
                     continue;
@@ -671,14 +714,14 @@ impl<'a> Differ<'a> {
                 }
                 continue;
             }
-            if !verified && o_keys[oi as usize] != k {
-                // Equal hashes, different keys: the general path answers.
+            if !pairing.verified && o_keys[oi as usize] != k {
                 return None;
             }
             let oe = o[oi as usize].as_object().unwrap_or_default();
+            let me = m[mi].as_object().unwrap_or_default();
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
-            match self.diff_element(oe, me, ww, flags, retain, key_member) {
+            match self.diff_element(oe, me, ww, flags, retain, *m_mems[mi]) {
                 Ok(Some(sub)) => {
                     if is_delete(&sub) {
                         deletes.push((k, sub));
@@ -694,7 +737,7 @@ impl<'a> Differ<'a> {
             return Some(Err(e));
         }
         if !flags.ignore_deletions {
-            for (oi, &was_matched) in matched.iter().enumerate() {
+            for (oi, &was_matched) in pairing.matched.iter().enumerate() {
                 if !was_matched {
                     if let Some(oe) = o[oi].as_object() {
                         deletes.push((
@@ -706,27 +749,8 @@ impl<'a> Differ<'a> {
             }
         }
         deletes.sort_unstable_by(|x, y| x.0.cmp(y.0));
-        let n_add = keep.len() + deletes.len();
         keep.extend(deletes.into_iter().map(|(_, v)| v));
-        let add = keep;
-
-        let same_order = o.len() == m.len() && o_keys.iter().zip(&m_elems).all(|(x, y)| *x == y.2);
-        let emit_order = flags.set_element_order
-            && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
-        let order = if emit_order && !m.is_empty() {
-            // One member `{key: value}` per element (the last `key` member).
-            Some(crate::shared::order_list(
-                self.arena,
-                m_elems.iter().map(|&(_, mem, _)| mem),
-            ))
-        } else {
-            None
-        };
-        Some(Ok(ListDiff {
-            add: (!add.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&add))),
-            del: None,
-            order,
-        }))
+        Some(Ok(keep))
     }
 
     fn push_addition(
@@ -966,6 +990,24 @@ mod tests {
         KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
         assert_eq!(sorted, mapped);
         assert!(sorted.contains(r#""$patch":"delete""#), "{sorted}");
+    }
+
+    /// The unique-key path's same-order test (from the pairing): a list
+    /// only reordered gets `$setElementOrder` and nothing else, an
+    /// unchanged one gets nothing, with either pairing.
+    #[test]
+    fn reordering_alone_is_an_order_list() {
+        let e = |k: u32| format!(r#"{{"name":"E{k}","value":"v"}}"#);
+        let ab = deployment(&[e(1), e(2), e(3)]);
+        let ba = deployment(&[e(2), e(1), e(3)]);
+        let opts = CreateOptions::default();
+        for sort_min in [0, usize::MAX] {
+            assert_eq!(create2(&ab, &ab, sort_min, &opts), "{}");
+            assert_eq!(
+                create2(&ab, &ba, sort_min, &opts),
+                r#"{"spec":{"template":{"spec":{"containers":[{"$setElementOrder/env":[{"name":"E2"},{"name":"E1"},{"name":"E3"}],"name":"c"}],"$setElementOrder/containers":[{"name":"c"}]}}}}"#
+            );
+        }
     }
 
     proptest! {

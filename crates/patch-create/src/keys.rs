@@ -1,7 +1,8 @@
 //! The text forms of merge-key values used to sort, pair and index elements
 //! (which keys a list has is decided once, by `smpatch_schema::Rules`), and
 //! the pairing of two lists by unique string keys (a hash map for short
-//! lists, a sort-merge join of key hashes for long ones).
+//! lists, a sort-merge join of key hashes for long ones, a comparison sort of
+//! the keys themselves when those hashes collide).
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smpatch_schema::KeySpec;
@@ -90,7 +91,7 @@ pub(crate) struct UniquePairing {
     pub(crate) matched: Vec<bool>,
     /// False when the pairs were made by equal key hashes: the caller checks
     /// each pair's keys before using it ([`UniquePairing::verified`]) and
-    /// drops the whole pairing on a difference (a hash collision).
+    /// pairs by [`pair_by_key_sort`] instead on a difference (a hash collision).
     pub(crate) verified: bool,
 }
 
@@ -122,7 +123,7 @@ const POS_BITS: u32 = 24;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 
 /// True when lists of these lengths are paired by sorting: the caller then
-/// passes each key's [`key_hash`] to [`pair_unique_keys`].
+/// collects each list's keys in [`SortItems`] for [`pair_unique_keys`].
 pub(crate) fn pairs_by_sort(o_len: usize, m_len: usize) -> bool {
     o_len >= sort_pairing_min() && o_len.max(m_len) < (1 << POS_BITS)
 }
@@ -170,10 +171,82 @@ thread_local! {
         const { std::cell::Cell::new(0) };
 }
 
+/// The sort items of one list for [`pair_by_sort`]: `(hash bits, position)`
+/// packed in a `u64` per key, and the radix sort's digit counts, both made
+/// while the keys are read (so the sort needs no pass of its own to build
+/// or count them).
+pub(crate) struct SortItems {
+    items: Vec<u64>,
+    counts: Vec<[u32; BUCKETS]>,
+}
+
+/// Bits of a radix sort digit.
+const DIGIT: u32 = 10;
+const BUCKETS: usize = 1 << DIGIT;
+/// Radix passes over the hash bits (bits `POS_BITS..64`).
+const PASSES: usize = ((64 - POS_BITS) / DIGIT) as usize;
+
+#[inline]
+fn digit(x: u64, pass: usize) -> usize {
+    ((x >> (POS_BITS + DIGIT * pass as u32)) as usize) & (BUCKETS - 1)
+}
+
+impl SortItems {
+    /// Room for `n` keys.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        SortItems {
+            items: Vec::with_capacity(n),
+            counts: vec![[0; BUCKETS]; PASSES],
+        }
+    }
+
+    /// The next key of the list (its position is the number pushed so far;
+    /// [`pairs_by_sort`] bounds the lengths).
+    #[inline]
+    pub(crate) fn push(&mut self, key: &str) {
+        self.push_hash(key_hash(key));
+    }
+
+    /// [`SortItems::push`] of a key whose [`key_hash`] is `hash`.
+    #[inline]
+    fn push_hash(&mut self, hash: u64) {
+        let x = (hash & !POS_MASK) | self.items.len() as u64;
+        for (pass, c) in self.counts.iter_mut().enumerate() {
+            c[digit(x, pass)] += 1;
+        }
+        self.items.push(x);
+    }
+
+    /// The items sorted by hash bits (least significant digit radix sort:
+    /// stable passes of ten bits over bits 24..64); `tmp` is scratch.
+    fn sorted(mut self, tmp: &mut Vec<u64>) -> Vec<u64> {
+        let n = self.items.len();
+        tmp.clear();
+        tmp.resize(n, 0);
+        for (pass, c) in self.counts.iter_mut().enumerate() {
+            if c.iter().any(|&k| k as usize == n) {
+                continue; // one bucket holds every item: the pass changes nothing
+            }
+            let mut start = 0;
+            for k in c.iter_mut() {
+                let count = *k;
+                *k = start;
+                start += count;
+            }
+            for &x in self.items.iter() {
+                let b = &mut c[digit(x, pass)];
+                tmp[*b as usize] = x;
+                *b += 1;
+            }
+            std::mem::swap(&mut self.items, tmp);
+        }
+        self.items
+    }
+}
+
 /// Pairs the keys of `m` with equal keys of `o`; `None` when a key appears
-/// twice in `o` or twice in `m`, or an item of `m` is `None`. `o_hash` and `m_hash` hold the keys'
-/// [`key_hash`]es when [`pairs_by_sort`] says so (otherwise they are not
-/// read).
+/// twice in `o` or twice in `m`. `o_items` and `m_items` hold the keys'
+/// [`SortItems`] when [`pairs_by_sort`] says so (otherwise `None`).
 ///
 /// Long lists are paired by sorting (hash, position) items of both lists and
 /// merging the two sorted runs, so every access is sequential or lands in
@@ -181,20 +254,22 @@ thread_local! {
 /// thousands of keys misses the caches on every insert and probe. The pairs
 /// are then unverified (see [`UniquePairing::verified`]): the diff compares
 /// each pair's keys when it visits the pair, next to the elements it reads
-/// anyway. Equal hashes within a list hand the lists to the hash map, which
-/// answers exactly.
+/// anyway, and asks [`pair_by_key_sort`] on a difference. Equal hashes within
+/// a list (chance, or keys made to collide) hand the lists to
+/// [`pair_by_key_sort`], which compares the keys themselves: no choice of
+/// keys makes the pairing slower than a comparison sort.
 pub(crate) fn pair_unique_keys<'k>(
     o: &[&'k str],
-    o_hash: &[u64],
-    m: impl ExactSizeIterator<Item = Option<&'k str>>,
-    m_hash: &[u64],
+    m: &[&'k str],
+    items: Option<(SortItems, SortItems)>,
 ) -> Option<UniquePairing> {
-    if pairs_by_sort(o.len(), m.len()) {
-        if let Some(p) = pair_by_sort(o_hash, m_hash) {
-            return Some(p);
-        }
+    match items {
+        Some((oi, mi)) => match pair_by_sort(oi, mi) {
+            Some(p) => Some(p),
+            None => pair_by_key_sort(o, m),
+        },
+        None => pair_by_map(o, m.iter().map(|k| Some(*k))),
     }
-    pair_by_map(o, m)
 }
 
 /// [`pair_unique_keys`] with a hash map from the keys of `o` to their
@@ -239,64 +314,22 @@ pub(crate) fn pair_by_map<'k>(
     })
 }
 
-/// Sorts `items` by their hash bits (least significant digit radix sort:
-/// four stable passes of ten bits over bits 24..64); `tmp` is scratch.
-fn radix_sort_hash_bits(items: &mut Vec<u64>, tmp: &mut Vec<u64>) {
-    const DIGIT: u32 = 10;
-    const BUCKETS: usize = 1 << DIGIT;
-    const PASSES: usize = ((64 - POS_BITS) / DIGIT) as usize;
-    let digit =
-        |x: u64, pass: usize| ((x >> (POS_BITS + DIGIT * pass as u32)) as usize) & (BUCKETS - 1);
-    let mut counts = vec![[0usize; BUCKETS]; PASSES];
-    for &x in items.iter() {
-        for (pass, c) in counts.iter_mut().enumerate() {
-            c[digit(x, pass)] += 1;
-        }
-    }
-    tmp.clear();
-    tmp.resize(items.len(), 0);
-    for (pass, c) in counts.iter_mut().enumerate() {
-        if c.contains(&items.len()) {
-            continue; // one bucket holds every item: the pass changes nothing
-        }
-        let mut start = 0;
-        for k in c.iter_mut() {
-            let n = *k;
-            *k = start;
-            start += n;
-        }
-        for &x in items.iter() {
-            let b = &mut c[digit(x, pass)];
-            tmp[*b] = x;
-            *b += 1;
-        }
-        std::mem::swap(items, tmp);
-    }
-}
-
 /// [`pair_unique_keys`] by a sort-merge join of the hashes (top 40 bits);
-/// `None` when two keys of one list share those bits (the caller then asks
-/// the hash map). The pairs are unverified.
-pub(crate) fn pair_by_sort(o_hash: &[u64], m_hash: &[u64]) -> Option<UniquePairing> {
-    let items = |h: &[u64]| -> Vec<u64> {
-        h.iter()
-            .enumerate()
-            .map(|(i, &h)| (h & !POS_MASK) | i as u64)
-            .collect()
-    };
+/// `None` when two keys of one list share those bits (the caller then
+/// compares keys). The pairs are unverified.
+pub(crate) fn pair_by_sort(o: SortItems, m: SortItems) -> Option<UniquePairing> {
+    let (o_len, m_len) = (o.items.len(), m.items.len());
     let mut tmp = Vec::new();
-    let mut os = items(o_hash);
-    radix_sort_hash_bits(&mut os, &mut tmp);
-    let mut ms = items(m_hash);
-    radix_sort_hash_bits(&mut ms, &mut tmp);
+    let os = o.sorted(&mut tmp);
+    let ms = m.sorted(&mut tmp);
     drop(tmp);
     let hash = |x: u64| x >> POS_BITS;
     let repeats = |s: &[u64]| s.windows(2).any(|w| hash(w[0]) == hash(w[1]));
     if repeats(&os) || repeats(&ms) {
         return None;
     }
-    let mut pair = vec![UNPAIRED; m_hash.len()];
-    let mut matched = vec![false; o_hash.len()];
+    let mut pair = vec![UNPAIRED; m_len];
+    let mut matched = vec![false; o_len];
     let (mut i, mut j) = (0, 0);
     while i < os.len() && j < ms.len() {
         let (x, y) = (os[i], ms[j]);
@@ -316,6 +349,41 @@ pub(crate) fn pair_by_sort(o_hash: &[u64], m_hash: &[u64]) -> Option<UniquePairi
         pair,
         matched,
         verified: false,
+    })
+}
+
+/// [`pair_unique_keys`] by sorting each list's `(key, position)` pairs by
+/// key and merging them: exact (the keys themselves are compared) and
+/// O(n log n) whatever the keys, for lists whose key hashes collide.
+pub(crate) fn pair_by_key_sort(o: &[&str], m: &[&str]) -> Option<UniquePairing> {
+    let sorted = |l: &[&str]| -> Option<Vec<u32>> {
+        let mut s: Vec<u32> = (0..l.len() as u32).collect();
+        s.sort_unstable_by(|&x, &y| l[x as usize].cmp(l[y as usize]));
+        let repeats = s.windows(2).any(|w| l[w[0] as usize] == l[w[1] as usize]);
+        (!repeats).then_some(s)
+    };
+    let os = sorted(o)?;
+    let ms = sorted(m)?;
+    let mut pair = vec![UNPAIRED; m.len()];
+    let mut matched = vec![false; o.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < os.len() && j < ms.len() {
+        let (x, y) = (os[i] as usize, ms[j] as usize);
+        match o[x].cmp(m[y]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                pair[y] = x as u32;
+                matched[x] = true;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Some(UniquePairing {
+        pair,
+        matched,
+        verified: true,
     })
 }
 
@@ -348,17 +416,26 @@ mod tests {
         v.iter().map(String::as_str).collect()
     }
 
-    fn hashes(v: &[&str]) -> Vec<u64> {
-        v.iter().map(|k| key_hash(k)).collect()
+    fn items(v: &[&str]) -> SortItems {
+        let mut s = SortItems::with_capacity(v.len());
+        for k in v {
+            s.push(k);
+        }
+        s
     }
 
     /// The sort pairing's answer after the checks its caller makes: `None`
     /// from the sort (equal hashes in a list) or a failed check means the
-    /// caller asks the map.
-    fn by_sort_checked(o: &[&str], oh: &[u64], m: &[&str], mh: &[u64]) -> Option<UniquePairing> {
-        match pair_by_sort(oh, mh).and_then(|p| p.verified(o, m)) {
+    /// caller compares the keys themselves.
+    fn by_sort_checked(
+        o: &[&str],
+        oi: SortItems,
+        m: &[&str],
+        mi: SortItems,
+    ) -> Option<UniquePairing> {
+        match pair_by_sort(oi, mi).and_then(|p| p.verified(o, m)) {
             Some(p) => Some(p),
-            None => pair_by_map(o, m.iter().map(|k| Some(*k))),
+            None => pair_by_key_sort(o, m),
         }
     }
 
@@ -371,9 +448,11 @@ mod tests {
             let want = reference(&o, &m);
             let map = pair_by_map(&o, m.iter().map(|k| Some(*k))).map(|p| (p.pair, p.matched));
             prop_assert_eq!(&map, &want);
-            let sort = by_sort_checked(&o, &hashes(&o), &m, &hashes(&m))
+            let sort = by_sort_checked(&o, items(&o), &m, items(&m))
                 .map(|p| (p.pair, p.matched));
             prop_assert_eq!(&sort, &want);
+            let exact = pair_by_key_sort(&o, &m).map(|p| (p.pair, p.matched));
+            prop_assert_eq!(&exact, &want);
         }
 
         /// With hashes that collide on purpose (a few values for many
@@ -386,10 +465,14 @@ mod tests {
             spread in 1u64..6,
         ) {
             let (o, m) = (strs(&o), strs(&m));
-            let fake = |l: &[&str]| -> Vec<u64> {
-                l.iter().map(|k| (key_hash(k) % spread) << 40).collect()
+            let fake = |l: &[&str]| -> SortItems {
+                let mut s = SortItems::with_capacity(l.len());
+                for k in l {
+                    s.push_hash((key_hash(k) % spread) << 40);
+                }
+                s
             };
-            let sort = by_sort_checked(&o, &fake(&o), &m, &fake(&m))
+            let sort = by_sort_checked(&o, fake(&o), &m, fake(&m))
                 .map(|p| (p.pair, p.matched));
             prop_assert_eq!(&sort, &reference(&o, &m));
         }
@@ -407,11 +490,39 @@ mod tests {
             .collect();
         let (o, m) = (strs(&o), strs(&m));
         assert!(pairs_by_sort(o.len(), m.len()));
-        let sort = pair_by_sort(&hashes(&o), &hashes(&m))
+        let sort = pair_by_sort(items(&o), items(&m))
             .and_then(|p| p.verified(&o, &m))
             .map(|p| (p.pair, p.matched));
         let map = pair_by_map(&o, m.iter().map(|k| Some(*k))).map(|p| (p.pair, p.matched));
         assert!(sort.is_some());
         assert_eq!(sort, map);
+    }
+
+    /// Keys whose hashes all collide (a hash-flooding input) are paired by
+    /// comparing the keys: the same pairs as the map, verified, from lists
+    /// long enough to be sorted.
+    #[test]
+    fn colliding_hashes_of_long_lists_pair_by_comparing_keys() {
+        let o: Vec<String> = (0..20_000).map(|i| format!("ENV_{i}")).collect();
+        let m: Vec<String> = (0..20_000)
+            .rev()
+            .filter(|i| i % 5 != 0)
+            .map(|i| format!("ENV_{}", i + 7))
+            .collect();
+        let (o, m) = (strs(&o), strs(&m));
+        assert!(pairs_by_sort(o.len(), m.len()));
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(1));
+        let (oi, mi) = (items(&o), items(&m));
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
+        assert!(pair_by_sort(items(&o), items(&m)).is_some());
+        let flooded = pair_unique_keys(&o, &m, Some((oi, mi))).unwrap();
+        assert!(flooded.verified);
+        let map = pair_by_map(&o, m.iter().map(|k| Some(*k))).unwrap();
+        assert_eq!((flooded.pair, flooded.matched), (map.pair, map.matched));
+        // A repeated key is still refused.
+        let mut m2 = m.clone();
+        m2.push(m[3]);
+        assert!(pair_by_key_sort(&o, &m2).is_none());
+        assert!(pair_by_key_sort(&m2, &o).is_none());
     }
 }

@@ -64,6 +64,17 @@ pub(crate) fn order_list<'a>(
     Value::Array(items)
 }
 
+/// [`order_list`] whose objects are the elements' own key members (the
+/// member itself, not a copy: one `Value` per element is all it writes).
+pub(crate) fn order_list_of_members<'a>(
+    arena: &'a Arena,
+    key_members: impl ExactSizeIterator<Item = &'a Member<'a>>,
+) -> Value<'a> {
+    Value::Array(arena.alloc_slice_fill_iter(
+        key_members.map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
+    ))
+}
+
 /// Error for a value deeper than the limit.
 pub(crate) fn too_deep(e: TooDeep) -> Error {
     Error::new(
