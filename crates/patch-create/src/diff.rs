@@ -241,7 +241,7 @@ impl<'a> Differ<'a> {
         {
             retain.sort_unstable();
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
-            patch.push(directives::retain_keys_member(self.arena, &list));
+            crate::shared::set_retain_keys(self.arena, patch, &list);
         }
     }
 

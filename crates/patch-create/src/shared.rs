@@ -75,6 +75,20 @@ pub(crate) fn order_list_of_members<'a>(
     ))
 }
 
+/// Sets the patch's `$retainKeys` to `fields`, replacing one the new
+/// object carried as an ordinary member: the reference assigns the directive
+/// into its patch map last, so a patch holds one `$retainKeys`, the built one.
+pub(crate) fn set_retain_keys<'a>(
+    arena: &'a Arena,
+    patch: &mut Vec<Member<'a>>,
+    fields: &[Value<'a>],
+) {
+    patch.retain(|m| m.key != smpatch_patch_apply::directives::RETAIN_KEYS);
+    patch.push(smpatch_patch_apply::directives::retain_keys_member(
+        arena, fields,
+    ));
+}
+
 /// Error for a value deeper than the limit.
 pub(crate) fn too_deep(e: TooDeep) -> Error {
     Error::new(
