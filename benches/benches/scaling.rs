@@ -9,7 +9,10 @@
 //! result) and `smpatch` (arena parse + operation + serialize), as in the apply
 //! and create benches, and the `streaming_floor`: every input document
 //! copied into a reused buffer and the result's compact text copied into a
-//! new one, with no parsing. The floor is context, not a target: it shows
+//! new one, with no parsing. The `facade` row runs the same operation
+//! through `smpatch::apply_bytes` / `create_two_way_bytes` /
+//! `create_three_way_bytes`: a fresh arena sized from the input and a fresh
+//! output buffer every call, as a server calling the library would pay. The floor is context, not a target: it shows
 //! how much per-element growth this machine imposes on any linear pass over
 //! the same bytes once they outgrow the caches. Throughput is `Elements(n)`, so criterion reports
 //! time per element directly; the target is per-element time at 16k, 64k
@@ -63,6 +66,31 @@ impl Op {
                 case.current.as_bytes(),
             ],
         }
+    }
+
+    /// The operation through the facade's bytes API (parse, operation and
+    /// write, with the facade's own arena and output buffer).
+    fn facade(
+        self,
+        schema: &smpatch_schema::Schema,
+        ty: &smpatch::TypeRef,
+        docs: &[&[u8]],
+    ) -> Vec<u8> {
+        let copts = CreateOptions::default();
+        match self {
+            Op::ApplyAll | Op::ApplyOne => {
+                smpatch::apply_bytes(docs[0], docs[1], schema, ty, &ApplyOptions::default())
+            }
+            Op::Create2 => smpatch::create_two_way_bytes(docs[0], docs[1], schema, ty, &copts),
+            Op::Create3 => smpatch::create_three_way_bytes(
+                smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
+                schema,
+                ty,
+                OnConflict::Fail,
+                &copts,
+            ),
+        }
+        .unwrap()
     }
 
     fn run<'a>(self, arena: &'a Arena, docs: &[&'a [u8]], cursor: Cursor<'_>) -> Value<'a> {
@@ -157,6 +185,10 @@ fn scaling(c: &mut Criterion) {
                     arena.reset();
                     to_json_string(&op.run(&arena, &docs, cursor))
                 })
+            });
+            let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
+            g.bench_function(BenchmarkId::new("facade", n), |b| {
+                b.iter(|| op.facade(schema, &ty, &docs))
             });
             g.finish();
         }

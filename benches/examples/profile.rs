@@ -24,7 +24,12 @@
 //! into a reused buffer and the operation's output text into a new one,
 //! no parsing: what this machine charges any linear pass over the same
 //! bytes), the element count, and the repetitions
-//! (default 1). The
+//! (default 1). Writing the result can also be varied (issue 13's write
+//! phase): `-presize` writes into a `String` reserved at the input size,
+//! `-reuse` into one `String` kept across repetitions (cleared, not freed),
+//! and `-bytes` runs the whole call through the facade's `*_bytes`
+//! function (`apply_bytes`, `create_two_way_bytes`,
+//! `create_three_way_bytes`: a fresh arena and output buffer each call). The
 //! input is generated outside `measured`, so a tool collecting only inside
 //! it sees the operation alone.
 
@@ -34,7 +39,7 @@ use smpatch_benches::{case_deployment_50, case_env_all, case_env_one};
 use smpatch_patch_apply::{apply, ApplyOptions};
 use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_schema::Cursor;
-use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions, Value};
+use smpatch_value::{parse_json, to_json_string, write_json, Arena, ParseOptions, Value};
 use std::hint::black_box;
 
 /// The operation `base` names on the parsed documents `v` (`None` for the
@@ -97,6 +102,18 @@ fn main() {
         Some(b) => (b, true),
         None => (base, false),
     };
+    let (base, presize) = match base.strip_suffix("-presize") {
+        Some(b) => (b, true),
+        None => (base, false),
+    };
+    let (base, reuse) = match base.strip_suffix("-reuse") {
+        Some(b) => (b, true),
+        None => (base, false),
+    };
+    let (base, facade) = match base.strip_suffix("-bytes") {
+        Some(b) if b != "deploy-apply" => (b, true),
+        _ => (base, false),
+    };
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
@@ -138,6 +155,8 @@ fn main() {
     };
     arena.reset();
     let mut floor_buf: Vec<u8> = Vec::new();
+    let mut reused = String::new();
+    let input_len: usize = docs.iter().map(|d| d.len()).sum();
     let mut times = Vec::with_capacity(reps);
     // Thread CPU time as well: on a loaded machine it leaves out the time
     // the thread waited for a core (not the caches other processes evict).
@@ -196,14 +215,51 @@ fn main() {
             cpu_times.push(cpu_now() - c);
             continue;
         }
+        if facade {
+            let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
+            black_box(measured(|| {
+                match base {
+                    "apply-all" | "apply-one" => {
+                        smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &aopts)
+                    }
+                    "create2" => {
+                        smpatch::create_two_way_bytes(docs[0], docs[1], schema, &ty, &copts)
+                    }
+                    _ => smpatch::create_three_way_bytes(
+                        smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
+                        schema,
+                        &ty,
+                        OnConflict::Fail,
+                        &copts,
+                    ),
+                }
+                .unwrap()
+                .len()
+            }));
+            times.push(t.elapsed().as_nanos() as f64);
+            cpu_times.push(cpu_now() - c);
+            continue;
+        }
         arena.reset();
-        let run = |v: &[Value<'_>]| -> Option<String> {
+        let mut run = |v: &[Value<'_>]| -> Option<usize> {
             let arena = &arena;
             if parse_only {
                 return None;
             }
             let out = operate(arena, base, v, cursor, &aopts, &copts)?;
-            (!op_only).then(|| to_json_string(&out))
+            if op_only {
+                None
+            } else if reuse {
+                reused.clear();
+                write_json(&mut reused, &out);
+                Some(reused.len())
+            } else if presize {
+                let mut s = String::with_capacity(input_len);
+                write_json(&mut s, &out);
+                Some(black_box(s).len())
+            } else {
+                Some(black_box(to_json_string(&out)).len())
+            }
         };
         if op_only {
             let v: Vec<Value<'_>> = docs

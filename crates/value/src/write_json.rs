@@ -36,6 +36,29 @@ pub fn to_json_string(v: &Value<'_>) -> String {
 /// Reserve room in `out` first when the output size is roughly known (for
 /// a merge result, the size of its input documents): the writer then never
 /// moves what it wrote.
+///
+/// A caller that writes many documents (a server, a batch) can keep one
+/// buffer: clear it between documents and its capacity stays, so no call
+/// after the first grows it. The buffer then holds as much memory as the
+/// largest document written into it until it is dropped or shrunk
+/// (`shrink_to`). On a long-running loop this saved no measurable time
+/// (docs/BENCHMARKS.md, "write scaling (round 5)": the allocator already
+/// hands back the freed block), so it is a choice about allocation churn,
+/// not speed.
+///
+/// ```
+/// use smpatch_value::{parse_json, write_json, Arena, ParseOptions};
+/// let mut arena = Arena::new();
+/// let mut out = String::new();
+/// for doc in [&br#"{"a": [1, 2]}"#[..], br#"{"b": "x"}"#] {
+///     arena.reset();
+///     let v = parse_json(&arena, doc, &ParseOptions::default()).unwrap();
+///     out.clear();
+///     write_json(&mut out, &v);
+///     // ... hand `out` on ...
+/// }
+/// assert_eq!(out, r#"{"b":"x"}"#);
+/// ```
 pub fn write_json(out: &mut String, v: &Value<'_>) {
     write_compact(out, v);
 }
@@ -569,5 +592,32 @@ mod tests {
         ] {
             assert_eq!(go_format_float(f), want, "{f}");
         }
+    }
+
+    /// `write_json` appends: what the buffer held stays, and a buffer
+    /// cleared and reused (a long document first, then a short one) holds
+    /// exactly the short document's text, as a fresh buffer would.
+    #[test]
+    fn write_json_appends_and_a_reused_buffer_keeps_nothing_of_the_last_call() {
+        let arena = crate::Arena::new();
+        let opts = crate::ParseOptions::default();
+        let long = crate::parse_json(
+            &arena,
+            br#"{"items": [{"name": "a\"b", "value": 1.50}, {"name": "c", "value": null}], "x": "\u0001"}"#,
+            &opts,
+        )
+        .unwrap();
+        let short = crate::parse_json(&arena, br#"{"b": [true]}"#, &opts).unwrap();
+        let mut out = String::from("prefix:");
+        write_json(&mut out, &short);
+        assert_eq!(out, r#"prefix:{"b":[true]}"#);
+        out.clear();
+        write_json(&mut out, &long);
+        assert_eq!(out, to_json_string(&long));
+        let cap = out.capacity();
+        out.clear();
+        write_json(&mut out, &short);
+        assert_eq!(out, to_json_string(&short));
+        assert_eq!(out.capacity(), cap, "a cleared buffer keeps its capacity");
     }
 }
