@@ -168,10 +168,16 @@ impl Error {
     /// (its message then says `invalid JSON document (<what>)`).
     pub(crate) fn parse(e: ParseError, what: &str) -> Self {
         let kind = ErrorKind::Parse(e.kind);
+        // The error's own path leads its Display; the parser's message is
+        // taken without it so the pointer is not said twice.
+        let at = format!(
+            "{} at line {} column {} (byte {})",
+            e.message, e.line, e.column, e.offset
+        );
         let message = if kind.name() == "invalid_document" {
-            format!("invalid JSON document ({what}): {e}")
+            format!("invalid JSON document ({what}): {at}")
         } else {
-            format!("{what}: {e}")
+            format!("{what}: {at}")
         };
         Error::new(kind, e.path.clone(), message).with_source(e)
     }

@@ -41,3 +41,30 @@ fn hostile_inputs() {
         failures.join("\n")
     );
 }
+
+/// A parse error names its pointer once: the facade error's Display leads
+/// with it, and the parser's message follows without it.
+#[test]
+fn parse_errors_name_their_pointer_once() {
+    use smpatch::{apply_bytes, ApplyOptions, TypeRef};
+    let schema = smpatch::embedded_schema().unwrap();
+    let opts = ApplyOptions::default();
+    for (doc, patch, want) in [
+        (
+            &br#"{"a": [1, }"#[..],
+            &b"{}"[..],
+            "/a/1: invalid JSON document (original): ",
+        ),
+        (
+            &b"{}"[..],
+            &br#"{"a": {"b": tru}}"#[..],
+            "/a/b: invalid JSON document (patch): ",
+        ),
+    ] {
+        let e = apply_bytes(doc, patch, schema, &TypeRef::Schemaless, &opts).unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with(want), "{text}");
+        assert_eq!(text.matches(e.path()).count(), 1, "{text}");
+        assert!(text.contains(" at line 1 column "), "{text}");
+    }
+}
