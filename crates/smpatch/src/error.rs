@@ -117,7 +117,12 @@ impl FacadeKind {
 /// assert!(matches!(e.kind(), ErrorKind::Facade(_)));
 /// assert_eq!(e.to_string(), "/: invalid JSON document (original): the top level must be an object, not a list");
 /// ```
-#[derive(Clone, Debug)]
+///
+/// Its `Debug` form (what `fn main() -> Result<(), smpatch::Error>` prints
+/// on failure) shows the kind, path and message once; the lower layer's
+/// error, which says the same thing, is left to
+/// [`source`](std::error::Error::source).
+#[derive(Clone)]
 pub struct Error {
     kind: ErrorKind,
     path: String,
@@ -229,6 +234,16 @@ impl Error {
         }
         self.path = path.to_owned();
         self
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .finish_non_exhaustive()
     }
 }
 

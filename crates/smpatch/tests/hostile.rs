@@ -68,3 +68,23 @@ fn parse_errors_name_their_pointer_once() {
         assert!(text.contains(" at line 1 column "), "{text}");
     }
 }
+
+/// The Debug form (what `main` returning the error prints) says the message
+/// once, not again through the parser's error it wraps.
+#[test]
+fn debug_form_says_the_message_once() {
+    use smpatch::{apply_bytes, ApplyOptions, TypeRef};
+    let schema = smpatch::embedded_schema().unwrap();
+    let e = apply_bytes(
+        br#"{"a": [1, }"#,
+        b"{}",
+        schema,
+        &TypeRef::Schemaless,
+        &ApplyOptions::default(),
+    )
+    .unwrap_err();
+    let debug = format!("{e:?}");
+    assert!(debug.starts_with("Error { kind: "), "{debug}");
+    assert!(debug.contains("path: \"/a/1\""), "{debug}");
+    assert_eq!(debug.matches("at line 1 column").count(), 1, "{debug}");
+}
