@@ -37,7 +37,7 @@
 //! (`docs/ERRORS.md` lists them all), [`Error::path`] the JSON pointer of
 //! the culprit, [`Error::message`] what to fix. Its `Display` is
 //! `<pointer>: <message>`; a `main` that returns `Result<_, smpatch::Error>`
-//! prints the `Debug` form instead (every field and the source), so print
+//! prints the `Debug` form instead (`Error { kind, path, message }`), so print
 //! it yourself for one line:
 //!
 //! ```
