@@ -146,7 +146,10 @@ pub(crate) fn resolve_cursor<'s>(
                 Error::facade(
                     FacadeKind::UnknownType,
                     "",
-                    format!("the schema has no type named {name:?}"),
+                    format!(
+                        "the schema has no type named {name:?}{}",
+                        type_hint(schemas, name)
+                    ),
                 )
             })
         }
@@ -156,7 +159,8 @@ pub(crate) fn resolve_cursor<'s>(
                     FacadeKind::UnknownType,
                     "",
                     "cannot tell the document's type: no apiVersion and kind; name the type \
-                     (a definition or GVK) or ask for schemaless mode",
+                     (TypeRef::Gvk(\"apps/v1/Deployment\") or TypeRef::Definition) or merge \
+                     without metadata (TypeRef::Schemaless)",
                 ));
             };
             schemas
@@ -173,5 +177,31 @@ pub(crate) fn resolve_cursor<'s>(
                     )
                 })
         }
+    }
+}
+
+/// What to write instead of an unknown type name: the GVKs whose kind is the
+/// name's last word (a bare `Deployment`, a mistyped group or version), else
+/// the two ways to name a type. Starts with `"; "`.
+fn type_hint(schemas: &[&Schema], name: &str) -> String {
+    let word = name.rsplit(['/', '.']).next().unwrap_or(name);
+    let mut known: Vec<String> = schemas
+        .iter()
+        .flat_map(|s| s.gvks())
+        .filter(|g| g.kind.eq_ignore_ascii_case(word))
+        .map(|g| format!("{:?}", g.to_string()))
+        .collect();
+    known.sort();
+    known.dedup();
+    match known.len() {
+        0 => "; name a GVK such as \"apps/v1/Deployment\" or a definition such as \
+              \"io.k8s.api.apps.v1.Deployment\", or pass the schema that defines it"
+            .to_owned(),
+        1..=4 => format!("; did you mean {}?", known.join(" or ")),
+        n => format!(
+            "; did you mean {} (or {} more)?",
+            known[..4].join(", "),
+            n - 4
+        ),
     }
 }

@@ -88,3 +88,34 @@ fn debug_form_says_the_message_once() {
     assert!(debug.contains("path: \"/a/1\""), "{debug}");
     assert_eq!(debug.matches("at line 1 column").count(), 1, "{debug}");
 }
+
+/// An unknown type name gets a way out: the GVKs of that kind, or how to
+/// name a type; a document without apiVersion/kind names the TypeRef forms.
+#[test]
+fn unknown_types_say_what_to_write() {
+    use smpatch::{apply_bytes, ApplyOptions, TypeRef};
+    let schema = smpatch::embedded_schema().unwrap();
+    let opts = ApplyOptions::default();
+    let run = |ty: TypeRef| {
+        let e = apply_bytes(b"{}", b"{}", schema, &ty, &opts).unwrap_err();
+        assert_eq!(e.name(), "unknown_type");
+        e.to_string()
+    };
+    let bare = run(TypeRef::Definition("Deployment".into()));
+    assert!(
+        bare.contains("did you mean \"apps/v1/Deployment\""),
+        "{bare}"
+    );
+    let wrong_version = run(TypeRef::Gvk("apps/v9/deployment".into()));
+    assert!(
+        wrong_version.contains("\"apps/v1/Deployment\""),
+        "{wrong_version}"
+    );
+    let nothing = run(TypeRef::Gvk("example.com/v1/Widget".into()));
+    assert!(
+        nothing.contains("pass the schema that defines it"),
+        "{nothing}"
+    );
+    let detect = run(TypeRef::Detect);
+    assert!(detect.contains("TypeRef::Schemaless"), "{detect}");
+}
