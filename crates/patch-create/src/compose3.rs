@@ -93,11 +93,31 @@ impl<'a> Table<'a> {
 /// The COMPOSE-mode merge of two patches from one fused walk (see the
 /// module header).
 pub(crate) struct FastCompose<'a, 't> {
-    pub(crate) arena: &'a Arena,
-    pub(crate) rules: Rules,
-    pub(crate) limit: usize,
-    pub(crate) opts: &'t CreateOptions,
+    arena: &'a Arena,
+    rules: Rules,
+    limit: usize,
+    opts: &'t CreateOptions,
     pub(crate) table: &'t Table<'a>,
+    /// Working copies of objects, reused (one per nesting level in use):
+    /// most composed objects are list elements, one after the other.
+    scratch: RefCell<Vec<Work<'a>>>,
+}
+
+/// A working copy of an object, keys unique (COMPOSE mode removes no
+/// member: a `null` is stored).
+type Work<'a> = Vec<Member<'a>>;
+
+impl<'a, 't> FastCompose<'a, 't> {
+    pub(crate) fn new(arena: &'a Arena, opts: &'t CreateOptions, table: &'t Table<'a>) -> Self {
+        FastCompose {
+            arena,
+            rules: opts.rules(),
+            limit: opts.depth_limit(),
+            opts,
+            table,
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
 }
 
 /// Objects of at most this many members are checked for repeated keys
@@ -164,15 +184,28 @@ impl<'a> FastCompose<'a, '_> {
                 _ => return self.hand_over(acc, patch, cursor, depth),
             }
         }
-        // The working copy: keys unique, `None` a removed member.
-        let mut t: Vec<(&'a str, Option<Value<'a>>)> =
-            am.iter().map(|m| (m.key, Some(m.value))).collect();
-        let find = |t: &[(&'a str, Option<Value<'a>>)], k: &str| t.iter().position(|x| x.0 == k);
-        let set = |t: &mut Vec<(&'a str, Option<Value<'a>>)>, k: &'a str, v: Value<'a>| match find(
-            t, k,
-        ) {
-            Some(i) => t[i].1 = Some(v),
-            None => t.push((k, Some(v))),
+        let mut t = self.scratch.borrow_mut().pop().unwrap_or_default();
+        t.extend_from_slice(am);
+        let out = self.compose_into(&mut t, acc, patch, cursor, depth);
+        t.clear();
+        self.scratch.borrow_mut().push(t);
+        out
+    }
+
+    /// [`Self::object_inner`] on the working copy `t` of `acc`.
+    fn compose_into(
+        &self,
+        t: &mut Work<'a>,
+        acc: Object<'a>,
+        patch: Object<'a>,
+        cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Option<Value<'a>> {
+        let pm = patch.members();
+        let find = |t: &[Member<'a>], k: &str| t.iter().position(|x| x.key == k);
+        let set = |t: &mut Work<'a>, key: &'a str, value: Value<'a>| match find(t, key) {
+            Some(i) => t[i].value = value,
+            None => t.push(Member { key, value }),
         };
         // `$setElementOrder/<f>`: only lists the walk composed.
         let mut consumed: Vec<&'a str> = Vec::new();
@@ -180,12 +213,12 @@ impl<'a> FastCompose<'a, '_> {
             let KeyRole::SetElementOrder(Some(f)) = key_role(m.key) else {
                 continue;
             };
-            let get = |k: &str| find(&t, k).and_then(|i| t[i].1);
+            let get = |k: &str| find(t, k).map(|i| t[i].value);
             let Some(list) = self.table.get(get(f), get(m.key), patch.get(f), m.value) else {
                 return self.hand_over(acc, patch, cursor, depth);
             };
             // Both order lists were built from modified's keys: equal.
-            set(&mut t, f, list);
+            set(t, f, list);
             consumed.push(f);
         }
         for m in pm {
@@ -193,7 +226,7 @@ impl<'a> FastCompose<'a, '_> {
             if !matches!(key_role(k), KeyRole::Field(_)) || consumed.contains(&k) {
                 continue;
             }
-            let tv = find(&t, k).and_then(|i| t[i].1);
+            let tv = find(t, k).map(|i| t[i].value);
             let v = match (tv, pv) {
                 // A null is kept (COMPOSE); a scalar is set.
                 (_, Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)) => pv,
@@ -221,13 +254,9 @@ impl<'a> FastCompose<'a, '_> {
                     pv
                 }
             };
-            set(&mut t, k, v);
+            set(t, k, v);
         }
-        let members: Vec<Member<'a>> = t
-            .into_iter()
-            .filter_map(|(key, v)| v.map(|value| Member { key, value }))
-            .collect();
-        Some(Value::object_from_members(self.arena, &members))
+        Some(Value::object_from_members(self.arena, t))
     }
 }
 

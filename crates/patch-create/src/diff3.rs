@@ -1048,13 +1048,7 @@ mod tests {
         let differ = opts.differ(arena);
         let root = Path::Root;
         let table = Table::default();
-        let fast = FastCompose {
-            arena,
-            rules: opts.rules(),
-            limit: opts.depth_limit(),
-            opts,
-            table: &table,
-        };
+        let fast = FastCompose::new(arena, opts, &table);
         for ch in [false, true] {
             table.clear();
             let run = Run {

@@ -367,13 +367,7 @@ pub fn create_three_way<'a>(
     // The keyed lists the walk composes itself, and the composition that
     // takes them as they are.
     let table = compose3::Table::default();
-    let fast = compose3::FastCompose {
-        arena,
-        rules: opts.rules(),
-        limit: opts.depth_limit(),
-        opts,
-        table: &table,
-    };
+    let fast = compose3::FastCompose::new(arena, opts, &table);
     let run = diff3::Run {
         ch: check,
         fast: Some(&fast),
