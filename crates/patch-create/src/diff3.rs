@@ -17,9 +17,9 @@
 
 use crate::compose3::{list_id, FastCompose, Precomposed};
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
-use crate::keys::UNPAIRED;
+use crate::keys::{key_hash, key_index, pair_by_index, pair_by_sort, pairs_by_sort, UNPAIRED};
 use crate::shared::{key_member, order_list, Index};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
 use smpatch_value::{Member, Object, Path, Value};
@@ -203,56 +203,68 @@ struct Pairing {
 }
 
 impl Pairing {
-    /// `None` when a key repeats within a list.
+    /// `None` when a key repeats within a list. Long lists (from
+    /// `keys::SORT_PAIRING_MIN` elements) are paired by sorting their key
+    /// hashes (`keys::pair_by_sort`: sequential passes instead of a hash
+    /// probe per element that misses the caches), each pair's keys then
+    /// compared; a repeated hash or a pair of unequal keys sends them to
+    /// the hash maps.
     fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
-        let index = |l: &[Elem<'a>]| -> Option<FxHashMap<&'a str, u32>> {
-            let mut ix = FxHashMap::with_capacity_and_hasher(l.len(), Default::default());
-            for (i, e) in l.iter().enumerate() {
-                if ix.insert(e.2, i as u32).is_some() {
-                    return None;
-                }
-            }
-            Some(ix)
-        };
-        let o_ix = index(o)?;
         let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
-        let (c_o, c_ix) = if c_aligned {
-            // Original's keys are unique, so current's are.
-            ((0..c.len() as u32).collect::<Vec<u32>>(), None)
-        } else {
-            let c_ix = index(c)?;
-            let c_o = c
-                .iter()
-                .map(|e| o_ix.get(e.2).copied().unwrap_or(UNPAIRED))
-                .collect();
-            (c_o, Some(c_ix))
-        };
-        let mut m_o = Vec::with_capacity(m.len());
-        let mut m_c = Vec::with_capacity(m.len());
-        // A key modified repeats is paired twice, or (when no other list
-        // has it) found in `added`.
-        let mut o_seen = vec![false; o.len()];
-        let mut c_seen = vec![false; c.len()];
-        let mut added: FxHashSet<&'a str> = FxHashSet::default();
-        for e in m {
-            let oi = o_ix.get(e.2).copied().unwrap_or(UNPAIRED);
-            let ci = match &c_ix {
-                None => oi,
-                Some(ix) => ix.get(e.2).copied().unwrap_or(UNPAIRED),
-            };
-            let repeated = if oi != UNPAIRED {
-                std::mem::replace(&mut o_seen[oi as usize], true)
-            } else if ci != UNPAIRED {
-                std::mem::replace(&mut c_seen[ci as usize], true)
-            } else {
-                !added.insert(e.2)
-            };
-            if repeated {
-                return None;
+        if pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len()) {
+            if let Some(p) = Self::by_sort(o, m, c, c_aligned) {
+                return Some(p);
             }
-            m_o.push(oi);
-            m_c.push(ci);
         }
+        let keys = |l: &[Elem<'a>]| l.iter().map(|e| e.2).collect::<Vec<&'a str>>();
+        let o_ix = key_index(o.iter().map(|e| e.2))?;
+        let m_o = pair_by_index(&o_ix, m.iter().map(|e| Some(e.2)))?.pair;
+        if c_aligned {
+            // Original's keys are unique, so current's are.
+            let c_o = (0..c.len() as u32).collect();
+            return Some(Pairing {
+                m_c: m_o.clone(),
+                m_o,
+                c_o,
+            });
+        }
+        let c_keys = keys(c);
+        let c_ix = key_index(c_keys.iter().copied())?;
+        let m_c = pair_by_index(&c_ix, m.iter().map(|e| Some(e.2)))?.pair;
+        let c_o = pair_by_index(&o_ix, c_keys.into_iter().map(Some))?.pair;
+        Some(Pairing { m_o, m_c, c_o })
+    }
+
+    /// [`Pairing::new`] by sorting the key hashes; `None`: use the maps.
+    fn by_sort<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        c_aligned: bool,
+    ) -> Option<Pairing> {
+        let hashes = |l: &[Elem<'a>]| l.iter().map(|e| key_hash(e.2)).collect::<Vec<u64>>();
+        // The pairs of `b` with `a` by hash, once their keys are compared.
+        let pair = |a: &[Elem<'a>], ah: &[u64], b: &[Elem<'a>], bh: &[u64]| -> Option<Vec<u32>> {
+            let p = pair_by_sort(ah, bh)?.pair;
+            let equal = p
+                .iter()
+                .zip(b)
+                .all(|(&ai, e)| ai == UNPAIRED || same_str(a[ai as usize].2, e.2));
+            equal.then_some(p)
+        };
+        let (oh, mh) = (hashes(o), hashes(m));
+        let m_o = pair(o, &oh, m, &mh)?;
+        if c_aligned {
+            let c_o = (0..c.len() as u32).collect();
+            return Some(Pairing {
+                m_c: m_o.clone(),
+                m_o,
+                c_o,
+            });
+        }
+        let ch = hashes(c);
+        let m_c = pair(c, &ch, m, &mh)?;
+        let c_o = pair(o, &oh, c, &ch)?;
         Some(Pairing { m_o, m_c, c_o })
     }
 }
@@ -948,6 +960,17 @@ mod tests {
     use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch, Unstructured};
     use smpatch_value::{from_serde, to_json_string, Arena, Object, Path, Value};
 
+    /// Keyed lists of any length paired by sorting (`sort`), or from the
+    /// usual length on.
+    fn sort_pairing(sort: bool) {
+        let min = if sort {
+            1
+        } else {
+            crate::keys::SORT_PAIRING_MIN
+        };
+        crate::keys::SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(min));
+    }
+
     /// The walk without the composition's records.
     fn run<'a, 't>(ch: bool) -> Run<'a, 't> {
         Run { ch, fast: None }
@@ -1303,7 +1326,9 @@ mod tests {
             kinds in prop::array::uniform3(any::<u8>()),
             fix_quirks in any::<bool>(),
             compound_keys in any::<bool>(),
+            sort in any::<bool>(),
         ) {
+            sort_pairing(sort);
             let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../testdata/schemas/widget.v2.json");
             let schema = Schema::load_path(p).unwrap();
@@ -1325,7 +1350,9 @@ mod tests {
             kinds in prop::array::uniform3(any::<u8>()),
             fix_quirks in any::<bool>(),
             compound_keys in any::<bool>(),
+            sort in any::<bool>(),
         ) {
+            sort_pairing(sort);
             let Some(schema) = merge_item_schema() else { return Ok(()) };
             let cursor = schema.cursor("mergeItem").unwrap();
             let mut docs: Vec<J> = Vec::new();
@@ -1438,8 +1465,10 @@ mod tests {
             };
             let doc = |l: &Vec<J>| json!({"items": l, "name": "x"});
             let opts = options(seed % 2 == 0, seed % 3 == 0);
+            sort_pairing(seed % 5 < 2);
             compare(&doc(&o), &doc(&m), &doc(&c), cursor, &opts);
         }
+        sort_pairing(false);
         let composed = fast_composed() - before;
         assert!(
             composed * 2 >= total,
@@ -1481,6 +1510,8 @@ mod tests {
             .collect();
         let doc = |l: &Vec<J>| json!({"mergingList": l, "value": "s"});
         for (fq, ck) in [(false, false), (true, true)] {
+            // The sort pairing with `fix_quirks`.
+            sort_pairing(fq);
             for c in [&o, &c_own] {
                 let opts = options(fq, ck);
                 let arena = Arena::new();
@@ -1512,6 +1543,7 @@ mod tests {
                 assert_eq!(to_json_string(&p), to_json_string(&want));
             }
         }
+        sort_pairing(false);
     }
 
     /// Long keyed lists in different orders take the fused walk too (one
@@ -1556,14 +1588,51 @@ mod tests {
         let mut m_repeat = m.clone();
         m_repeat.push(elem(3, "again"));
         let doc = |l: &Vec<J>| json!({"mergingList": l});
-        for (fq, ck) in [(false, false), (true, true)] {
-            for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+        for sort in [false, true] {
+            sort_pairing(sort);
+            for (fq, ck) in [(false, false), (true, true)] {
+                for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+                    assert_eq!(
+                        compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                        Outcome::Fused
+                    );
+                }
+            }
+        }
+        sort_pairing(false);
+    }
+
+    /// The sort pairing pairs by hash: unequal keys whose hashes agree are
+    /// found by comparing the keys and sent to the hash maps (keys hashed
+    /// into two values here, so that two of the three keys collide).
+    #[test]
+    fn sort_pairing_checks_keys() {
+        use crate::keys::KEY_HASH_BUCKETS_FOR_TESTS;
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        sort_pairing(true);
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(2));
+        let e = |k: &str, v: &str| json!({"name": k, "value": v});
+        let doc = |l: Vec<J>| json!({"mergingList": l});
+        for (a, b) in [("a", "b"), ("a", "c"), ("b", "c")] {
+            // Original and current hold `a`, modified `b`: with colliding
+            // hashes the sort pairs them unless the keys are compared.
+            let o = doc(vec![e(a, "1")]);
+            let m = doc(vec![e(b, "2")]);
+            let c = doc(vec![e(a, "3")]);
+            let c_own = doc(vec![e(b, "4"), e(a, "5")]);
+            for c in [&c, &c_own] {
                 assert_eq!(
-                    compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                    compare(&o, &m, c, cursor, &options(false, false)),
                     Outcome::Fused
                 );
             }
         }
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
+        sort_pairing(false);
     }
 
     /// A failed schema lookup leaves that field to the separate steps:
