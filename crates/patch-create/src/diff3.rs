@@ -269,6 +269,17 @@ impl Pairing {
     }
 }
 
+/// One element's patch in a keyed list's diff (`Differ::element_patch`).
+#[derive(Clone, Copy)]
+enum Sub<'a> {
+    /// The elements do not differ.
+    Empty,
+    /// The patch (with the key member), a `$patch: delete` one.
+    Delete(Value<'a>),
+    /// Any other patch (with the key member).
+    Keep(Value<'a>),
+}
+
 /// The outcome of [`Differ::keyed_three`].
 // Returned once per list and consumed at once: boxing would allocate.
 #[allow(clippy::large_enum_variant)]
@@ -611,10 +622,12 @@ impl<'a> Differ<'a> {
         };
         // Per element of m: its diff against current's and original's
         // element of that key; per element of current: against original's.
-        let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
-        let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
-        let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
-        for (mi, &(me, _, _)) in m_e.iter().enumerate() {
+        // Each element patch is built (with its key member) while the
+        // element diff is hot: `assemble` then reads these vectors only.
+        let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
+        for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
             let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
@@ -624,25 +637,25 @@ impl<'a> Differ<'a> {
                     let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run) else {
                         return Keyed::Bail;
                     };
-                    d_sub[mi] = Some(t.delta);
-                    x_sub[mi] = Some(t.deletions);
-                    c_sub[ci] = Some(t.changed);
+                    d_sub[mi] = Some(self.element_patch(t.delta, m_key));
+                    x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                    c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
                 }
                 (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
                 {
-                    Ok(s) => d_sub[mi] = Some(s),
+                    Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
                     Err(_) => return Keyed::Bail,
                 },
                 (true, false) => {
                     match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                        Ok(s) => x_sub[mi] = Some(s),
+                        Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
                         Err(_) => return Keyed::Bail,
                     }
                 }
                 (false, false) => {}
             }
         }
-        for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
+        for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
             let oi = pairs.c_o[ci];
             if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
                 continue;
@@ -655,7 +668,7 @@ impl<'a> Differ<'a> {
                 CHANGED,
                 retain,
             ) {
-                Ok(s) => c_sub[ci] = Some(s),
+                Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
                 Err(_) => return Keyed::Bail,
             }
         }
@@ -871,12 +884,26 @@ impl<'a> Differ<'a> {
         );
     }
 
+    /// The patch of one list element from its diff `sub`: with the
+    /// element's key member (as `diff_keyed_unique` adds it).
+    fn element_patch(&self, sub: Object<'a>, key_member: &Member<'a>) -> Sub<'a> {
+        if sub.is_empty() {
+            return Sub::Empty;
+        }
+        let v = self.with_key_member(sub, *key_member);
+        if directives::is_delete(&v) {
+            Sub::Delete(v)
+        } else {
+            Sub::Keep(v)
+        }
+    }
+
     /// `diff_keyed_unique`'s result from the element diffs `subs` (one per
     /// element of the new list that has a partner in the old one).
     fn assemble(
         &self,
         p: Pair<'_, 'a>,
-        subs: &[Option<Object<'a>>],
+        subs: &[Option<Sub<'a>>],
         key: &str,
         flags: DiffFlags,
     ) -> Option<ListDiff<'a>> {
@@ -884,7 +911,7 @@ impl<'a> Differ<'a> {
         let mut keep: Vec<Value<'a>> = Vec::new();
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         let mut matched = vec![false; p.a.len()];
-        for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
+        for (bi, &(_, _, k)) in p.b.iter().enumerate() {
             match p.b_to_a[bi] {
                 UNPAIRED => {
                     if !ica {
@@ -898,14 +925,10 @@ impl<'a> Differ<'a> {
                 }
                 ai => {
                     matched[ai as usize] = true;
-                    let sub = subs[bi]?;
-                    if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, *key_member);
-                        if directives::is_delete(&sub) {
-                            deletes.push((k, sub));
-                        } else {
-                            keep.push(sub);
-                        }
+                    match subs[bi]? {
+                        Sub::Empty => {}
+                        Sub::Delete(sub) => deletes.push((k, sub)),
+                        Sub::Keep(sub) => keep.push(sub),
                     }
                 }
             }
