@@ -15,10 +15,13 @@
 //! runs the three diffs one after the other, which report the error (and
 //! the first of several) exactly as before.
 
+use crate::compose3::{list_id, FastCompose, Precomposed};
 use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
-use crate::keys::UNPAIRED;
+use crate::keys::{
+    key_hash, key_index, pair_by_index, pair_by_sort, pairs_by_sort, SortItems, UNPAIRED,
+};
 use crate::shared::{key_member, order_list, Index};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
 use smpatch_value::{Member, Object, Path, Value};
@@ -43,6 +46,15 @@ pub(crate) const CHANGED: DiffFlags = DiffFlags {
     ignore_changes_and_additions: false,
     ignore_deletions: false,
 };
+
+/// What one fused walk builds besides `delta` and `deletions`: `changed`
+/// (`ch`, for the conflict check) and, with `fast`, the composition of
+/// long keyed lists (`compose3.rs`).
+#[derive(Clone, Copy)]
+pub(crate) struct Run<'a, 't> {
+    pub(crate) ch: bool,
+    pub(crate) fast: Option<&'t FastCompose<'a, 't>>,
+}
 
 /// The three diffs of one position.
 pub(crate) struct Three<'a> {
@@ -193,58 +205,88 @@ struct Pairing {
 }
 
 impl Pairing {
-    /// `None` when a key repeats within a list.
+    /// `None` when a key repeats within a list. Long lists (from
+    /// `keys::SORT_PAIRING_MIN` elements) are paired by sorting their key
+    /// hashes (`keys::pair_by_sort`: sequential passes instead of a hash
+    /// probe per element that misses the caches), each pair's keys then
+    /// compared; a repeated hash or a pair of unequal keys sends them to
+    /// the hash maps.
     fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
-        let index = |l: &[Elem<'a>]| -> Option<FxHashMap<&'a str, u32>> {
-            let mut ix = FxHashMap::with_capacity_and_hasher(l.len(), Default::default());
-            for (i, e) in l.iter().enumerate() {
-                if ix.insert(e.2, i as u32).is_some() {
-                    return None;
-                }
-            }
-            Some(ix)
-        };
-        let o_ix = index(o)?;
         let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
-        let (c_o, c_ix) = if c_aligned {
-            // Original's keys are unique, so current's are.
-            ((0..c.len() as u32).collect::<Vec<u32>>(), None)
-        } else {
-            let c_ix = index(c)?;
-            let c_o = c
-                .iter()
-                .map(|e| o_ix.get(e.2).copied().unwrap_or(UNPAIRED))
-                .collect();
-            (c_o, Some(c_ix))
-        };
-        let mut m_o = Vec::with_capacity(m.len());
-        let mut m_c = Vec::with_capacity(m.len());
-        // A key modified repeats is paired twice, or (when no other list
-        // has it) found in `added`.
-        let mut o_seen = vec![false; o.len()];
-        let mut c_seen = vec![false; c.len()];
-        let mut added: FxHashSet<&'a str> = FxHashSet::default();
-        for e in m {
-            let oi = o_ix.get(e.2).copied().unwrap_or(UNPAIRED);
-            let ci = match &c_ix {
-                None => oi,
-                Some(ix) => ix.get(e.2).copied().unwrap_or(UNPAIRED),
-            };
-            let repeated = if oi != UNPAIRED {
-                std::mem::replace(&mut o_seen[oi as usize], true)
-            } else if ci != UNPAIRED {
-                std::mem::replace(&mut c_seen[ci as usize], true)
-            } else {
-                !added.insert(e.2)
-            };
-            if repeated {
-                return None;
+        if pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len()) {
+            if let Some(p) = Self::by_sort(o, m, c, c_aligned) {
+                return Some(p);
             }
-            m_o.push(oi);
-            m_c.push(ci);
         }
+        let keys = |l: &[Elem<'a>]| l.iter().map(|e| e.2).collect::<Vec<&'a str>>();
+        let o_ix = key_index(o.iter().map(|e| e.2))?;
+        let m_o = pair_by_index(&o_ix, m.iter().map(|e| Some(e.2)))?.pair;
+        if c_aligned {
+            // Original's keys are unique, so current's are.
+            let c_o = (0..c.len() as u32).collect();
+            return Some(Pairing {
+                m_c: m_o.clone(),
+                m_o,
+                c_o,
+            });
+        }
+        let c_keys = keys(c);
+        let c_ix = key_index(c_keys.iter().copied())?;
+        let m_c = pair_by_index(&c_ix, m.iter().map(|e| Some(e.2)))?.pair;
+        let c_o = pair_by_index(&o_ix, c_keys.into_iter().map(Some))?.pair;
         Some(Pairing { m_o, m_c, c_o })
     }
+
+    /// [`Pairing::new`] by sorting the key hashes; `None`: use the maps.
+    fn by_sort<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        c_aligned: bool,
+    ) -> Option<Pairing> {
+        let hashes = |l: &[Elem<'a>]| l.iter().map(|e| key_hash(e.2)).collect::<Vec<u64>>();
+        let items = |h: &[u64]| {
+            let mut s = SortItems::with_capacity(h.len());
+            for &x in h {
+                s.push_hash(x);
+            }
+            s
+        };
+        // The pairs of `b` with `a` by hash, once their keys are compared.
+        let pair = |a: &[Elem<'a>], ah: &[u64], b: &[Elem<'a>], bh: &[u64]| -> Option<Vec<u32>> {
+            let p = pair_by_sort(items(ah), items(bh))?.pair;
+            let equal = p
+                .iter()
+                .zip(b)
+                .all(|(&ai, e)| ai == UNPAIRED || same_str(a[ai as usize].2, e.2));
+            equal.then_some(p)
+        };
+        let (oh, mh) = (hashes(o), hashes(m));
+        let m_o = pair(o, &oh, m, &mh)?;
+        if c_aligned {
+            let c_o = (0..c.len() as u32).collect();
+            return Some(Pairing {
+                m_c: m_o.clone(),
+                m_o,
+                c_o,
+            });
+        }
+        let ch = hashes(c);
+        let m_c = pair(c, &ch, m, &mh)?;
+        let c_o = pair(o, &oh, c, &ch)?;
+        Some(Pairing { m_o, m_c, c_o })
+    }
+}
+
+/// One element's patch in a keyed list's diff (`Differ::element_patch`).
+#[derive(Clone, Copy)]
+enum Sub<'a> {
+    /// The elements do not differ.
+    Empty,
+    /// The patch (with the key member), a `$patch: delete` one.
+    Delete(Value<'a>),
+    /// Any other patch (with the key member).
+    Keep(Value<'a>),
 }
 
 /// The outcome of [`Differ::keyed_three`].
@@ -271,7 +313,7 @@ struct Pair<'x, 'a> {
 impl<'a> Differ<'a> {
     /// `delta`, `deletions` and `changed` of the objects `o` (original),
     /// `m` (modified) and `c` (current) at `w`; `None` on any error.
-    /// Without `ch` (`create_three_way` with `OnConflict::Overwrite`, which
+    /// Without `run.ch` (`create_three_way` with `OnConflict::Overwrite`, which
     /// checks no conflict) `changed` is left empty and its errors unseen.
     pub(crate) fn diff_three(
         &self,
@@ -280,10 +322,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
-        ch: bool,
+        run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
         w.check().ok()?;
-        grow_stack(|| self.diff_three_inner(o, m, c, w, rk, ch))
+        grow_stack(|| self.diff_three_inner(o, m, c, w, rk, run))
     }
 
     fn diff_three_inner(
@@ -293,10 +335,10 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
-        ch: bool,
+        run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
         if aligned_objects(o, m, c) {
-            return self.diff_three_aligned(o, m, c, w, rk, ch);
+            return self.diff_three_aligned(o, m, c, w, rk, run);
         }
         let o_index = Index::new(o);
         let c_index = Index::new(c);
@@ -311,7 +353,7 @@ impl<'a> Differ<'a> {
             }
             let cv = c_index.get(k);
             let ov = o_index.get(k);
-            if let Some(d) = self.member_three(k, ov, mv, cv, w, ch, &mut delta, &mut dels)? {
+            if let Some(d) = self.member_three(k, ov, mv, cv, w, run, &mut delta, &mut dels)? {
                 // Scalars have no identity: `changed` diffs them itself.
                 if let Some(id) = cv.map(|v| ident(&v)).filter(|&id| id != Ident::None) {
                     done.push((k, id, d));
@@ -321,7 +363,7 @@ impl<'a> Differ<'a> {
         let m_index = Index::new(m);
         let delta = self.finish_diff(c, &m_index, delta, retain.clone(), DELTA);
         let deletions = self.finish_diff(o, &m_index, dels, retain, DELETIONS);
-        if !ch {
+        if !run.ch {
             return Some(Three {
                 delta,
                 deletions,
@@ -371,7 +413,7 @@ impl<'a> Differ<'a> {
         c: Object<'a>,
         w: Walk<'_, '_>,
         rk: RetainKeys,
-        ch: bool,
+        run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
         let (om, mm, cm) = (o.members(), m.members(), c.members());
         // Most positions differ nowhere: buffers allocate on first use.
@@ -382,8 +424,8 @@ impl<'a> Differ<'a> {
         // in the same loop, in current's order.
         for i in 0..mm.len() {
             let (k, ov, mv, cv) = (mm[i].key, om[i].value, mm[i].value, cm[i].value);
-            match self.member_three(k, Some(ov), mv, Some(cv), w, ch, &mut delta, &mut dels)? {
-                _ if !ch => {}
+            match self.member_three(k, Some(ov), mv, Some(cv), w, run, &mut delta, &mut dels)? {
+                _ if !run.ch => {}
                 Some(d) => self.push_done(&mut changed, cm[i].key, d),
                 None => self
                     .diff_member(Some(ov), cm[i].key, cv, w, CHANGED, &mut changed)
@@ -417,7 +459,7 @@ impl<'a> Differ<'a> {
         if !retain.is_empty() {
             retain.sort_unstable();
             let list: Vec<Value<'a>> = retain.into_iter().map(Value::String).collect();
-            patch.push(directives::retain_keys_member(self.arena, &list));
+            crate::shared::set_retain_keys(self.arena, &mut patch, &list);
         }
         Object::from_members(self.arena.alloc_slice_copy(&patch))
     }
@@ -459,7 +501,7 @@ impl<'a> Differ<'a> {
         mv: Value<'a>,
         cv: Option<Value<'a>>,
         w: Walk<'_, '_>,
-        ch: bool,
+        run: Run<'a, '_>,
         delta: &mut Vec<Member<'a>>,
         dels: &mut Vec<Member<'a>>,
     ) -> Option<Option<Done<'a>>> {
@@ -484,7 +526,7 @@ impl<'a> Differ<'a> {
                             co,
                             w.step(&here, field.cursor),
                             RetainKeys::of(field.meta),
-                            ch,
+                            run,
                         )?;
                         if !sub.delta.is_empty() {
                             delta.push(Member {
@@ -512,7 +554,7 @@ impl<'a> Differ<'a> {
                         if !same_list(cl, ml) {
                             delta.push(Member { key: k, value: mv });
                         }
-                        let changed = (ch && !same_list(ol, cl)).then_some(cv);
+                        let changed = (run.ch && !same_list(ol, cl)).then_some(cv);
                         return Some(Some(Done::Member(changed)));
                     }
                     if let ListPlan::Merge(keys) = plan {
@@ -521,7 +563,7 @@ impl<'a> Differ<'a> {
                             w.step(&here, field.cursor),
                             keys,
                             RetainKeys::of(field.meta),
-                            ch,
+                            run,
                         ) {
                             Keyed::Apart => {}
                             Keyed::Bail => return None,
@@ -559,7 +601,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
-        ch: bool,
+        run: Run<'a, '_>,
     ) -> Keyed<'a> {
         let path = w.path();
         // `diff_lists`' own answers for an empty old list, and its kind
@@ -569,7 +611,7 @@ impl<'a> Differ<'a> {
         }
         // Objects only, in three non-empty lists: every kind check answers
         // "objects".
-        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain, ch) {
+        if let Some(r) = self.keyed_aligned((o, m, c), w, keys, retain, run) {
             return r;
         }
         let KeySpec::Single(key) = keys else {
@@ -589,40 +631,42 @@ impl<'a> Differ<'a> {
         };
         // Per element of m: its diff against current's and original's
         // element of that key; per element of current: against original's.
-        let mut d_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
-        let mut x_sub: Vec<Option<Object<'a>>> = vec![None; m.len()];
-        let mut c_sub: Vec<Option<Object<'a>>> = vec![None; c.len()];
-        for (mi, &(me, _, _)) in m_e.iter().enumerate() {
+        // Each element patch is built (with its key member) while the
+        // element diff is hot: `assemble` then reads these vectors only.
+        let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
+        for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
             let here = Path::Index(path, mi);
             let ww = w.step(&here, w.cursor());
             let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
             match (oi != UNPAIRED, ci != UNPAIRED) {
                 (true, true) => {
                     let (oi, ci) = (oi as usize, ci as usize);
-                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, ch) else {
+                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run) else {
                         return Keyed::Bail;
                     };
-                    d_sub[mi] = Some(t.delta);
-                    x_sub[mi] = Some(t.deletions);
-                    c_sub[ci] = Some(t.changed);
+                    d_sub[mi] = Some(self.element_patch(t.delta, m_key));
+                    x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                    c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
                 }
                 (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
                 {
-                    Ok(s) => d_sub[mi] = Some(s),
+                    Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
                     Err(_) => return Keyed::Bail,
                 },
                 (true, false) => {
                     match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                        Ok(s) => x_sub[mi] = Some(s),
+                        Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
                         Err(_) => return Keyed::Bail,
                     }
                 }
                 (false, false) => {}
             }
         }
-        for (ci, &(ce, _, _)) in c_e.iter().enumerate() {
+        for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
             let oi = pairs.c_o[ci];
-            if !ch || c_sub[ci].is_some() || oi == UNPAIRED {
+            if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
                 continue;
             }
             let here = Path::Index(path, ci);
@@ -633,7 +677,7 @@ impl<'a> Differ<'a> {
                 CHANGED,
                 retain,
             ) {
-                Ok(s) => c_sub[ci] = Some(s),
+                Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
                 Err(_) => return Keyed::Bail,
             }
         }
@@ -645,13 +689,16 @@ impl<'a> Differ<'a> {
         };
         let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
         let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
-        let c = if ch {
+        let c = if run.ch {
             self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED)
         } else {
             Some(ListDiff::default())
         };
         match (d, x, c) {
-            (Some(d), Some(x), Some(c)) => Keyed::Done([d, x, c]),
+            (Some(d), Some(x), Some(c)) => {
+                self.precompose(run, m_e.iter().map(|e| e.2), &d, &x, keys, w);
+                Keyed::Done([d, x, c])
+            }
             _ => Keyed::Bail,
         }
     }
@@ -667,7 +714,7 @@ impl<'a> Differ<'a> {
         w: Walk<'_, '_>,
         keys: KeySpec<'_>,
         retain: RetainKeys,
-        ch: bool,
+        run: Run<'a, '_>,
     ) -> Option<Keyed<'a>> {
         let KeySpec::Single(key) = keys else {
             return None;
@@ -716,7 +763,7 @@ impl<'a> Differ<'a> {
         let mut subs: Vec<[Object<'a>; 3]> = Vec::with_capacity(m.len());
         for (i, [oe, me, ce]) in elems.iter().enumerate() {
             let here = Path::Index(path, i);
-            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain, ch)
+            let Some(t) = self.diff_three(oe.0, me.0, ce.0, w.step(&here, w.cursor()), retain, run)
             else {
                 return Some(Keyed::Bail);
             };
@@ -724,7 +771,7 @@ impl<'a> Differ<'a> {
         }
         // Per diff: which sub, the new list's side, the flags.
         let mut out = [ListDiff::default(); 3];
-        let slots = if ch { 3 } else { 2 };
+        let slots = if run.ch { 3 } else { 2 };
         for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
             .into_iter()
             .take(slots)
@@ -756,7 +803,108 @@ impl<'a> Differ<'a> {
                 order,
             };
         }
+        self.precompose(run, texts.iter().copied(), &out[0], &out[1], keys, w);
         Some(Keyed::Done(out))
+    }
+
+    /// Records the composition of a keyed list's `delta` (`d`) and
+    /// `deletions` (`x`) when the fused walk can build it without any
+    /// look-up (see `compose3.rs`): both lists present with their
+    /// `$setElementOrder` lists (built from modified's keys, so equal), in
+    /// modified's order (`m_keys`, the key texts of modified's elements,
+    /// none twice), no element holding `$patch`. COMPOSE mode then pairs
+    /// the elements by key (all distinct), merges each pair, keeps the
+    /// others as they are and sorts the result by the order list, which
+    /// names every element: modified's order, as built here.
+    fn precompose(
+        &self,
+        run: Run<'a, '_>,
+        m_keys: impl Iterator<Item = &'a str>,
+        d: &ListDiff<'a>,
+        x: &ListDiff<'a>,
+        keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
+    ) {
+        let Some(fast) = run.fast else {
+            return;
+        };
+        let KeySpec::Single(key) = keys else {
+            return;
+        };
+        let (Some(Value::Array(pl)), Some(Value::Array(xl)), Some(po), Some(xo), None, None) =
+            (d.add, x.add, d.order, x.order, d.del, x.del)
+        else {
+            return;
+        };
+        // A plain element and its key text (a string, or an integer's
+        // literal).
+        let plain = |v: Option<&Value<'a>>| -> Option<(Object<'a>, &'a str)> {
+            let o = v?.as_object()?;
+            if o.contains_key(PATCH) {
+                return None;
+            }
+            let text = match key_member(&o, key)?.value {
+                Value::String(s) => s,
+                Value::Number(n) if n.is_int() => n.literal(),
+                _ => return None,
+            };
+            Some((o, text))
+        };
+        let depth = w.depth() + 1;
+        let mut out: Vec<Value<'a>> = Vec::with_capacity(pl.len().max(xl.len()));
+        let (mut jp, mut jx) = (0, 0);
+        for k in m_keys {
+            let pe = plain(pl.get(jp)).filter(|e| same_str(e.1, k));
+            let xe = plain(xl.get(jx)).filter(|e| same_str(e.1, k));
+            match (xe, pe) {
+                (Some((xo, _)), Some((po, _))) => {
+                    let Some(v) = fast.object(xo, po, w.cursor(), depth) else {
+                        return;
+                    };
+                    out.push(v);
+                }
+                (Some((xo, _)), None) => out.push(Value::Object(xo)),
+                (None, Some((po, _))) => out.push(Value::Object(po)),
+                (None, None) => continue,
+            }
+            jp += usize::from(pe.is_some());
+            jx += usize::from(xe.is_some());
+        }
+        if jp != pl.len() || jx != xl.len() {
+            // An element with `$patch` (or out of modified's order).
+            return;
+        }
+        let (Some(dels), Some(dels_order), Some(delta), Some(delta_order)) = (
+            list_id(&Value::Array(xl)),
+            list_id(&xo),
+            list_id(&Value::Array(pl)),
+            list_id(&po),
+        ) else {
+            return;
+        };
+        fast.table.insert(
+            dels,
+            Precomposed {
+                dels_order,
+                delta,
+                delta_order,
+                list: Value::Array(self.arena.alloc_slice_copy(&out)),
+            },
+        );
+    }
+
+    /// The patch of one list element from its diff `sub`: with the
+    /// element's key member (as `diff_keyed_unique` adds it).
+    fn element_patch(&self, sub: Object<'a>, key_member: &Member<'a>) -> Sub<'a> {
+        if sub.is_empty() {
+            return Sub::Empty;
+        }
+        let v = self.with_key_member(sub, *key_member);
+        if directives::is_delete(&v) {
+            Sub::Delete(v)
+        } else {
+            Sub::Keep(v)
+        }
     }
 
     /// `diff_keyed_unique`'s result from the element diffs `subs` (one per
@@ -764,7 +912,7 @@ impl<'a> Differ<'a> {
     fn assemble(
         &self,
         p: Pair<'_, 'a>,
-        subs: &[Option<Object<'a>>],
+        subs: &[Option<Sub<'a>>],
         key: &str,
         flags: DiffFlags,
     ) -> Option<ListDiff<'a>> {
@@ -772,7 +920,7 @@ impl<'a> Differ<'a> {
         let mut keep: Vec<Value<'a>> = Vec::new();
         let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
         let mut matched = vec![false; p.a.len()];
-        for (bi, &(_, key_member, k)) in p.b.iter().enumerate() {
+        for (bi, &(_, _, k)) in p.b.iter().enumerate() {
             match p.b_to_a[bi] {
                 UNPAIRED => {
                     if !ica {
@@ -786,14 +934,10 @@ impl<'a> Differ<'a> {
                 }
                 ai => {
                     matched[ai as usize] = true;
-                    let sub = subs[bi]?;
-                    if !sub.is_empty() {
-                        let sub = self.with_key_member(sub, *key_member);
-                        if directives::is_delete(&sub) {
-                            deletes.push((k, sub));
-                        } else {
-                            keep.push(sub);
-                        }
+                    match subs[bi]? {
+                        Sub::Empty => {}
+                        Sub::Delete(sub) => deletes.push((k, sub)),
+                        Sub::Keep(sub) => keep.push(sub),
                     }
                 }
             }
@@ -837,14 +981,32 @@ mod tests {
     //! The oracle: the three diffs run one after the other.
     #![allow(clippy::unwrap_used)] // test helpers: a failure is a test failure
 
-    use super::{CHANGED, DELETIONS, DELTA};
+    use super::{Run, CHANGED, DELETIONS, DELTA};
+    use crate::compose3::{FastCompose, Table};
     use crate::diff::RetainKeys;
     use crate::CreateOptions;
     use proptest::prelude::*;
     use serde_json::Value as J;
+    use smpatch_patch_apply::compose_patches;
     use smpatch_schema::{Cursor, Schema};
     use smpatch_testkit::{from_bytes, merge_item_doc, merge_item_patch, Unstructured};
-    use smpatch_value::{from_serde, to_json_string, Arena, Path};
+    use smpatch_value::{from_serde, to_json_string, Arena, Object, Path, Value};
+
+    /// Keyed lists of any length paired by sorting (`sort`), or from the
+    /// usual length on.
+    fn sort_pairing(sort: bool) {
+        let min = if sort {
+            1
+        } else {
+            crate::keys::SORT_PAIRING_MIN
+        };
+        crate::keys::SORT_PAIRING_MIN_FOR_TESTS.with(|c| c.set(min));
+    }
+
+    /// The walk without the composition's records.
+    fn run<'a, 't>(ch: bool) -> Run<'a, 't> {
+        Run { ch, fast: None }
+    }
 
     fn merge_item_schema() -> Option<Schema> {
         let p = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
@@ -868,8 +1030,16 @@ mod tests {
         };
         let differ = opts.differ(&arena);
         let root = Path::Root;
-        let fused =
-            |ch| differ.diff_three(ov, mv, cv, differ.root(&root, cursor), RetainKeys::Skip, ch);
+        let fused = |ch| {
+            differ.diff_three(
+                ov,
+                mv,
+                cv,
+                differ.root(&root, cursor),
+                RetainKeys::Skip,
+                run(ch),
+            )
+        };
         let apart = |a, b, flags| {
             differ
                 .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
@@ -904,7 +1074,85 @@ mod tests {
             apart(ov, cv, CHANGED),
             "changed: {ctx}"
         );
+        if compare_compose(&arena, (ov, mv, cv), cursor, opts, &ctx) {
+            FAST_COMPOSED.with(|n| n.set(n.get() + 1));
+        }
         Outcome::Fused
+    }
+
+    thread_local! {
+        /// How many [`compare`] calls the fast composition answered.
+        static FAST_COMPOSED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+
+    fn fast_composed() -> u32 {
+        FAST_COMPOSED.with(std::cell::Cell::get)
+    }
+
+    /// The walk with the composition's records: the same `delta` and
+    /// `deletions`, and where the fast composition answers, the answer of
+    /// `compose_patches` (which must not fail there). True when the fast
+    /// composition answered.
+    fn compare_compose<'a>(
+        arena: &'a Arena,
+        (ov, mv, cv): (Object<'a>, Object<'a>, Object<'a>),
+        cursor: Cursor<'_>,
+        opts: &CreateOptions,
+        ctx: &str,
+    ) -> bool {
+        let differ = opts.differ(arena);
+        let root = Path::Root;
+        let table = Table::default();
+        let fast = FastCompose::new(arena, opts, &table);
+        for ch in [false, true] {
+            table.clear();
+            let run = Run {
+                ch,
+                fast: Some(&fast),
+            };
+            let w = differ.root(&root, cursor);
+            let Some(t) = differ.diff_three(ov, mv, cv, w, RetainKeys::Skip, run) else {
+                continue;
+            };
+            let show = |p| to_json_string(&smpatch_value::Value::Object(p));
+            let apart = |a, b, flags| {
+                differ
+                    .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
+                    .map(|p| to_json_string(&smpatch_value::Value::Object(p)))
+            };
+            assert_eq!(Ok(show(t.delta)), apart(cv, mv, DELTA), "delta: {ctx}");
+            assert_eq!(
+                Ok(show(t.deletions)),
+                apart(ov, mv, DELETIONS),
+                "deletions: {ctx}"
+            );
+            if table.is_empty() {
+                continue;
+            }
+            let Some(got) = fast.object(t.deletions, t.delta, cursor, 1) else {
+                continue;
+            };
+            let want = compose_patches(
+                arena,
+                Value::Object(t.deletions),
+                Value::Object(t.delta),
+                cursor,
+                &crate::compose::apply_options(opts),
+            )
+            .unwrap_or_else(|e| {
+                panic!("compose_patches failed ({e}) where the fast one answered: {ctx}")
+            });
+            assert_eq!(
+                to_json_string(&got),
+                to_json_string(&want),
+                "compose: {ctx}"
+            );
+            assert!(got.deep_eq(&want), "compose: {ctx}");
+            if ch {
+                return true;
+            }
+        }
+        false
     }
 
     /// One document of a triple: well-formed, rich in directives and
@@ -1110,7 +1358,9 @@ mod tests {
             kinds in prop::array::uniform3(any::<u8>()),
             fix_quirks in any::<bool>(),
             compound_keys in any::<bool>(),
+            sort in any::<bool>(),
         ) {
+            sort_pairing(sort);
             let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../testdata/schemas/widget.v2.json");
             let schema = Schema::load_path(p).unwrap();
@@ -1132,7 +1382,9 @@ mod tests {
             kinds in prop::array::uniform3(any::<u8>()),
             fix_quirks in any::<bool>(),
             compound_keys in any::<bool>(),
+            sort in any::<bool>(),
         ) {
+            sort_pairing(sort);
             let Some(schema) = merge_item_schema() else { return Ok(()) };
             let cursor = schema.cursor("mergeItem").unwrap();
             let mut docs: Vec<J> = Vec::new();
@@ -1171,6 +1423,159 @@ mod tests {
             }
         }
         assert!(fused * 10 >= total * 9, "fused {fused} of {total}");
+    }
+
+    /// Keyed lists whose elements change fields (so both `delta` and
+    /// `deletions` hold the list) in other orders, nested keyed lists, new
+    /// elements, nulls, `$patch` members and repeated keys, compared with
+    /// `compose_patches`; the fast composition must answer for most.
+    #[test]
+    fn fast_composition_equals_compose_patches() {
+        use serde_json::json;
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/schemas/widget.v2.json");
+        let schema = Schema::load_path(p).unwrap();
+        let cursor = schema.cursor("Widget").unwrap();
+        let before = fast_composed();
+        let total = 400u32;
+        for seed in 0..total {
+            let mut r = seed.wrapping_mul(2_654_435_761) | 1;
+            let mut next = move |n: u32| {
+                r ^= r << 13;
+                r ^= r >> 17;
+                r ^= r << 5;
+                r % n
+            };
+            let ids = ["a", "b", "c", "d", "e"];
+            let elem = |id: &str, next: &mut dyn FnMut(u32) -> u32| {
+                let mut e = serde_json::Map::new();
+                e.insert("id".into(), json!(id));
+                for f in ["v", "w"] {
+                    match next(4) {
+                        0 => {}
+                        1 => {
+                            e.insert(f.into(), json!(null));
+                        }
+                        _ => {
+                            e.insert(f.into(), json!(format!("{}", next(3))));
+                        }
+                    }
+                }
+                if next(3) == 0 {
+                    let n = next(3) as usize;
+                    let sub: Vec<J> = ["s1", "s2"][..n.min(2)]
+                        .iter()
+                        .map(|s| json!({"id": s, "v": format!("{}", next(2))}))
+                        .collect();
+                    e.insert("sub".into(), J::Array(sub));
+                }
+                if next(40) == 0 {
+                    e.insert("$patch".into(), json!("replace"));
+                }
+                J::Object(e)
+            };
+            let n = 1 + next(5) as usize;
+            let o_ids: Vec<&str> = ids[..n].to_vec();
+            // Modified: original's keys in another order, one more
+            // sometimes, one repeated rarely.
+            let mut m_ids = o_ids.clone();
+            for i in (1..m_ids.len()).rev() {
+                m_ids.swap(i, next(i as u32 + 1) as usize);
+            }
+            if n < ids.len() && next(3) == 0 {
+                m_ids.push(ids[n]);
+            }
+            if next(30) == 0 {
+                m_ids.push(m_ids[0]);
+            }
+            let o: Vec<J> = o_ids.iter().map(|id| elem(id, &mut next)).collect();
+            let m: Vec<J> = m_ids.iter().map(|id| elem(id, &mut next)).collect();
+            let c: Vec<J> = match next(3) {
+                0 => o.clone(),
+                1 => o_ids.iter().map(|id| elem(id, &mut next)).collect(),
+                _ => o.iter().rev().cloned().collect(),
+            };
+            let doc = |l: &Vec<J>| json!({"items": l, "name": "x"});
+            let opts = options(seed % 2 == 0, seed % 3 == 0);
+            sort_pairing(seed % 5 < 2);
+            compare(&doc(&o), &doc(&m), &doc(&c), cursor, &opts);
+        }
+        sort_pairing(false);
+        let composed = fast_composed() - before;
+        assert!(
+            composed * 2 >= total,
+            "fast composition answered {composed} of {total}"
+        );
+    }
+
+    /// A long keyed list reversed, every element changed and some losing a
+    /// field (the scaling benches' shape), with current in original's
+    /// order or its own: the fast composition answers, as
+    /// `compose_patches` does, and `create_three_way` returns that patch.
+    #[test]
+    fn fast_composition_of_long_lists() {
+        use crate::{create_three_way, OnConflict, ThreeWay};
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 6000;
+        let o: Vec<J> = (0..n)
+            .map(|i| {
+                if i % 7 == 0 {
+                    json!({"name": format!("n{i}"), "other": "x"})
+                } else {
+                    json!({"name": format!("n{i}"), "value": "v"})
+                }
+            })
+            .collect();
+        let m: Vec<J> = (0..n)
+            .rev()
+            .map(|i| json!({"name": format!("n{i}"), "value": format!("c{i}")}))
+            .collect();
+        let c_own: Vec<J> = o
+            .iter()
+            .skip(100)
+            .chain(o.iter().take(100))
+            .cloned()
+            .collect();
+        let doc = |l: &Vec<J>| json!({"mergingList": l, "value": "s"});
+        for (fq, ck) in [(false, false), (true, true)] {
+            // The sort pairing with `fix_quirks`.
+            sort_pairing(fq);
+            for c in [&o, &c_own] {
+                let opts = options(fq, ck);
+                let arena = Arena::new();
+                let obj = |v: &J| from_serde(&arena, v, 256).unwrap().as_object().unwrap();
+                let (ov, mv, cv) = (obj(&doc(&o)), obj(&doc(&m)), obj(&doc(c)));
+                assert!(compare_compose(&arena, (ov, mv, cv), cursor, &opts, "long"));
+                let docs = ThreeWay {
+                    original: Value::Object(ov),
+                    modified: Value::Object(mv),
+                    current: Value::Object(cv),
+                };
+                let p = create_three_way(&arena, docs, cursor, OnConflict::Overwrite, &opts, &[])
+                    .unwrap();
+                let differ = opts.differ(&arena);
+                let root = Path::Root;
+                let diff = |a, b, flags| {
+                    differ
+                        .diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip)
+                        .unwrap()
+                };
+                let want = compose_patches(
+                    &arena,
+                    Value::Object(diff(ov, mv, DELETIONS)),
+                    Value::Object(diff(cv, mv, DELTA)),
+                    cursor,
+                    &crate::compose::apply_options(&opts),
+                )
+                .unwrap();
+                assert_eq!(to_json_string(&p), to_json_string(&want));
+            }
+        }
+        sort_pairing(false);
     }
 
     /// Long keyed lists in different orders take the fused walk too (one
@@ -1215,14 +1620,51 @@ mod tests {
         let mut m_repeat = m.clone();
         m_repeat.push(elem(3, "again"));
         let doc = |l: &Vec<J>| json!({"mergingList": l});
-        for (fq, ck) in [(false, false), (true, true)] {
-            for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+        for sort in [false, true] {
+            sort_pairing(sort);
+            for (fq, ck) in [(false, false), (true, true)] {
+                for (mm, c) in [(&m, &c_aligned), (&m, &c_own), (&m_repeat, &c_aligned)] {
+                    assert_eq!(
+                        compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                        Outcome::Fused
+                    );
+                }
+            }
+        }
+        sort_pairing(false);
+    }
+
+    /// The sort pairing pairs by hash: unequal keys whose hashes agree are
+    /// found by comparing the keys and sent to the hash maps (keys hashed
+    /// into two values here, so that two of the three keys collide).
+    #[test]
+    fn sort_pairing_checks_keys() {
+        use crate::keys::KEY_HASH_BUCKETS_FOR_TESTS;
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        sort_pairing(true);
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(2));
+        let e = |k: &str, v: &str| json!({"name": k, "value": v});
+        let doc = |l: Vec<J>| json!({"mergingList": l});
+        for (a, b) in [("a", "b"), ("a", "c"), ("b", "c")] {
+            // Original and current hold `a`, modified `b`: with colliding
+            // hashes the sort pairs them unless the keys are compared.
+            let o = doc(vec![e(a, "1")]);
+            let m = doc(vec![e(b, "2")]);
+            let c = doc(vec![e(a, "3")]);
+            let c_own = doc(vec![e(b, "4"), e(a, "5")]);
+            for c in [&c, &c_own] {
                 assert_eq!(
-                    compare(&doc(&o), &doc(mm), &doc(c), cursor, &options(fq, ck)),
+                    compare(&o, &m, c, cursor, &options(false, false)),
                     Outcome::Fused
                 );
             }
         }
+        KEY_HASH_BUCKETS_FOR_TESTS.with(|c| c.set(0));
+        sort_pairing(false);
     }
 
     /// A failed schema lookup leaves that field to the separate steps:
@@ -1295,8 +1737,16 @@ mod tests {
         let opts = options(false, false);
         let differ = opts.differ(&arena);
         let root = Path::Root;
-        let walk =
-            |ch| differ.diff_three(oo, mo, co, differ.root(&root, cursor), RetainKeys::Skip, ch);
+        let walk = |ch| {
+            differ.diff_three(
+                oo,
+                mo,
+                co,
+                differ.root(&root, cursor),
+                RetainKeys::Skip,
+                run(ch),
+            )
+        };
         assert!(walk(true).is_none());
         let t = walk(false).unwrap();
         let show = |p| to_json_string(&smpatch_value::Value::Object(p));

@@ -209,7 +209,7 @@ impl SortItems {
 
     /// [`SortItems::push`] of a key whose [`key_hash`] is `hash`.
     #[inline]
-    fn push_hash(&mut self, hash: u64) {
+    pub(crate) fn push_hash(&mut self, hash: u64) {
         let x = (hash & !POS_MASK) | self.items.len() as u64;
         for (pass, c) in self.counts.iter_mut().enumerate() {
             c[digit(x, pass)] += 1;
@@ -379,6 +379,61 @@ pub(crate) fn pair_by_key_sort(o: &[&str], m: &[&str]) -> Option<UniquePairing> 
                 j += 1;
             }
         }
+    }
+    Some(UniquePairing {
+        pair,
+        matched,
+        verified: true,
+    })
+}
+
+/// The index [`pair_by_index`] looks keys up in: each key of a list to its
+/// position; `None` when a key repeats. (diff3 pairs modified and current
+/// with one index of original.)
+pub(crate) fn key_index<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Option<KeyIndex<'k>> {
+    let mut index: FxHashMap<&'k str, u32> =
+        FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+    let mut len = 0;
+    for (i, k) in keys.enumerate() {
+        if index.insert(k, i as u32).is_some() {
+            return None;
+        }
+        len = i + 1;
+    }
+    Some(KeyIndex { index, len })
+}
+
+/// The keys of a list by position, none twice ([`key_index`]).
+pub(crate) struct KeyIndex<'k> {
+    index: FxHashMap<&'k str, u32>,
+    len: usize,
+}
+
+/// [`pair_by_map`] with the index of `o` built beforehand.
+pub(crate) fn pair_by_index<'k>(
+    o: &KeyIndex<'k>,
+    m: impl ExactSizeIterator<Item = Option<&'k str>>,
+) -> Option<UniquePairing> {
+    let mut matched = vec![false; o.len];
+    let mut added: FxHashSet<&'k str> = FxHashSet::default();
+    let mut pair = Vec::with_capacity(m.len());
+    for k in m {
+        let k = k?;
+        let oi = match o.index.get(k) {
+            Some(&oi) => {
+                if std::mem::replace(&mut matched[oi as usize], true) {
+                    return None;
+                }
+                oi
+            }
+            None => {
+                if !added.insert(k) {
+                    return None;
+                }
+                UNPAIRED
+            }
+        };
+        pair.push(oi);
     }
     Some(UniquePairing {
         pair,

@@ -7,7 +7,10 @@
 //! [`conflicts`], [`compose`], [`CreateOptions`] and [`Precondition`].
 //!
 //! Must not: parse schemas or documents itself, or merge patches on its own:
-//! composition reuses `smpatch-patch-apply`'s COMPOSE mode.
+//! composition reuses `smpatch-patch-apply`'s COMPOSE mode (the three-way
+//! patch's composition takes the long keyed lists its diff already
+//! composed, and hands every object it cannot reproduce exactly to that
+//! mode, `compose3.rs`).
 //!
 //! By default the patches equal the reference's (as JSON values), quirks
 //! included; [`CreateOptions::fix_quirks`] turns on the fixes listed in
@@ -28,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod compose;
+mod compose3;
 mod conflict;
 mod diff;
 mod diff3;
@@ -360,7 +364,15 @@ pub fn create_three_way<'a>(
     // reports the first error exactly.
     let check = on_conflict == OnConflict::Fail;
     let root = differ.root(&Path::Root, cursor);
-    let fused = differ.diff_three(o, m, c, root, RetainKeys::Skip, check);
+    // The keyed lists the walk composes itself, and the composition that
+    // takes them as they are.
+    let table = compose3::Table::default();
+    let fast = compose3::FastCompose::new(arena, opts, &table);
+    let run = diff3::Run {
+        ch: check,
+        fast: Some(&fast),
+    };
+    let fused = differ.diff_three(o, m, c, root, RetainKeys::Skip, run);
     let (delta, deletions) = match &fused {
         Some(t) => (t.delta, t.deletions),
         None => (
@@ -368,13 +380,20 @@ pub fn create_three_way<'a>(
             differ.diff_objects(o, m, root, diff3::DELETIONS, RetainKeys::Skip)?,
         ),
     };
-    let patch = compose::compose_reference(
-        arena,
-        Value::Object(deletions),
-        Value::Object(delta),
-        cursor,
-        opts,
-    )?;
+    let composed = match fused {
+        Some(_) if !table.is_empty() => fast.object(deletions, delta, cursor, 1),
+        _ => None,
+    };
+    let patch = match composed {
+        Some(p) => p,
+        None => compose::compose_reference(
+            arena,
+            Value::Object(deletions),
+            Value::Object(delta),
+            cursor,
+            opts,
+        )?,
+    };
     check_preconditions(&patch, preconditions)?;
     if check {
         let changed = Value::Object(match &fused {
