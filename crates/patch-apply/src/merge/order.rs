@@ -110,6 +110,12 @@ impl<'a> Merger<'a, '_> {
         if let Some(c) = &d.carried {
             // Identities carried from the merge: no element is read again.
             debug_assert_eq!(merged.len(), c.ppos.len());
+            if keeps_merge_order(&c.ppos, d.live_len) {
+                // A patch that changes live elements in live order (one
+                // element, say): the ordering is the merge order, and the
+                // merged list is not copied again.
+                return Ok(merged);
+            }
             return Ok(self.arrange_by_position(&merged, &c.ppos, d.live_len));
         }
         let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
@@ -572,6 +578,23 @@ impl<'a> Merger<'a, '_> {
     }
 }
 
+/// Whether [`Merger::arrange_by_position`]`(merged, pos, live)` is
+/// `merged` itself: every element stands in `R'` (`i < live`: nothing
+/// appended), and the order positions of those that have one ascend with their merged
+/// positions (so the sort by order position keeps them where they are and
+/// each comes out just before the first unplaced element after it).
+fn keeps_merge_order(pos: &[u32], live: usize) -> bool {
+    let mut last = 0;
+    pos.len() <= live
+        && pos.iter().all(|&p| {
+            let ok = p == NO_POS || p >= last;
+            if p != NO_POS {
+                last = p;
+            }
+            ok
+        })
+}
+
 /// The placed elements of `merged` from known positions: `pos[i]` is the
 /// i-th element's position in the order list (`NO_POS`: none), and the
 /// first `live` elements stand in `R'` where they are.
@@ -615,4 +638,44 @@ fn same_order_list(a: Value<'_>, b: Value<'_>) -> bool {
     }
     };
     xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| shared(x, y) || x.deep_eq(y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ApplyOptions;
+
+    #[test]
+    fn keeps_merge_order_only_when_the_arrangement_is_the_merge_order() {
+        // Every position vector of up to 5 elements over order positions
+        // 0..4 (or none) and every live length: where `keeps_merge_order`
+        // says so, `arrange_by_position` must give `merged` back.
+        let arena = smpatch_value::Arena::new();
+        let opts = ApplyOptions::default();
+        let m = Merger::new(&arena, &opts, Mode::Apply);
+        let names: Vec<String> = (0..5).map(|i| format!("e{i}")).collect();
+        let (mut kept, mut moved) = (0, 0);
+        for len in 0..=5usize {
+            let merged: Vec<Value<'_>> = names[..len].iter().map(|s| Value::String(s)).collect();
+            for code in 0..6usize.pow(len as u32) {
+                let pos: Vec<u32> = (0..len)
+                    .map(|k| match (code / 6usize.pow(k as u32)) % 6 {
+                        5 => NO_POS,
+                        p => p as u32,
+                    })
+                    .collect();
+                for live in 0..=len {
+                    let arranged = m.arrange_by_position(&merged, &pos, live);
+                    let same = arranged.iter().zip(&merged).all(|(a, b)| a.deep_eq(b));
+                    if keeps_merge_order(&pos, live) {
+                        assert!(same, "pos {pos:?} live {live}");
+                        kept += 1;
+                    } else if !same {
+                        moved += 1;
+                    }
+                }
+            }
+        }
+        assert!(kept > 1000 && moved > 1000, "{kept} {moved}");
+    }
 }
