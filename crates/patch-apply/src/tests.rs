@@ -528,6 +528,7 @@ mod carried {
 
     use super::*;
     use crate::identity::{FORCE_PAIRING, NO_CARRY};
+    use crate::merge::EAGER_FOLLOWS;
     use proptest::prelude::*;
 
     /// How a run pairs and orders: whether identities are carried, and
@@ -549,11 +550,13 @@ mod carried {
     ];
 
     fn with_way<R>(way: Way, f: impl FnOnce() -> R) -> R {
+        EAGER_FOLLOWS.with(|c| c.set(way == REFERENCE));
         NO_CARRY.with(|c| c.set(!way.0));
         FORCE_PAIRING.with(|c| c.set(way.1));
         let r = f();
         NO_CARRY.with(|c| c.set(false));
         FORCE_PAIRING.with(|c| c.set(None));
+        EAGER_FOLLOWS.with(|c| c.set(false));
         r
     }
 
@@ -815,6 +818,111 @@ mod carried {
                 p.insert(field.to_string(), J::Array(patch));
                 (json!({ field: live }), J::Object(p))
             })
+    }
+
+    #[test]
+    fn hint_pairing_appends_without_an_index_until_a_repeat() {
+        // Elements not in the live list are appended on the strength of
+        // their hashes alone; a repeated one sends the hint to the index,
+        // which merges the repeat into the element appended first.
+        let original = json!({"items": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}]});
+        let patch = json!({"items": [
+            {"id": "a", "v": "1"}, {"id": "x", "v": "2"}, {"id": "b"}, {"id": "y"},
+            {"id": "x", "w": "3"}, {"id": "c", "v": "4"}, {"id": "z"}
+        ]});
+        same_both_ways(&original, &patch);
+        let got = outcome(&original, &patch, &ApplyOptions::default(), (true, Some(2)));
+        assert_eq!(
+            got,
+            Ok(json!({"items": [
+                {"id": "a", "v": "1"}, {"id": "x", "v": "2", "w": "3"}, {"id": "b"},
+                {"id": "y"}, {"id": "c", "v": "4"}, {"id": "z"}, {"id": "d"}
+            ]}))
+        );
+    }
+
+    #[test]
+    fn deferred_order_check_reports_the_first_error() {
+        // The patch breaks the order AND holds an element without its
+        // merge key: the reference reports the order first. A patch that
+        // follows the order reports the element.
+        let original = json!({"items": [{"id": "a"}, {"id": "b"}]});
+        let both = json!({
+            "$setElementOrder/items": [{"id": "a"}, {"id": "b"}],
+            "items": [{"id": "b", "v": "1"}, {"v": "nokey"}, {"id": "a", "v": "2"}]
+        });
+        same_both_ways(&original, &both);
+        let e = outcome(&original, &both, &ApplyOptions::default(), (true, None)).unwrap_err();
+        assert!(e.starts_with("OrderMismatch"), "{e}");
+        let merge_only = json!({
+            "$setElementOrder/items": [{"id": "a"}, {"id": "b"}],
+            "items": [{"id": "a", "v": "2"}, {"v": "nokey"}]
+        });
+        same_both_ways(&original, &merge_only);
+        let e = outcome(
+            &original,
+            &merge_only,
+            &ApplyOptions::default(),
+            (true, None),
+        )
+        .unwrap_err();
+        assert!(!e.starts_with("OrderMismatch"), "{e}");
+        // Out of order, the carried ordering cannot prove the check: it
+        // runs after the merge and fails; in order, the carried walk proves it.
+        for (order, ok) in [
+            (json!([{"id": "b"}, {"id": "a"}]), false),
+            (json!([{"id": "a"}, {"id": "b"}]), true),
+        ] {
+            let p = json!({
+                "$setElementOrder/items": order,
+                "items": [{"id": "a", "v": "1"}, {"id": "b", "v": "2"}]
+            });
+            same_both_ways(&original, &p);
+            let got = outcome(&original, &p, &ApplyOptions::default(), (true, None));
+            assert_eq!(got.is_ok(), ok, "{got:?}");
+        }
+        // The check needs no identity of an order element after the last
+        // patch element is found; the carried walk gives up on it.
+        let p = json!({
+            "$setElementOrder/items": [{"id": "a"}, {"x": 1}],
+            "items": [{"id": "a", "v": "1"}]
+        });
+        same_both_ways(&original, &p);
+    }
+
+    #[test]
+    fn compose_compares_order_lists_sharing_their_strings() {
+        // A patch composed with itself: both order lists hold the same
+        // strings (the shared-text comparison); then lists that differ in
+        // one element, or in an element that is not a one-string object.
+        let arena = Arena::new();
+        let parse = |s: &'static str| {
+            smpatch_value::parse_json(&arena, s.as_bytes(), &Default::default()).unwrap()
+        };
+        let p = parse(
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "b"}, {"id": 1}], "items": [{"id": "a", "v": "1"}]}"#,
+        );
+        let opts = ApplyOptions::default();
+        assert!(compose_patches(&arena, p, p, cursor(), &opts).is_ok());
+        for other in [
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "c"}, {"id": 1}], "items": [{"id": "a", "v": "1"}]}"#,
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "b"}], "items": [{"id": "a", "v": "1"}]}"#,
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "b"}, {"id": 2}], "items": [{"id": "a", "v": "1"}]}"#,
+        ] {
+            let q = parse(other);
+            let e = compose_patches(&arena, p, q, cursor(), &opts).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidSetElementOrder, "{other}");
+        }
+        // Equal lists at other addresses, and with members in another order.
+        let q = parse(
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "b"}, {"id": 1.0e0}], "items": []}"#,
+        );
+        let e = compose_patches(&arena, p, q, cursor(), &opts);
+        let same = parse(
+            r#"{"$setElementOrder/items": [{"id": "a"}, {"id": "b"}, {"id": 1}], "items": []}"#,
+        );
+        assert!(compose_patches(&arena, p, same, cursor(), &opts).is_ok());
+        assert!(e.is_err(), "1.0e0 is a float, 1 an integer");
     }
 
     #[test]

@@ -118,17 +118,25 @@ fn pairing(patch: usize, live: usize) -> Pairing {
 /// neighbours of the last match; one whose hash was never seen is not in
 /// the live list; the rest are searched for in the hashes, at most
 /// [`HINT_SCANS`] times before [`Hint::find`] gives up.
-struct Hint<'a> {
+///
+/// The appended elements' hashes go into a second [`HashSeen`]: a patch
+/// element not in the live list whose hash it never saw repeats no
+/// appended element, and is appended without any index (a composed
+/// three-way patch appends most of a long list: an index entry and a
+/// random slot write per element were most of compose's cache misses on
+/// 64k+ lists). A hash it may have seen makes [`Hint::find`] give up, and
+/// the caller builds the merge index.
+struct Hint {
     hashes: Vec<u64>,
     seen: HashSeen,
     last: usize,
     scans: u32,
-    appended: PosIndex<'a>,
+    appended: HashSeen,
 }
 
-impl<'a> Hint<'a> {
+impl Hint {
     /// `None` when the live list does not qualify (see [`Hint`]).
-    fn new(live: &[Value<'a>], keys: KeySpec<'_>, patch: usize) -> Option<Self> {
+    fn new<'a>(live: &[Value<'a>], keys: KeySpec<'_>, patch: usize) -> Option<Self> {
         let mut hashes = Vec::with_capacity(live.len());
         let mut seen = HashSeen::with_capacity(live.len());
         for chunk in live.chunks(BATCH) {
@@ -153,13 +161,14 @@ impl<'a> Hint<'a> {
             seen,
             last: usize::MAX,
             scans: 0,
-            appended: PosIndex::with_capacity(patch),
+            appended: HashSeen::with_capacity(patch),
         })
     }
 
     /// The merge target of identity `id` (hash `h`): `Some(Some(i))` the
-    /// live or appended position, `Some(None)` none, `None` given up.
-    fn find(
+    /// live position, `Some(None)` none (append it, and record its hash
+    /// with [`Hint::appended`]), `None` given up.
+    fn find<'a>(
         &mut self,
         live: &[Value<'a>],
         keys: KeySpec<'_>,
@@ -186,8 +195,10 @@ impl<'a> Hint<'a> {
                 self.last = g;
                 Some(Some(g))
             }
-            // Not in the live list.
-            None => Some(self.appended.get_hashed(h, id)),
+            // Not in the live list, nor (certainly) appended before.
+            None if !self.appended.contains(h) => Some(None),
+            // Perhaps appended before: only an index answers that.
+            None => None,
         }
     }
 }
@@ -521,7 +532,7 @@ impl<'a> Merger<'a, '_> {
         // hashes, checked distinct, and a guess next to the last match.
         let mut index = PosIndex::with_capacity(0);
         let mut first_live: Vec<usize> = Vec::new();
-        let mut hint: Option<Hint<'a>> = None;
+        let mut hint: Option<Hint> = None;
         match pairing {
             Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live, carry),
             Pairing::Hint => hint = Hint::new(&merged, keys, rest.len()),
@@ -632,7 +643,7 @@ impl<'a> Merger<'a, '_> {
                     match &mut hint {
                         _ if scan => {}
                         Some(hn) => {
-                            hn.appended.insert_first_hashed(h, id.clone(), i);
+                            hn.appended.insert(h);
                         }
                         None => {
                             index.insert_first_hashed(h, id.clone(), i);

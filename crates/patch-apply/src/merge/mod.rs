@@ -26,6 +26,9 @@ mod list;
 mod object;
 mod order;
 
+#[cfg(test)]
+pub(crate) use order::EAGER_FOLLOWS;
+
 /// Which of the two uses of the merge routine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {

@@ -13,6 +13,14 @@ use smpatch_schema::{FieldShape, ListPlan, Walk};
 use smpatch_value::{Kind, Object, Value};
 use std::borrow::Cow;
 
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to run the `$setElementOrder` pass's "patch follows
+    /// the order" check before the merge, as the reference does, so the
+    /// deferred check can be compared with it.
+    pub(crate) static EAGER_FOLLOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// One element of a list being ordered: its position in the order list and
 /// in the reference order (the reference's `normalizeElementOrder` sort), and whether it holds `$patch: delete`.
 pub(super) struct Placed<'a> {
@@ -102,6 +110,12 @@ impl<'a> Merger<'a, '_> {
         if let Some(c) = &d.carried {
             // Identities carried from the merge: no element is read again.
             debug_assert_eq!(merged.len(), c.ppos.len());
+            if keeps_merge_order(&c.ppos, d.live_len) {
+                // A patch that changes live elements in live order (one
+                // element, say): the ordering is the merge order, and the
+                // merged list is not copied again.
+                return Ok(merged);
+            }
             return Ok(self.arrange_by_position(&merged, &c.ppos, d.live_len));
         }
         let ids = self.merged_ids(&merged, keys, Elements::Objects, w)?;
@@ -120,6 +134,10 @@ impl<'a> Merger<'a, '_> {
     /// distinct positions in `R'`. Then both sorts of `normalizeElementOrder` have strict
     /// keys and the outcome does not depend on the order of `merged`.
     /// `None` when that cannot be shown (the caller then runs both passes).
+    ///
+    /// With the ordered list comes whether the walk proved that the patch
+    /// list follows the order list ([`rules::follows_order`] would accept
+    /// it); false says nothing either way.
     pub(super) fn order_set_fast(
         &self,
         merged: &[Value<'a>],
@@ -128,7 +146,7 @@ impl<'a> Merger<'a, '_> {
         n: usize,
         keys: KeySpec<'_>,
         w: Walk<'_, '_>,
-    ) -> Option<Vec<Value<'a>>> {
+    ) -> Option<(Vec<Value<'a>>, bool)> {
         if !d.exact {
             return None;
         }
@@ -161,7 +179,7 @@ impl<'a> Merger<'a, '_> {
             }
             *slot = true;
         }
-        Some(self.arrange(placed.into_iter()))
+        Some((self.arrange(placed.into_iter()), false))
     }
 
     /// [`Merger::order_set_fast`] with the identities the merge carried:
@@ -172,6 +190,14 @@ impl<'a> Merger<'a, '_> {
     /// patch element (the patch usually lists its elements in the order's
     /// order: `$setElementOrder` requires it of the elements it names), and
     /// only on a mismatch looked up in the merge index.
+    ///
+    /// That walk is the one [`rules::follows_order`] makes: the carried
+    /// patch identities are those of the patch elements without `$patch`
+    /// (a merge that carries them had no `replace` element, and the
+    /// `delete` elements are the ones that check skips), in patch order,
+    /// each compared with the next order element's identity until all are
+    /// found. So the second answer is whether all were found (every order
+    /// element had an identity, or the walk would have given up).
     fn order_set_carried(
         &self,
         merged: &[Value<'a>],
@@ -180,7 +206,7 @@ impl<'a> Merger<'a, '_> {
         c: &Carried<'a>,
         n: usize,
         keys: KeySpec<'_>,
-    ) -> Option<Vec<Value<'a>>> {
+    ) -> Option<(Vec<Value<'a>>, bool)> {
         debug_assert_eq!(merged.len(), c.ppos.len());
         let mut spos = vec![NO_POS; merged.len()];
         let mut next = 0;
@@ -205,7 +231,8 @@ impl<'a> Merger<'a, '_> {
         if spos.iter().skip(n).any(|&sp| sp == NO_POS) {
             return None;
         }
-        Some(self.arrange_by_position(merged, &spos, n))
+        let follows = next == c.patch.len();
+        Some((self.arrange_by_position(merged, &spos, n), follows))
     }
 
     /// Identity, its hash and "holds `$patch: delete`" of every element.
@@ -388,7 +415,7 @@ impl<'a> Merger<'a, '_> {
         if self.mode == Mode::Compose {
             match t.get(key) {
                 Some(existing) => {
-                    if !existing.deep_eq(&sv) {
+                    if !same_order_list(existing, sv) {
                         return Err(self.err(
                             wk,
                             ErrorKind::InvalidSetElementOrder,
@@ -417,11 +444,33 @@ impl<'a> Merger<'a, '_> {
         let plist = as_list(plist)?;
         let field = self.lookup(wf, f, FieldShape::List)?;
         let keys = self.rules.order_keys(field.meta);
-        if let Some(p) = plist {
-            // The last step of the `$setElementOrder` pass.
-            rules::follows_order(p, order, keys).map_err(|p| self.problem(wk, p))?;
-        }
         let merge_plan = self.rules.list_plan(field.meta);
+        // The last step of the `$setElementOrder` pass: the patch list must
+        // follow the order list. Before a keyed merge of two lists it is
+        // deferred (`follows` below): the carried ordering walks the same
+        // two lists and proves it on the way, and otherwise it runs after
+        // the merge, before anything else can fail. The merge changes
+        // nothing it reads, so the first error reported stays the same.
+        #[allow(unused_mut)]
+        let mut deferred_follows = matches!(
+            (live, plist, merge_plan),
+            (Some(_), Some(_), ListPlan::Merge(_))
+        );
+        #[cfg(test)]
+        if EAGER_FOLLOWS.with(std::cell::Cell::get) {
+            deferred_follows = false;
+        }
+        let follows = |proven: bool| -> Result<(), Error> {
+            match plist {
+                Some(p) if !proven => {
+                    rules::follows_order(p, order, keys).map_err(|p| self.problem(wk, p))
+                }
+                _ => Ok(()),
+            }
+        };
+        if !deferred_follows {
+            follows(false)?;
+        }
         let (merged, r_prime, deferred) = match (live, plist) {
             (None, None) => return Ok(None),
             (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
@@ -453,10 +502,36 @@ impl<'a> Merger<'a, '_> {
                         }
                     }
                 };
-                let r = r?;
+                let r = match r {
+                    Ok(r) => r,
+                    Err(e) => {
+                        if deferred_follows {
+                            follows(false)?;
+                        }
+                        return Err(e);
+                    }
+                };
                 (r.items, r.r_prime, r.deferred)
             }
         };
+        // A keyed merge whose own ordering was deferred: skip that ordering
+        // when it cannot matter. (Neither the element-kind nor the merge-key
+        // check below can fail after such a merge, so this may run first.)
+        let fast = match &deferred {
+            Some(d) => {
+                let n = live.map_or(0, <[Value<'a>]>::len);
+                self.order_set_fast(&merged, order, d, n, keys, wk)
+            }
+            None => None,
+        };
+        if deferred_follows {
+            // The deferred check runs here unless the fast ordering proved it.
+            follows(fast.as_ref().is_some_and(|x| x.1))?;
+        }
+        if let Some((ordered, _)) = fast {
+            t.set(f, Value::array_from(self.arena, &ordered));
+            return Ok(Some(f));
+        }
         let kind = if deferred.is_some() {
             // A deferred keyed merge already found these two lists to hold
             // objects (`element_kind` of the same lists): skip the re-read.
@@ -503,14 +578,9 @@ impl<'a> Merger<'a, '_> {
         let merged = match deferred {
             None => merged,
             Some(d) => {
-                // A keyed merge (so objects, and `keys` is its merge key):
-                // skip its own ordering when it cannot matter, else run it
-                // here, at the field's path as inside `merge_list`.
-                let n = live.map_or(0, <[Value<'a>]>::len);
-                if let Some(ordered) = self.order_set_fast(&merged, order, &d, n, keys, wk) {
-                    t.set(f, Value::array_from(self.arena, &ordered));
-                    return Ok(Some(f));
-                }
+                // A keyed merge (so objects, and `keys` is its merge key)
+                // whose ordering could not be skipped: run it here, at the
+                // field's path as inside `merge_list`.
                 self.order_merge(merged, &d, keys, wf)?
             }
         };
@@ -518,6 +588,23 @@ impl<'a> Merger<'a, '_> {
         t.set(f, Value::array_from(self.arena, &ordered));
         Ok(Some(f))
     }
+}
+
+/// Whether [`Merger::arrange_by_position`]`(merged, pos, live)` is
+/// `merged` itself: every element stands in `R'` (`i < live`: nothing
+/// appended), and the order positions of those that have one ascend with their merged
+/// positions (so the sort by order position keeps them where they are and
+/// each comes out just before the first unplaced element after it).
+fn keeps_merge_order(pos: &[u32], live: usize) -> bool {
+    let mut last = 0;
+    pos.len() <= live
+        && pos.iter().all(|&p| {
+            let ok = p == NO_POS || p >= last;
+            if p != NO_POS {
+                last = p;
+            }
+            ok
+        })
 }
 
 /// The placed elements of `merged` from known positions: `pos[i]` is the
@@ -538,4 +625,69 @@ fn placed_by_position<'a, 'm>(
             rpos: (i < live).then_some(i),
             delete: false,
         })
+}
+
+/// `a.deep_eq(&b)` for two `$setElementOrder` lists, without reading the
+/// text of a string both hold at the same address. A three-way patch's two
+/// halves name the same elements through the same key strings, so compose
+/// compares two long lists of one-member objects whose values share their
+/// text: this reads only the lists and their member records. Any other
+/// pair of elements is compared by [`Value::deep_eq`].
+fn same_order_list(a: Value<'_>, b: Value<'_>) -> bool {
+    let (Some(xs), Some(ys)) = (a.as_array(), b.as_array()) else {
+        return a.deep_eq(&b);
+    };
+    let same_text = |x: &str, y: &str| x.len() == y.len() && std::ptr::eq(x.as_ptr(), y.as_ptr());
+    let shared = |x: &Value<'_>, y: &Value<'_>| {
+        match (x, y) {
+        (Value::Object(ox), Value::Object(oy)) if ox.len() == oy.len() => {
+            ox.iter().zip(oy.iter()).all(|((kx, vx), (ky, vy))| {
+                (same_text(kx, ky) || kx == ky)
+                    && matches!((vx, vy), (Value::String(sx), Value::String(sy)) if same_text(sx, sy))
+            })
+        }
+        _ => false,
+    }
+    };
+    xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| shared(x, y) || x.deep_eq(y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ApplyOptions;
+
+    #[test]
+    fn keeps_merge_order_only_when_the_arrangement_is_the_merge_order() {
+        // Every position vector of up to 5 elements over order positions
+        // 0..4 (or none) and every live length: where `keeps_merge_order`
+        // says so, `arrange_by_position` must give `merged` back.
+        let arena = smpatch_value::Arena::new();
+        let opts = ApplyOptions::default();
+        let m = Merger::new(&arena, &opts, Mode::Apply);
+        let names: Vec<String> = (0..5).map(|i| format!("e{i}")).collect();
+        let (mut kept, mut moved) = (0, 0);
+        for len in 0..=5usize {
+            let merged: Vec<Value<'_>> = names[..len].iter().map(|s| Value::String(s)).collect();
+            for code in 0..6usize.pow(len as u32) {
+                let pos: Vec<u32> = (0..len)
+                    .map(|k| match (code / 6usize.pow(k as u32)) % 6 {
+                        5 => NO_POS,
+                        p => p as u32,
+                    })
+                    .collect();
+                for live in 0..=len {
+                    let arranged = m.arrange_by_position(&merged, &pos, live);
+                    let same = arranged.iter().zip(&merged).all(|(a, b)| a.deep_eq(b));
+                    if keeps_merge_order(&pos, live) {
+                        assert!(same, "pos {pos:?} live {live}");
+                        kept += 1;
+                    } else if !same {
+                        moved += 1;
+                    }
+                }
+            }
+        }
+        assert!(kept > 1000 && moved > 1000, "{kept} {moved}");
+    }
 }
