@@ -279,39 +279,7 @@ pub(crate) fn pair_by_map<'k>(
     o: &[&'k str],
     m: impl ExactSizeIterator<Item = Option<&'k str>>,
 ) -> Option<UniquePairing> {
-    let mut index: FxHashMap<&'k str, u32> =
-        FxHashMap::with_capacity_and_hasher(o.len(), Default::default());
-    for (i, k) in o.iter().enumerate() {
-        if index.insert(k, i as u32).is_some() {
-            return None;
-        }
-    }
-    let mut matched = vec![false; o.len()];
-    let mut added: FxHashSet<&'k str> = FxHashSet::default();
-    let mut pair = Vec::with_capacity(m.len());
-    for k in m {
-        let k = k?;
-        let oi = match index.get(k) {
-            Some(&oi) => {
-                if std::mem::replace(&mut matched[oi as usize], true) {
-                    return None;
-                }
-                oi
-            }
-            None => {
-                if !added.insert(k) {
-                    return None;
-                }
-                UNPAIRED
-            }
-        };
-        pair.push(oi);
-    }
-    Some(UniquePairing {
-        pair,
-        matched,
-        verified: true,
-    })
+    pair_by_index(&key_index(o.iter().copied())?, m)
 }
 
 /// [`pair_unique_keys`] by a sort-merge join of the hashes (top 40 bits);
