@@ -135,6 +135,13 @@ pub(crate) fn resolve(schemas: &[&Schema], word: &str) -> Result<String, String>
 /// The kind of `schemas` closest to a mistyped `word` (case ignored), when
 /// one is within a third of its length in edits (at least one edit).
 fn closest_kind(schemas: &[&Schema], word: &str) -> Option<String> {
+    // A kind within a third of the word's length in edits is at least two
+    // thirds as long; kinds are short (the longest built-in one has 32
+    // characters), so a word over 64 is not compared at all, which also
+    // keeps a huge mistaken argument from costing length x kinds work.
+    if word.len() > 64 {
+        return None;
+    }
     let w = word.to_ascii_lowercase();
     let budget = (w.chars().count() / 3).max(1);
     schemas
@@ -180,6 +187,16 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn closest_kinds_and_long_words() {
+        let schema = smpatch::embedded_schema().unwrap();
+        assert_eq!(
+            closest_kind(&[schema], "Deploymnt").as_deref(),
+            Some("Deployment")
+        );
+        assert_eq!(closest_kind(&[schema], &"Deployment".repeat(7)), None);
     }
 
     #[test]

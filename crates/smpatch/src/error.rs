@@ -243,7 +243,7 @@ impl fmt::Debug for Error {
             .field("kind", &self.kind)
             .field("path", &self.path)
             .field("message", &self.message)
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 
