@@ -264,31 +264,68 @@ impl<'a> FastCompose<'a, '_> {
 /// `$patch` member, `Some(false)` when one does, `None` when `v` is
 /// deeper than `limit` (the cleaning would fail).
 fn plain(v: Value<'_>, depth: usize, limit: usize) -> Option<bool> {
-    let items: &[Value<'_>] = match v {
-        Value::Object(o) => {
-            if depth > limit {
-                return None;
-            }
-            if o.contains_key(PATCH) {
-                return Some(false);
-            }
-            for m in o.members() {
-                if !plain(m.value, depth + 1, limit)? {
+    // An explicit stack: `limit` can be raised far past what recursion on
+    // the thread's stack would survive.
+    // Pre-order, as a recursive walk would go: the first `$patch` or
+    // too-deep value met answers.
+    let mut stack = vec![(v, depth)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if depth > limit {
+                    return None;
+                }
+                if o.contains_key(PATCH) {
                     return Some(false);
                 }
+                stack.extend(o.members().iter().rev().map(|m| (m.value, depth + 1)));
             }
-            return Some(true);
-        }
-        Value::Array(a) => a,
-        _ => return Some(true),
-    };
-    if depth > limit {
-        return None;
-    }
-    for item in items {
-        if !plain(*item, depth + 1, limit)? {
-            return Some(false);
+            Value::Array(a) => {
+                if depth > limit {
+                    return None;
+                }
+                stack.extend(a.iter().rev().map(|item| (*item, depth + 1)));
+            }
+            _ => {}
         }
     }
     Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+    use smpatch_value::{Arena, Member, Value};
+
+    /// `inner` inside `n` levels of lists and objects, alternating.
+    fn deep<'a>(arena: &'a Arena, inner: Value<'a>, n: usize) -> Value<'a> {
+        let mut v = inner;
+        for i in 0..n {
+            v = if i % 2 == 0 {
+                Value::array_from(arena, &[v])
+            } else {
+                Value::object_from_members(arena, &[Member { key: "a", value: v }])
+            };
+        }
+        v
+    }
+
+    /// `plain` walks with its own stack: a raised limit over a value nested
+    /// far deeper than the thread's stack would allow answers instead of
+    /// overflowing; `$patch` anywhere answers `false`, past the limit `None`.
+    #[test]
+    fn plain_answers_on_very_deep_values() {
+        let arena = Arena::new();
+        let n = 300_000;
+        assert_eq!(plain(deep(&arena, Value::Null, n), 1, 2 * n), Some(true));
+        let patch = Value::object_from_members(
+            &arena,
+            &[Member {
+                key: "$patch",
+                value: Value::String("delete"),
+            }],
+        );
+        assert_eq!(plain(deep(&arena, patch, n), 1, 2 * n), Some(false));
+        assert_eq!(plain(deep(&arena, Value::Null, n), 1, n / 2), None);
+    }
 }

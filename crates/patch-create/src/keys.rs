@@ -257,7 +257,8 @@ impl SortItems {
 /// anyway, and asks [`pair_by_key_sort`] on a difference. Equal hashes within
 /// a list (chance, or keys made to collide) hand the lists to
 /// [`pair_by_key_sort`], which compares the keys themselves: no choice of
-/// keys makes the pairing slower than a comparison sort.
+/// keys makes this pairing slower than a comparison sort. (diff3's pairing of
+/// three lists still falls back to hash maps on a collision.)
 pub(crate) fn pair_unique_keys<'k>(
     o: &[&'k str],
     m: &[&'k str],

@@ -10,7 +10,7 @@
 //! composition reuses `smpatch-patch-apply`'s COMPOSE mode (the three-way
 //! patch's composition takes the long keyed lists its diff already
 //! composed, and hands every object it cannot reproduce exactly to that
-//! mode, `compose3.rs`).
+//! mode).
 //!
 //! By default the patches equal the reference's (as JSON values), quirks
 //! included; [`CreateOptions::fix_quirks`] turns on the fixes listed in
