@@ -110,7 +110,9 @@ class Api:
         self.req("PUT", key, live)
         mfile = os.path.join(self.workdir, f"m-{tag}.json")
         with open(mfile, "w") as f:
-            json.dump(modified, f)
+            # One member a line: `kubectl edit` reads the edited file with a
+            # bufio.Scanner (64 KiB a line; "token too long" on long lists).
+            json.dump(modified, f, indent=1)
         try:
             if op == "create2":
                 r = self.kubectl(["edit", f"{res}/{name}", "--validate=false"], {"KUBE_EDITOR": f"cp {mfile}"})
