@@ -31,8 +31,8 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
+#[path = "../shared/ops.rs"]
+mod ops;
 use smpatch_value::{parse_json, to_json_string, Arena, ParseOptions};
 use std::hint::black_box;
 
@@ -118,8 +118,7 @@ fn main() {
 
     let schema = smpatch_schema::embedded();
     let cursor = schema.cursor("apps/v1/Deployment").unwrap();
-    let aopts = ApplyOptions::default();
-    let copts = CreateOptions::default();
+    let ops_opts = ops::Opts::default();
     let mut cases = smpatch_benches::patch_cases();
     if quick {
         cases.truncate(1);
@@ -136,10 +135,17 @@ fn main() {
         });
         let smpatch = measure(|| {
             let arena = Arena::new();
-            let ov = parse_json(&arena, o, &popts).unwrap();
-            let pv = parse_json(&arena, p, &popts).unwrap();
-            let out = apply(&arena, ov, pv, cursor, &aopts).unwrap();
-            to_json_string(&out)
+            let v = [
+                parse_json(&arena, o, &popts).unwrap(),
+                parse_json(&arena, p, &popts).unwrap(),
+            ];
+            to_json_string(&ops::engine(
+                &arena,
+                ops::Kind::Apply,
+                &v,
+                cursor,
+                &ops_opts,
+            ))
         });
         rows.push(Row {
             name: format!("apply/{}", case.label),
@@ -167,19 +173,12 @@ fn main() {
                     .iter()
                     .map(|d| parse_json(arena, d, &popts).unwrap())
                     .collect();
-                let p = if three {
-                    {
-                        let docs = ThreeWay {
-                            original: v[0],
-                            modified: v[1],
-                            current: v[2],
-                        };
-                        create_three_way(arena, docs, cursor, OnConflict::Fail, &copts, &[])
-                    }
+                let kind = if three {
+                    ops::Kind::Create3
                 } else {
-                    create_two_way(arena, v[0], v[1], cursor, &copts, &[])
+                    ops::Kind::Create2
                 };
-                to_json_string(&p.unwrap())
+                to_json_string(&ops::engine(arena, kind, &v, cursor, &ops_opts))
             };
             // The patch, once, for the baseline's serialize step.
             let patch: serde_json::Value = serde_json::from_str(&create(&Arena::new())).unwrap();
@@ -285,25 +284,13 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
                     .iter()
                     .map(|d| parse_json(&arena, d, &popts).unwrap())
                     .collect();
-                let copts = CreateOptions::default();
-                let out = match k {
-                    0 => apply(&arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap(),
-                    1 => create_two_way(&arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
-                    _ => create_three_way(
-                        &arena,
-                        ThreeWay {
-                            original: v[0],
-                            modified: v[1],
-                            current: v[2],
-                        },
-                        cursor,
-                        OnConflict::Fail,
-                        &copts,
-                        &[],
-                    )
-                    .unwrap(),
-                };
-                to_json_string(&out)
+                to_json_string(&ops::engine(
+                    &arena,
+                    KINDS[k],
+                    &v,
+                    cursor,
+                    &ops::Opts::default(),
+                ))
             });
             let facade = measure(|| facade_op(k, &docs));
             let baseline = measure(|| {
@@ -329,23 +316,19 @@ fn scaling(sizes: &[usize], cursor: smpatch_schema::Cursor<'_>) -> Vec<String> {
     missed
 }
 
+/// The shared operations by index (0 apply, 1 create2, 2 create3).
+const KINDS: [ops::Kind; 3] = [ops::Kind::Apply, ops::Kind::Create2, ops::Kind::Create3];
+
 /// Operation `k` (0 apply, 1 create2, 2 create3) of a Deployment through the
 /// facade's bytes API (its own arena, sized from the inputs): the patched
 /// document or the patch, as bytes.
 fn facade_op(k: usize, docs: &[&[u8]]) -> Vec<u8> {
-    let schema = smpatch_schema::embedded();
     let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
-    let copts = CreateOptions::default();
-    match k {
-        0 => smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &ApplyOptions::default()),
-        1 => smpatch::create_two_way_bytes(docs[0], docs[1], schema, &ty, &copts),
-        _ => smpatch::create_three_way_bytes(
-            smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
-            schema,
-            &ty,
-            OnConflict::Fail,
-            &copts,
-        ),
-    }
-    .unwrap()
+    ops::facade(
+        KINDS[k],
+        docs,
+        smpatch_schema::embedded(),
+        &ty,
+        &ops::Opts::default(),
+    )
 }

@@ -29,8 +29,8 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use smpatch_benches::{case_env_all, case_env_one, PatchCase, SCALING_SIZES};
-use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
+#[path = "../shared/ops.rs"]
+mod ops;
 use smpatch_schema::Cursor;
 use smpatch_value::{parse_json, to_json_string, to_serde, Arena, ParseOptions, Value};
 use std::hint::black_box;
@@ -68,6 +68,15 @@ impl Op {
         }
     }
 
+    /// The operation kind of the shared bench operations.
+    fn kind(self) -> ops::Kind {
+        match self {
+            Op::ApplyAll | Op::ApplyOne => ops::Kind::Apply,
+            Op::Create2 => ops::Kind::Create2,
+            Op::Create3 => ops::Kind::Create3,
+        }
+    }
+
     /// The operation through the facade's bytes API (parse, operation and
     /// write, with the facade's own arena and output buffer).
     fn facade(
@@ -76,21 +85,7 @@ impl Op {
         ty: &smpatch::TypeRef,
         docs: &[&[u8]],
     ) -> Vec<u8> {
-        let copts = CreateOptions::default();
-        match self {
-            Op::ApplyAll | Op::ApplyOne => {
-                smpatch::apply_bytes(docs[0], docs[1], schema, ty, &ApplyOptions::default())
-            }
-            Op::Create2 => smpatch::create_two_way_bytes(docs[0], docs[1], schema, ty, &copts),
-            Op::Create3 => smpatch::create_three_way_bytes(
-                smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
-                schema,
-                ty,
-                OnConflict::Fail,
-                &copts,
-            ),
-        }
-        .unwrap()
+        ops::facade(self.kind(), docs, schema, ty, &ops::Opts::default())
     }
 
     fn run<'a>(self, arena: &'a Arena, docs: &[&'a [u8]], cursor: Cursor<'_>) -> Value<'a> {
@@ -99,26 +94,7 @@ impl Op {
             .iter()
             .map(|d| parse_json(arena, d, &popts).unwrap())
             .collect();
-        let copts = CreateOptions::default();
-        match self {
-            Op::ApplyAll | Op::ApplyOne => {
-                apply(arena, v[0], v[1], cursor, &ApplyOptions::default()).unwrap()
-            }
-            Op::Create2 => create_two_way(arena, v[0], v[1], cursor, &copts, &[]).unwrap(),
-            Op::Create3 => create_three_way(
-                arena,
-                ThreeWay {
-                    original: v[0],
-                    modified: v[1],
-                    current: v[2],
-                },
-                cursor,
-                OnConflict::Fail,
-                &copts,
-                &[],
-            )
-            .unwrap(),
-        }
+        ops::engine(arena, self.kind(), &v, cursor, &ops::Opts::default())
     }
 }
 

@@ -36,11 +36,21 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use smpatch_benches::{case_deployment_50, case_env_all, case_env_one};
-use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
+#[path = "../shared/ops.rs"]
+mod ops;
 use smpatch_schema::Cursor;
 use smpatch_value::{parse_json, to_json_string, write_json, Arena, ParseOptions, Value};
 use std::hint::black_box;
+
+/// The shared operation `base` names (`None` for the parse-only ones).
+fn kind(base: &str) -> Option<ops::Kind> {
+    Some(match base {
+        "apply-all" | "apply-one" | "deploy-apply" | "deploy-apply-bytes" => ops::Kind::Apply,
+        "create2" | "deploy-create2" => ops::Kind::Create2,
+        "create3" | "deploy-create3" => ops::Kind::Create3,
+        _ => return None,
+    })
+}
 
 /// The operation `base` names on the parsed documents `v` (`None` for the
 /// parse-only operations).
@@ -49,31 +59,9 @@ fn operate<'a>(
     base: &str,
     v: &[Value<'a>],
     cursor: Cursor<'_>,
-    aopts: &ApplyOptions,
-    copts: &CreateOptions,
+    opts: &ops::Opts,
 ) -> Option<Value<'a>> {
-    Some(match base {
-        "apply-all" | "apply-one" | "deploy-apply" => {
-            apply(arena, v[0], v[1], cursor, aopts).unwrap()
-        }
-        "create2" | "deploy-create2" => {
-            create_two_way(arena, v[0], v[1], cursor, copts, &[]).unwrap()
-        }
-        "create3" | "deploy-create3" => create_three_way(
-            arena,
-            ThreeWay {
-                original: v[0],
-                modified: v[1],
-                current: v[2],
-            },
-            cursor,
-            OnConflict::Fail,
-            copts,
-            &[],
-        )
-        .unwrap(),
-        _ => return None,
-    })
+    Some(ops::engine(arena, kind(base)?, v, cursor, opts))
 }
 
 #[inline(never)]
@@ -123,8 +111,7 @@ fn main() {
     let schema = smpatch_schema::embedded();
     let cursor = schema.cursor("apps/v1/Deployment").unwrap();
     let popts = ParseOptions::default();
-    let copts = CreateOptions::default();
-    let aopts = ApplyOptions::default();
+    let opts = ops::Opts::default();
     // The compact 120 KB document of the `value` bench (`value_parse/120KB`).
     let doc120 = smpatch_benches::k8s_doc(120_000);
     let docs: Vec<&[u8]> = match base {
@@ -148,7 +135,7 @@ fn main() {
             .iter()
             .map(|d| parse_json(&arena, d, &popts).unwrap())
             .collect();
-        let out = operate(&arena, base, &v, cursor, &aopts, &copts).unwrap_or(v[0]);
+        let out = operate(&arena, base, &v, cursor, &opts).unwrap_or(v[0]);
         to_json_string(&out)
     } else {
         String::new()
@@ -207,9 +194,7 @@ fn main() {
         if base == "deploy-apply-bytes" {
             let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
             black_box(measured(|| {
-                smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &aopts)
-                    .unwrap()
-                    .len()
+                ops::facade(ops::Kind::Apply, &docs, schema, &ty, &opts).len()
             }));
             times.push(t.elapsed().as_nanos() as f64);
             cpu_times.push(cpu_now() - c);
@@ -217,24 +202,9 @@ fn main() {
         }
         if facade {
             let ty = smpatch::TypeRef::Gvk("apps/v1/Deployment".into());
+            let kind = kind(base).unwrap_or(ops::Kind::Create3);
             black_box(measured(|| {
-                match base {
-                    "apply-all" | "apply-one" => {
-                        smpatch::apply_bytes(docs[0], docs[1], schema, &ty, &aopts)
-                    }
-                    "create2" => {
-                        smpatch::create_two_way_bytes(docs[0], docs[1], schema, &ty, &copts)
-                    }
-                    _ => smpatch::create_three_way_bytes(
-                        smpatch::ThreeWayDocs::new(docs[0], docs[1], docs[2]),
-                        schema,
-                        &ty,
-                        OnConflict::Fail,
-                        &copts,
-                    ),
-                }
-                .unwrap()
-                .len()
+                ops::facade(kind, &docs, schema, &ty, &opts).len()
             }));
             times.push(t.elapsed().as_nanos() as f64);
             cpu_times.push(cpu_now() - c);
@@ -246,7 +216,7 @@ fn main() {
             if parse_only {
                 return None;
             }
-            let out = operate(arena, base, v, cursor, &aopts, &copts)?;
+            let out = operate(arena, base, v, cursor, &opts)?;
             if op_only {
                 None
             } else if reuse {
