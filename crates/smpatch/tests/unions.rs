@@ -246,3 +246,75 @@ fn normalize_request_errors() {
         json!({"id": 4, "ok": {"type": "Git", "git": {"url": "g"}}, "cleared": ["/http"]})
     );
 }
+
+/// The rule-by-rule cases of `testdata/unions/rules.json` through the
+/// `serde_json` facade: `normalize_json`, then `validate_json` on the
+/// result, with the file's definitions as OpenAPI v2 and v3.
+#[test]
+fn rule_cases_through_the_json_facade() {
+    use smpatch::{normalize_json, validate_json, Schema, TypeRef, UnionOptions};
+    let text = std::fs::read_to_string(testdata().join("rules.json")).expect("rules.json");
+    let doc: J = serde_json::from_str(&text).expect("rules.json is JSON");
+    let defs = &doc["definitions"];
+    let v2 = json!({"swagger": "2.0", "info": {"title": "rules", "version": "v1"}, "paths": {},
+        "definitions": defs});
+    let v3_defs: J = serde_json::from_str(
+        &defs
+            .to_string()
+            .replace("#/definitions/", "#/components/schemas/"),
+    )
+    .expect("v3 definitions");
+    let v3 = json!({"openapi": "3.0.0", "info": {"title": "rules", "version": "v1"}, "paths": {},
+        "components": {"schemas": v3_defs}});
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (version, d) in [("v2", v2), ("v3", v3)] {
+        let schema = Schema::from_bytes(d.to_string().as_bytes(), "rules.json").expect("loads");
+        for case in doc["cases"].as_array().expect("cases") {
+            let name = case["name"].as_str().unwrap_or("?");
+            let ty = TypeRef::Definition(case["type"].as_str().unwrap_or("").into());
+            let mut opts = UnionOptions::default();
+            if let Some(o) = case.get("options").and_then(J::as_object) {
+                opts.non_discriminated_update = o.get("non_discriminated_update") == Some(&J::Bool(true));
+                opts.ratcheting = o.get("ratcheting") == Some(&J::Bool(true));
+                opts.check_enums = o.get("check_enums") != Some(&J::Bool(false));
+            }
+            let old = case.get("old");
+            runs += 1;
+            let n = match normalize_json(old, &case["new"], &schema, &ty, &opts) {
+                Ok(n) => n,
+                Err(e) => {
+                    failures.push(format!("{name} [{version}]: {e}"));
+                    continue;
+                }
+            };
+            let found = match validate_json(old, &n.object, &schema, &ty, &opts) {
+                Ok(f) => f,
+                Err(e) => {
+                    failures.push(format!("{name} [{version}]: {e}"));
+                    continue;
+                }
+            };
+            let mut have: Vec<(String, String)> = found
+                .iter()
+                .map(|v| (v.path.clone(), v.rule.name().to_owned()))
+                .collect();
+            have.sort();
+            let want: Vec<(String, String)> = pairs(&case["violations"]);
+            if n.object != case["normalized"] || json!(n.cleared) != case["cleared"] || have != want
+            {
+                failures.push(format!(
+                    "{name} [{version}]: got {} cleared {:?} violations {have:?}",
+                    n.object, n.cleared
+                ));
+            }
+        }
+    }
+    assert!(runs >= 100, "{runs} runs");
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

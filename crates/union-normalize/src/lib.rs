@@ -196,6 +196,8 @@ pub struct Normalized<'a> {
     /// are new arena nodes.
     pub value: Value<'a>,
     /// JSON pointers of the members that were cleared, in document order.
+    /// A deselected member holding `null` is removed too (KEP-1027 clears
+    /// every member but the selected one) but is not listed: it was not set.
     pub cleared: Vec<String>,
 }
 
@@ -203,7 +205,9 @@ pub struct Normalized<'a> {
 /// stored object; `None` on create, read as `{}`), per KEP-1027: where a
 /// union's discriminator changed, every member but the one it selects is
 /// cleared (all of them for a value that selects none); where it did not,
-/// nothing is touched. Unions are found at any depth, in keyed lists (paired
+/// nothing is touched. An unset discriminator (absent, `null` or not a
+/// string) reads as its declared `default`, else `""`. Normalization never
+/// sets or rewrites a discriminator. Unions are found at any depth, in keyed lists (paired
 /// with the old element of the same key), positional lists and maps. Only
 /// subtrees whose schema declares a union are visited.
 ///

@@ -91,11 +91,14 @@ fn clear_for<'u>(
             union.member_for(now)
         }
     };
+    // KEP-1027: every member but the selected one is removed, a member
+    // holding null included (its key goes too; it was not set, so it is not
+    // reported as cleared).
     for m in &union.members {
         if keep.is_some_and(|k| k.field == m.field) {
             continue;
         }
-        if is_set(Some(new), &m.field) {
+        if new.get(&m.field).is_some() {
             out.push(&m.field);
         }
     }
@@ -123,6 +126,23 @@ fn shown(v: &str) -> String {
     match v.char_indices().nth(MAX) {
         None => format!("{v:?}"),
         Some((end, _)) => format!("{:?}… ({} bytes)", &v[..end], v.len()),
+    }
+}
+
+/// The values a discriminator may hold, for a V1 message: its `enum`, else
+/// the union's member values and empty values.
+fn allowed_values<'u>(
+    union: &'u Union,
+    enum_values: Option<&'u [Box<str>]>,
+) -> Vec<&'u str> {
+    match enum_values {
+        Some(e) => e.iter().map(|x| &**x).collect(),
+        None => union
+            .members
+            .iter()
+            .map(|m| &*m.value)
+            .chain(union.empty_values.iter().map(|x| &**x))
+            .collect(),
     }
 }
 
@@ -157,6 +177,14 @@ fn check_union(
         .lookup_object(d)
         .ok()
         .and_then(|f| f.cursor.enum_values());
+    // A discriminator holding a number, bool, list or object reads as unset
+    // for normalization, but it is not a valid value either (KEP-1027: the
+    // discriminator is a string enum). Struct-level unions without `enum`
+    // have no V1, as for any other value.
+    let mistyped = new
+        .get(d)
+        .filter(|v| !v.is_null() && v.as_str().is_none())
+        .filter(|_| enum_values.is_some() || !union.is_struct_level());
     let changed = if union.is_struct_level() {
         raw != disc(old, union)
     } else {
@@ -164,6 +192,18 @@ fn check_union(
     };
     // V1: a known discriminator value.
     let mut known = true;
+    if let Some(v) = mistyped {
+        known = false;
+        out.push(Found {
+            rule: Rule::V1,
+            field: Some(d.to_owned()),
+            message: format!(
+                "discriminator {d:?} is {}, which is not a string: set it to one of {}",
+                shown(&render(&v)),
+                quoted(allowed_values(union, enum_values).into_iter())
+            ),
+        });
+    }
     if let Some(v) = raw {
         let valid = match enum_values {
             Some(e) => e.iter().any(|x| &**x == v),
@@ -172,28 +212,27 @@ fn check_union(
         };
         if !valid {
             known = false;
-            let allowed: Vec<&str> = match enum_values {
-                Some(e) => e.iter().map(|x| &**x).collect(),
-                None => union
-                    .members
-                    .iter()
-                    .map(|m| &*m.value)
-                    .chain(union.empty_values.iter().map(|x| &**x))
-                    .collect(),
-            };
             out.push(Found {
                 rule: Rule::V1,
                 field: Some(d.to_owned()),
                 message: format!(
                     "discriminator {d:?} is {}, which is not an allowed value: set it to one of {}",
                     shown(v),
-                    quoted(allowed.iter())
+                    quoted(allowed_values(union, enum_values).into_iter())
                 ),
             });
         }
     }
-    // V2: a required discriminator is set (KEP-1027 unions only).
-    if raw.is_none() && union.discriminator_required && !union.is_struct_level() {
+    // V2: a required discriminator is set (KEP-1027 unions only). Required
+    // means "no default" (KEP-1027); with a declared default an unset
+    // discriminator reads as the default, as a server's defaulting would
+    // have filled it in. A mistyped value already got its V1.
+    if raw.is_none()
+        && mistyped.is_none()
+        && union.discriminator_required
+        && union.discriminator_default.is_none()
+        && !union.is_struct_level()
+    {
         out.push(Found {
             rule: Rule::V2,
             field: Some(d.to_owned()),
@@ -324,7 +363,9 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         let mut members: Vec<Member<'a>> = Vec::with_capacity(new.len());
         for m in new.members() {
             if clear.contains(&m.key) {
-                self.cleared.push(path.pointer_with([Step::Key(m.key)]));
+                if !m.value.is_null() {
+                    self.cleared.push(path.pointer_with([Step::Key(m.key)]));
+                }
             } else {
                 members.push(*m);
             }
