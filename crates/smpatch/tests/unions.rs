@@ -275,7 +275,8 @@ fn rule_cases_through_the_json_facade() {
             let ty = TypeRef::Definition(case["type"].as_str().unwrap_or("").into());
             let mut opts = UnionOptions::default();
             if let Some(o) = case.get("options").and_then(J::as_object) {
-                opts.non_discriminated_update = o.get("non_discriminated_update") == Some(&J::Bool(true));
+                opts.non_discriminated_update =
+                    o.get("non_discriminated_update") == Some(&J::Bool(true));
                 opts.ratcheting = o.get("ratcheting") == Some(&J::Bool(true));
                 opts.check_enums = o.get("check_enums") != Some(&J::Bool(false));
             }

@@ -131,10 +131,7 @@ fn shown(v: &str) -> String {
 
 /// The values a discriminator may hold, for a V1 message: its `enum`, else
 /// the union's member values and empty values.
-fn allowed_values<'u>(
-    union: &'u Union,
-    enum_values: Option<&'u [Box<str>]>,
-) -> Vec<&'u str> {
+fn allowed_values<'u>(union: &'u Union, enum_values: Option<&'u [Box<str>]>) -> Vec<&'u str> {
     match enum_values {
         Some(e) => e.iter().map(|x| &**x).collect(),
         None => union

@@ -89,10 +89,7 @@ fn run(case: &J, schema: &Schema) -> Option<String> {
         wrong.push(format!("normalized {got}, want {}", case["normalized"]));
     }
     if json!(n.cleared) != case["cleared"] {
-        wrong.push(format!(
-            "cleared {:?}, want {}",
-            n.cleared, case["cleared"]
-        ));
+        wrong.push(format!("cleared {:?}, want {}", n.cleared, case["cleared"]));
     }
     let mut want: Vec<(String, String, String)> = case["violations"]
         .as_array()
@@ -110,9 +107,10 @@ fn run(case: &J, schema: &Schema) -> Option<String> {
         .collect();
     have.sort();
     let same = want.len() == have.len()
-        && want.iter().zip(&have).all(|(w, h)| {
-            w.0 == h.0 && w.1 == h.1 && h.2.contains(w.2.as_str()) && h.2.len() > 20
-        });
+        && want
+            .iter()
+            .zip(&have)
+            .all(|(w, h)| w.0 == h.0 && w.1 == h.1 && h.2.contains(w.2.as_str()) && h.2.len() > 20);
     if !same {
         wrong.push(format!("violations {have:?}, want {want:?}"));
     }
