@@ -765,8 +765,10 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             empty_values,
             deduce_discriminator: false,
             discriminator_required: false,
-            discriminator_default: prop_schema
+            // OpenAPI v3 puts `default` beside an `allOf` wrapper.
+            discriminator_default: prop
                 .get("default")
+                .or_else(|| prop_schema.get("default"))
                 .and_then(|d| d.as_str())
                 .map(Into::into),
         })
