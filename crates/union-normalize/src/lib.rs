@@ -80,9 +80,10 @@ impl Default for Options {
 /// The rule a [`Violation`] breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
-    /// The discriminator value is not one of the allowed values.
+    /// The discriminator value is not one of the allowed values (its
+    /// `enum`, else the union's member and empty values), or not a string.
     V1,
-    /// A required discriminator is unset.
+    /// A required discriminator without a `default` is unset.
     V2,
     /// More than one member of a union is set.
     V3,
