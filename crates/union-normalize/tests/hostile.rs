@@ -5,7 +5,8 @@
 //! succeeds, leaves `new` unchanged and is idempotent; every cleared pointer
 //! names a member that was set in `new` and is gone; every violation names
 //! a place in the normalized object (the value itself, or an absent member
-//! of an object that is there).
+//! of an object that is there); create (no old object) is the same as an
+//! empty stored object (but for ratcheting).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap
 
@@ -183,6 +184,20 @@ proptest! {
         let twice = normalize(&arena, o, once.value, cursor, &opts).unwrap();
         prop_assert!(twice.cleared.is_empty());
         prop_assert_eq!(to_json_string(&twice.value), to_json_string(&once.value));
+        // Create (no old object) is the same as an empty stored object,
+        // except under ratcheting (a stored `{}` may already break a rule).
+        if o.is_none() {
+            let empty = parse(&json!({}));
+            let same = normalize(&arena, Some(empty), n, cursor, &opts).unwrap();
+            prop_assert_eq!(&same.cleared, &once.cleared);
+            prop_assert_eq!(to_json_string(&same.value), to_json_string(&once.value));
+            if !ratcheting {
+                prop_assert_eq!(
+                    validate(Some(empty), once.value, cursor, &opts).unwrap(),
+                    validate(None, once.value, cursor, &opts).unwrap()
+                );
+            }
+        }
         for v in validate(o, once.value, cursor, &opts).unwrap() {
             let here = out.pointer(&v.path).is_some()
                 || split(&v.path).is_some_and(|(p, _)| out.pointer(p).is_some_and(J::is_object));
