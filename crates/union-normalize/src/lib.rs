@@ -196,9 +196,10 @@ pub struct Normalized<'a> {
     /// only objects that lost members and the objects and lists above them
     /// are new arena nodes.
     pub value: Value<'a>,
-    /// JSON pointers of the members that were cleared, in document order.
-    /// A deselected member holding `null` is removed too (KEP-1027 clears
-    /// every member but the selected one) but is not listed: it was not set.
+    /// JSON pointers of the members that were cleared, in document order:
+    /// exactly where `value` differs from `new`. A deselected member holding
+    /// `null` is removed and listed too (KEP-1027 clears every member but
+    /// the selected one).
     pub cleared: Vec<String>,
 }
 

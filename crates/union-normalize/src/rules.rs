@@ -92,8 +92,7 @@ fn clear_for<'u>(
         }
     };
     // KEP-1027: every member but the selected one is removed, a member
-    // holding null included (its key goes too; it was not set, so it is not
-    // reported as cleared).
+    // holding null included.
     for m in &union.members {
         if keep.is_some_and(|k| k.field == m.field) {
             continue;
@@ -360,9 +359,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         let mut members: Vec<Member<'a>> = Vec::with_capacity(new.len());
         for m in new.members() {
             if clear.contains(&m.key) {
-                if !m.value.is_null() {
-                    self.cleared.push(path.pointer_with([Step::Key(m.key)]));
-                }
+                self.cleared.push(path.pointer_with([Step::Key(m.key)]));
             } else {
                 members.push(*m);
             }
