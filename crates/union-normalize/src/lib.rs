@@ -20,7 +20,8 @@
 //! carry. In the struct-level format a discriminator value that matches no
 //! member (SeccompProfile's `type: Localhost` vs member value
 //! `LocalhostProfile`) clears nothing, and such a union is checked only for
-//! "more than one member set". See docs/ERRORS.md for the rules V1–V5.
+//! "more than one member set" (and, where the discriminator declares an
+//! `enum`, for a value outside it). See docs/ERRORS.md for the rules V1–V5.
 //!
 //! ```
 //! use smpatch_schema::Schema;
