@@ -155,7 +155,7 @@ fn closest_kind(schemas: &[&Schema], word: &str) -> Option<String> {
 }
 
 /// Levenshtein distance over characters (two rows).
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut row = vec![0; b.len() + 1];

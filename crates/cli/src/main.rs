@@ -26,6 +26,7 @@ use smpatch_value::{
 };
 
 mod completions;
+mod directives;
 mod engine_args;
 mod fields;
 mod identity;
@@ -545,24 +546,60 @@ fn write_text(text: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::output(&e))
 }
 
-/// Every document of a JSON or YAML stream; empty YAML documents are skipped.
+/// Every document of `bytes`: one JSON document when the text looks like
+/// JSON (kubectl's sniffing), else the documents of a YAML stream.
+///
+/// With `yaml_fallback` (patches: kubectl reads `-p` and `--patch-file` as
+/// YAML, of which JSON is a subset), text that looks like JSON but is not
+/// valid JSON is read as YAML before it is refused, so that a YAML flow
+/// mapping such as `-p '{spec: {replicas: 3}}'` works as it does in
+/// kubectl; when both fail, the JSON error is reported.
+fn parse_texts<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+    yaml_fallback: bool,
+) -> Result<Vec<Value<'a>>, Failure> {
+    let opts = limits.parse_options();
+    let yaml = |text: &'a str| parse_yaml(arena, text, &opts);
+    if looks_like_json(bytes) {
+        return match parse_json(arena, bytes, &opts) {
+            Ok(v) => Ok(vec![v]),
+            Err(e) if yaml_fallback && e.kind == smpatch::ParseErrorKind::Syntax => {
+                match std::str::from_utf8(bytes).ok().map(yaml) {
+                    Some(Ok(docs)) => Ok(docs),
+                    _ => Err(Failure::parse(e, name)),
+                }
+            }
+            Err(e) => Err(Failure::parse(e, name)),
+        };
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
+    yaml(text).map_err(|e| Failure::parse(e, name))
+}
+
+/// Every document of a JSON or YAML stream, each an object (or `null`,
+/// read as `{}`); empty YAML documents are skipped.
 fn parse_stream<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    let opts = limits.parse_options();
-    let docs = if looks_like_json(bytes) {
-        vec![parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?]
-    } else {
-        let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
-        parse_yaml(arena, text, &opts)
-            .map_err(|e| Failure::parse(e, name))?
-            .into_iter()
-            .filter(|d| !d.is_null())
-            .collect()
-    };
+    objects_of(
+        non_empty(parse_texts(arena, bytes, name, limits, false)?),
+        name,
+    )
+}
+
+/// `docs` without the empty (`null`) documents of a YAML stream.
+fn non_empty(docs: Vec<Value<'_>>) -> Vec<Value<'_>> {
+    docs.into_iter().filter(|d| !d.is_null()).collect()
+}
+
+/// `docs` checked to be objects, a failure naming the document otherwise.
+fn objects_of<'a>(docs: Vec<Value<'a>>, name: &str) -> Result<Vec<Value<'a>>, Failure> {
     let count = docs.len();
     docs.into_iter()
         .enumerate()
@@ -584,7 +621,23 @@ fn parse_one<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let mut docs = parse_stream(arena, bytes, name, limits)?;
+    one_object(parse_stream(arena, bytes, name, limits)?, name)
+}
+
+/// A strategic merge patch (`-p` or `--patch-file`): one object, read as
+/// kubectl reads patches (YAML, JSON included; [`parse_texts`]).
+fn parse_patch_object<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+) -> Result<Value<'a>, Failure> {
+    let docs = non_empty(parse_texts(arena, bytes, name, limits, true)?);
+    one_object(objects_of(docs, name)?, name)
+}
+
+/// The one document of `docs` (`{}` when there is none).
+fn one_object<'a>(mut docs: Vec<Value<'a>>, name: &str) -> Result<Value<'a>, Failure> {
     match docs.len() {
         0 => Ok(Value::empty_object()),
         1 => Ok(docs.remove(0)),
@@ -751,8 +804,11 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     };
     match a.patch_type {
         PatchType::Strategic => {
-            let p =
-                parse_one(&arena, &patch_bytes, &patch_name, limits).map_err(json_patch_hint)?;
+            let p = parse_patch_object(&arena, &patch_bytes, &patch_name, limits)
+                .map_err(json_patch_hint)?;
+            for s in directives::suspects(p) {
+                eprintln!("warning: {patch_name}: {}: {}", s.pointer, s.message);
+            }
             let refs = schema_refs(&user)?;
             let apply = ApplyOptions::default()
                 .with_fix_quirks(a.engine.fix_quirks)
@@ -818,7 +874,10 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                         } else {
                             format!("{}: {at}", obj.origin.label())
                         };
-                        fail(Failure::at(at, f.message));
+                        fail(Failure::at(
+                            at,
+                            format!("{} [json_patch_failed]", f.message),
+                        ));
                     }
                 }
             }
@@ -841,12 +900,7 @@ fn parse_patch_any<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let opts = limits.parse_options();
-    if looks_like_json(bytes) {
-        return parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name));
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
-    let docs = parse_yaml(arena, text, &opts).map_err(|e| Failure::parse(e, name))?;
+    let docs = parse_texts(arena, bytes, name, limits, true)?;
     match docs.as_slice() {
         [one] => Ok(*one),
         _ => Err(Failure::at(

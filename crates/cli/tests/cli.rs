@@ -972,9 +972,9 @@ fn json_patch_failures_name_each_object() {
         "",
         1,
         Some("patch-json-failures.yaml"),
-        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value differs\n\
-         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value differs\n\
-         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value differs\n",
+        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n\
+         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n\
+         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n",
     );
 }
 

@@ -360,3 +360,101 @@ fn explain_suggests_the_kind_meant() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("did you mean \"Widget\"?"), "{err}");
 }
+
+/// kubectl reads `-p` and `--patch-file` as YAML (JSON is a subset), so a
+/// YAML flow mapping such as `{spec: {replicas: 3}}` is a patch, for every
+/// `--type`; broken JSON still gets the JSON parser's position.
+#[test]
+fn yaml_flow_patch_works_as_in_kubectl() {
+    for (ty, p) in [
+        ("strategic", "{spec: {replicas: 3}}"),
+        ("merge", "{spec: {replicas: 3}}"),
+        ("json", "[{op: replace, path: /spec/replicas, value: 3}]"),
+    ] {
+        let (code, out, err) = run(&["patch", "-f", DEPLOY, "--type", ty, "-p", p, "-o", "yaml"]);
+        assert_eq!(code, 0, "{ty} {p}: {err}");
+        assert!(out.contains("\nspec:\n  replicas: 3\n"), "{ty} {p}: {out}");
+        assert!(err.is_empty(), "{ty} {p}: {err}");
+    }
+    let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", r#"{"spec":{"replicas":3}"#]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err,
+        "error: --patch:1:23: unexpected end of input [invalid_document]\n"
+    );
+    // Files given with -f are sniffed as kubectl sniffs them: `{` is JSON.
+    let dir = std::env::temp_dir().join(format!("smpatch-flow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("flow.yaml");
+    std::fs::write(&file, "{apiVersion: v1, kind: ConfigMap}").unwrap();
+    let (code, _, err) = run(&["patch", "-f", file.to_str().unwrap(), "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("flow.yaml:1:2: "), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A failed RFC 6902 operation names the operation, its path and the kind.
+#[test]
+fn json_patch_failures_name_the_operation_and_kind() {
+    for (p, expected) in [
+        (
+            r#"[{"op":"replace","path":"/spec/replicaz/x","value":3}]"#,
+            "error: --patch: /0/path: replace \"/spec/replicaz/x\": no member \"replicaz\" \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"add","path":"/x","value":1},{"op":"move","from":"/nope","path":"/y"}]"#,
+            "error: --patch: /1/from: move from \"/nope\": no value at \"nope\" \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"test","path":"/spec/replicas","value":7}]"#,
+            "error: --patch: /0: test failed: the value at \"/spec/replicas\" differs \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"frob","path":"/x"}]"#,
+            "error: --patch: /0/op: unknown operation \"frob\"; expected add, remove, \
+             replace, move, copy or test [json_patch_failed]\n",
+        ),
+    ] {
+        let (code, out, err) = run(&["patch", "-f", DEPLOY, "--type", "json", "-p", p]);
+        assert_eq!(code, 1, "{p}: {err}");
+        assert!(out.is_empty(), "{p}: {out}");
+        assert_eq!(err, expected, "{p}");
+    }
+}
+
+/// A key that looks like a misspelled directive is merged as a field (as
+/// the Go reference does), with a warning naming the directive meant; the
+/// real directives and ordinary `$` fields draw none.
+#[test]
+fn misspelled_directive_warns() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "-p",
+        r#"{"spec":{"template":{"spec":{"volumes":[{"name":"cache","$retainkeys":["name"]}]}}}}"#,
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("    $retainkeys:\n"), "{out}");
+    assert_eq!(
+        err,
+        "warning: --patch: /spec/template/spec/volumes/0/$retainkeys: \"$retainkeys\" is not a \
+         patch directive; did you mean \"$retainKeys\"? It is merged as an ordinary field, as \
+         the Go reference does\n"
+    );
+    let (code, _, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "--patch-file",
+        "testdata/examples/patch.yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+}
