@@ -432,6 +432,11 @@ impl From<Error> for Failure {
 /// What the CLI adds to a `too_deep` error of a document or an engine.
 const MAX_DEPTH_HINT: &str = " (raise the limit with --max-depth N if the input is trusted)";
 
+/// What the CLI adds to a `not_a_schema` error: an object given to
+/// `--schema` instead of `-f`, most likely.
+const NOT_A_SCHEMA_HINT: &str = " (--schema takes CRDs and OpenAPI documents; \
+    the objects themselves go to -f)";
+
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
     --type-name NAME|GVK names the type)";
@@ -680,7 +685,20 @@ fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failu
         return Ok(Vec::new());
     }
     let opts = smpatch::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
-    let set = smpatch::schema_set_with(paths, &opts).map_err(|e| input::once(Failure::from(e)))?;
+    let set = smpatch::schema_set_with(paths, &opts).map_err(|e| {
+        let not_a_schema = e.name() == "not_a_schema";
+        let mut f = input::once(Failure::from(e));
+        // `file#` (the whole document) reads better as `file`.
+        if let Some(file) = f.location.strip_suffix('#') {
+            f.location = file.to_owned();
+        }
+        if not_a_schema {
+            if let Some((message, kind)) = f.message.rsplit_once(" [") {
+                f.message = format!("{message}{NOT_A_SCHEMA_HINT} [{kind}");
+            }
+        }
+        f
+    })?;
     Ok(vec![set])
 }
 

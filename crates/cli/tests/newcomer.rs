@@ -458,3 +458,75 @@ fn misspelled_directive_warns() {
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// An object given to `--schema` (instead of `-f`): the error names the
+/// file alone (no dangling `#`) and says what `--schema` takes.
+#[test]
+fn object_as_schema_says_what_schema_takes() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        "crates/cli/testdata/widget.yaml",
+        "--schema",
+        DEPLOY,
+        "-p",
+        "{}",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("error: testdata/examples/deployment.yaml: not an OpenAPI v2 document"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(
+            " (--schema takes CRDs and OpenAPI documents; the objects themselves go to -f) \
+             [not_a_schema]\n"
+        ),
+        "{err}"
+    );
+}
+
+/// `extract` for a manager the object does not know lists the managers it
+/// has; an object without managedFields says how kubectl prints them.
+#[test]
+fn extract_of_an_unknown_manager_lists_the_managers() {
+    let live = "crates/cli/testdata/fields-live.yaml";
+    let (code, out, err) = run(&["extract", "-f", live, "--manager", "orders-operatr"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with(
+            "error: crates/cli/testdata/fields-live.yaml: /metadata/managedFields: manager \
+             \"orders-operatr\" has no Apply entry"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "; the object's managers: \"mesh-injector\" (Apply), \"orders-operator\" (Apply), "
+        ) && err.ends_with(" [no_apply_entry]\n"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["extract", "-f", DEPLOY, "--manager", "x"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.ends_with(
+            "; the object has no metadata.managedFields: `kubectl get -o yaml` prints them \
+             with --show-managed-fields [no_apply_entry]\n"
+        ),
+        "{err}"
+    );
+    // A known manager without an entry for the subresource: the engine's
+    // message lists its entries, and nothing is added.
+    let (_, _, err) = run(&[
+        "extract",
+        "-f",
+        live,
+        "--manager",
+        "orders-operator",
+        "--subresource",
+        "status",
+    ]);
+    assert!(!err.contains("the object's managers"), "{err}");
+}
