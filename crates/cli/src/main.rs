@@ -552,28 +552,36 @@ fn write_text(text: &str) -> Result<(), Failure> {
 }
 
 /// Every document of `bytes`: one JSON document when the text looks like
-/// JSON (kubectl's sniffing), else the documents of a YAML stream.
+/// JSON (kubectl's sniffing: it starts with `{` or `[`), else the documents
+/// of a YAML stream.
 ///
-/// With `yaml_fallback` (patches: kubectl reads `-p` and `--patch-file` as
-/// YAML, of which JSON is a subset), text that looks like JSON but is not
-/// valid JSON is read as YAML before it is refused, so that a YAML flow
-/// mapping such as `-p '{spec: {replicas: 3}}'` works as it does in
-/// kubectl; when both fail, the JSON error is reported.
+/// Text that looks like JSON but is YAML flow style (`{spec: {replicas:
+/// 3}}`) is read as YAML with `read_flow_yaml` (the RFC 6902 patch of
+/// `--type json`, which kubectl reads that way too); otherwise it is
+/// refused as kubectl refuses it (`invalid JSON document`), with the JSON
+/// parser's position and a hint to quote it or write block YAML.
 fn parse_texts<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
-    yaml_fallback: bool,
+    read_flow_yaml: bool,
 ) -> Result<Vec<Value<'a>>, Failure> {
     let opts = limits.parse_options();
     let yaml = |text: &'a str| parse_yaml(arena, text, &opts);
     if looks_like_json(bytes) {
         return match parse_json(arena, bytes, &opts) {
             Ok(v) => Ok(vec![v]),
-            Err(e) if yaml_fallback && e.kind == smpatch::ParseErrorKind::Syntax => {
+            Err(e) if e.kind == smpatch::ParseErrorKind::Syntax => {
                 match std::str::from_utf8(bytes).ok().map(yaml) {
-                    Some(Ok(docs)) => Ok(docs),
+                    Some(Ok(docs)) if read_flow_yaml => Ok(docs),
+                    Some(Ok(_)) => {
+                        let mut f = Failure::parse(e, name);
+                        if let Some((message, kind)) = f.message.rsplit_once(" [") {
+                            f.message = format!("{message}{FLOW_YAML_HINT} [{kind}");
+                        }
+                        Err(f)
+                    }
                     _ => Err(Failure::parse(e, name)),
                 }
             }
@@ -583,6 +591,11 @@ fn parse_texts<'a>(
     let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
     yaml(text).map_err(|e| Failure::parse(e, name))
 }
+
+/// What the CLI adds to a JSON syntax error in text that is valid YAML flow
+/// style: kubectl reads text starting with `{` or `[` as JSON only.
+const FLOW_YAML_HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl \
+    reads it; quote the keys and strings, or write the YAML in block style)";
 
 /// Every document of a JSON or YAML stream, each an object (or `null`,
 /// read as `{}`); empty YAML documents are skipped.
@@ -629,15 +642,15 @@ fn parse_one<'a>(
     one_object(parse_stream(arena, bytes, name, limits)?, name)
 }
 
-/// A strategic merge patch (`-p` or `--patch-file`): one object, read as
-/// kubectl reads patches (YAML, JSON included; [`parse_texts`]).
+/// A strategic merge patch (`-p` or `--patch-file`): one object, JSON or
+/// YAML ([`parse_texts`]).
 fn parse_patch_object<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let docs = non_empty(parse_texts(arena, bytes, name, limits, true)?);
+    let docs = non_empty(parse_texts(arena, bytes, name, limits, false)?);
     one_object(objects_of(docs, name)?, name)
 }
 
@@ -855,7 +868,13 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             }
         }
         PatchType::Merge | PatchType::Json => {
-            let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
+            let p = parse_patch_any(
+                &arena,
+                &patch_bytes,
+                &patch_name,
+                limits,
+                a.patch_type == PatchType::Json,
+            )?;
             if a.patch_type == PatchType::Json && !p.is_array() {
                 // Once, not once per object.
                 return Err(Failure::at(
@@ -911,14 +930,17 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     Ok(i32::from(failed > 0))
 }
 
-/// A JSON patch is a list: parse without the object check.
+/// A merge or JSON patch: parsed without the object check (a JSON patch
+/// is a list); YAML flow style is read for a JSON patch (`json_patch`), as
+/// kubectl reads it.
 fn parse_patch_any<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
+    json_patch: bool,
 ) -> Result<Value<'a>, Failure> {
-    let docs = parse_texts(arena, bytes, name, limits, true)?;
+    let docs = parse_texts(arena, bytes, name, limits, json_patch)?;
     match docs.as_slice() {
         [one] => Ok(*one),
         _ => Err(Failure::at(

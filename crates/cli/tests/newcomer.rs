@@ -361,36 +361,62 @@ fn explain_suggests_the_kind_meant() {
     assert!(err.contains("did you mean \"Widget\"?"), "{err}");
 }
 
-/// kubectl reads `-p` and `--patch-file` as YAML (JSON is a subset), so a
-/// YAML flow mapping such as `{spec: {replicas: 3}}` is a patch, for every
-/// `--type`; broken JSON still gets the JSON parser's position.
+/// YAML flow style (`{spec: {replicas: 3}}`) is read as kubectl reads it:
+/// refused as JSON for a strategic or merge patch and for files (with a
+/// hint), read as YAML for an RFC 6902 patch (`--type json`).
 #[test]
-fn yaml_flow_patch_works_as_in_kubectl() {
-    for (ty, p) in [
-        ("strategic", "{spec: {replicas: 3}}"),
-        ("merge", "{spec: {replicas: 3}}"),
-        ("json", "[{op: replace, path: /spec/replicas, value: 3}]"),
-    ] {
-        let (code, out, err) = run(&["patch", "-f", DEPLOY, "--type", ty, "-p", p, "-o", "yaml"]);
-        assert_eq!(code, 0, "{ty} {p}: {err}");
-        assert!(out.contains("\nspec:\n  replicas: 3\n"), "{ty} {p}: {out}");
-        assert!(err.is_empty(), "{ty} {p}: {err}");
+fn yaml_flow_style_is_read_as_kubectl_reads_it() {
+    const HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl reads it; \
+        quote the keys and strings, or write the YAML in block style) [invalid_document]\n";
+    for ty in ["strategic", "merge"] {
+        let (code, out, err) = run(&[
+            "patch",
+            "-f",
+            DEPLOY,
+            "--type",
+            ty,
+            "-p",
+            "{spec: {replicas: 3}}",
+        ]);
+        assert_eq!(code, 1, "{ty}: {err}");
+        assert!(out.is_empty(), "{ty}: {out}");
+        assert_eq!(
+            err,
+            format!("error: --patch:1:2: unexpected 's'; expected a string key{HINT}"),
+            "{ty}"
+        );
     }
-    let (code, out, err) = run(&["patch", "-f", DEPLOY, "-p", r#"{"spec":{"replicas":3}"#]);
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "--type",
+        "json",
+        "-p",
+        "[{op: replace, path: /spec/replicas, value: 3}]",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nspec:\n  replicas: 3\n"), "{out}");
+    // Broken JSON that is no YAML either: the JSON error alone.
+    let (code, _, err) = run(&["patch", "-f", DEPLOY, "-p", r#"{"spec":{"replicas":3}"#]);
     assert_eq!(code, 1, "{err}");
-    assert!(out.is_empty(), "{out}");
     assert_eq!(
         err,
         "error: --patch:1:23: unexpected end of input [invalid_document]\n"
     );
-    // Files given with -f are sniffed as kubectl sniffs them: `{` is JSON.
+    // Files given with -f are sniffed the same way.
     let dir = std::env::temp_dir().join(format!("smpatch-flow-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("flow.yaml");
     std::fs::write(&file, "{apiVersion: v1, kind: ConfigMap}").unwrap();
     let (code, _, err) = run(&["patch", "-f", file.to_str().unwrap(), "-p", "{}"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("flow.yaml:1:2: "), "{err}");
+    assert!(
+        err.contains("flow.yaml:1:2: unexpected 'a'") && err.ends_with(HINT),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
