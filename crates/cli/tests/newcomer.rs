@@ -556,3 +556,58 @@ fn extract_of_an_unknown_manager_lists_the_managers() {
     ]);
     assert!(!err.contains("the object's managers"), "{err}");
 }
+
+/// `apply` of a custom resource with its CRD merges strategically (keyed
+/// by the CRD's list-map keys): a port only the live object has stays.
+/// kubectl would send a JSON merge patch and drop it (docs/DIVERGENCES.md,
+/// "Custom resources").
+#[test]
+fn custom_resource_apply_merges_strategically() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let live = dir.join("live.yaml");
+    let manifest = dir.join("manifest.yaml");
+    std::fs::write(
+        &live,
+        r#"apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"example.com/v1","kind":"Widget","metadata":{"annotations":{},"name":"w"},"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP"}]}}
+spec:
+  ports:
+  - {port: 80, protocol: TCP, name: http}
+  - {port: 443, protocol: TCP, name: added-by-controller}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &manifest,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  ports:\n  \
+         - {port: 80, protocol: TCP, name: web}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "apply",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
+        "--schema",
+        "crates/cli/testdata/crd-widget.yaml",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "  ports:\n  - port: 80\n    protocol: TCP\n    name: web\n  - port: 443\n    \
+             protocol: TCP\n    name: added-by-controller\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(err, "widget.example.com/w configured\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
