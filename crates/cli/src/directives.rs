@@ -101,7 +101,7 @@ fn escape(key: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used)] // tests may unwrap
     use super::*;
     use smpatch_value::{parse_json, Arena, ParseOptions};
 

@@ -86,6 +86,38 @@ dropped from the manifest since the last apply are deleted; fields only the \
 live object has are kept. stdout: the new live objects (or, with --show-patch, \
 the patches); stderr: kubectl's `KIND/NAME configured|unchanged|created` lines.";
 
+/// `smpatch patch --help` examples (run from the repository root).
+const PATCH_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch patch -f testdata/examples/deployment.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
+  smpatch patch -f testdata/examples/deployment.yaml --patch-file testdata/examples/patch.yaml -o yaml
+  smpatch patch -f testdata/examples/deployment.yaml --type json -p '[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":3}]'
+  smpatch patch -f crates/cli/testdata/widget.yaml --schema crates/cli/testdata/crd-widget.yaml -p '{\"spec\":{\"tags\":[\"y\"]}}'
+
+A patch that starts with { or [ is JSON (quote its keys); YAML patches in block style also work. \
+Directives: $patch, $retainKeys, $setElementOrder/FIELD, $deleteFromPrimitiveList/FIELD.";
+
+/// `smpatch diff --help` examples.
+const DIFF_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch diff testdata/examples/deployment.yaml testdata/examples/deployment-v2.yaml -o yaml
+  smpatch diff --type merge testdata/examples/deployment.yaml testdata/examples/deployment-v2.yaml
+  smpatch diff --exit-code testdata/examples/deployment.yaml testdata/examples/deployment.yaml";
+
+/// `smpatch apply --help` examples.
+const APPLY_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml -o yaml
+  smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml --show-patch -o yaml
+  kubectl get deploy web -o yaml > live.yaml && smpatch apply -f manifest.yaml --live live.yaml";
+
+/// `smpatch explain --help` examples.
+const EXPLAIN_EXAMPLES: &str = "\
+Examples:
+  smpatch explain deploy spec.template.spec.containers
+  smpatch explain v1/Service spec.ports
+  smpatch explain Widget spec --schema crates/cli/testdata/crd-widget.yaml";
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
@@ -133,14 +165,17 @@ impl Limits {
 #[derive(Subcommand)]
 enum Command {
     /// Patch documents offline, like `kubectl patch --local -o json`.
+    #[command(after_help = PATCH_EXAMPLES)]
     Patch(PatchArgs),
     /// Print the patch that turns ORIGINAL into MODIFIED.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
     /// The `kubectl apply` flow offline: three-way patch of MANIFEST against LIVE.
-    #[command(long_about = APPLY_HELP)]
+    #[command(long_about = APPLY_HELP, after_help = APPLY_EXAMPLES)]
     Apply(ApplyArgs),
     /// Print the patch metadata of a type or a field path
     /// (`smpatch explain apps/v1/Deployment spec.template.spec.volumes`).
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
@@ -790,8 +825,13 @@ fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
         fix_quirks: a.fix_quirks,
         compound_keys: a.compound_keys,
     };
-    let mut text = smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules)
-        .map_err(|e| Failure::at(a.path.as_deref().unwrap_or(&a.type_name), e.message))?;
+    let mut text =
+        smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules).map_err(|e| {
+            Failure::at(
+                a.path.as_deref().unwrap_or(&a.type_name),
+                format!("{} [{}]", e.message, e.kind_name()),
+            )
+        })?;
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -429,7 +429,7 @@ fn no_item(i: usize) -> String {
 mod tests {
     //! Differential tests against the `json-patch` crate (the CLI's former
     //! implementation), on values it can represent.
-    #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+    #![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
     use super::*;
     use proptest::prelude::*;

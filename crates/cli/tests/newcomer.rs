@@ -3,7 +3,7 @@
 //! common mistakes get an error that names the input, the JSON pointer (or
 //! line and column) and the kind.
 
-#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+#![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
 mod common;
 
@@ -610,4 +610,23 @@ spec:
     );
     assert_eq!(err, "widget.example.com/w configured\n");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The examples under `smpatch COMMAND --help` run as written from the
+/// repository root.
+#[test]
+fn command_help_examples_run() {
+    for command in ["patch", "diff", "apply", "explain"] {
+        let (code, help, _) = run(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}");
+        let examples = &help[help
+            .find("Examples")
+            .unwrap_or_else(|| panic!("{command}: an Examples block"))..];
+        let cmds = commands(examples);
+        assert!(cmds.len() >= 2, "{command}: {cmds:?}");
+        for c in &cmds {
+            assert_eq!(c[1], command, "{c:?}");
+            runs_cleanly(c, &format!("smpatch {command} --help"));
+        }
+    }
 }
