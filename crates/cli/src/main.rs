@@ -994,6 +994,12 @@ fn parse_patch_any<'a>(
 }
 
 fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
+    if a.original.as_os_str() == "-" && a.modified.as_os_str() == "-" {
+        return Err(Failure::at(
+            "-",
+            "stdin can be read once: give ORIGINAL or MODIFIED as a file",
+        ));
+    }
     let (ob, mb) = (
         read_input(&a.original, limits)?,
         read_input(&a.modified, limits)?,
@@ -1077,6 +1083,12 @@ fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> 
 }
 
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
+    if a.manifest.as_os_str() == "-" && a.live.as_os_str() == "-" {
+        return Err(Failure::at(
+            "-",
+            "stdin can be read once: give -f or --live as a file",
+        ));
+    }
     let (mb, lb) = (
         read_input(&a.manifest, limits)?,
         read_input(&a.live, limits)?,
@@ -1085,6 +1097,10 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let manifest_name = a.manifest.display().to_string();
     let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
+    if manifests.is_empty() {
+        // kubectl's words for an empty manifest.
+        return Err(Failure::at(&manifest_name, "no objects passed to apply"));
+    }
     let lives = parse_stream(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;

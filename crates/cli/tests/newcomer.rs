@@ -630,3 +630,45 @@ fn command_help_examples_run() {
         }
     }
 }
+
+/// stdin given twice (`diff - -`, `apply -f - --live -`) is refused (the
+/// second read would see nothing), and an empty manifest is kubectl's
+/// `no objects passed to apply`.
+#[test]
+fn stdin_twice_and_empty_manifest_are_errors() {
+    for args in [
+        &["diff", "-", "-"][..],
+        &["apply", "-f", "-", "--live", "-"][..],
+    ] {
+        let out = smpatch()
+            .args(args)
+            .write_stdin(std::fs::read(root().join(DEPLOY)).unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("error: -: stdin can be read once: give "),
+            "{args:?}: {err}"
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("smpatch-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.yaml");
+    std::fs::write(&empty, "# nothing yet\n").unwrap();
+    let (code, out, err) = run(&[
+        "apply",
+        "-f",
+        empty.to_str().unwrap(),
+        "--live",
+        "testdata/examples/live.yaml",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.ends_with("empty.yaml: no objects passed to apply\n"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
