@@ -86,7 +86,7 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
     let arena = Arena::new();
     let name = a.file.display().to_string();
     let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.schema, &refs);
     let mut opts = match a.shape {
         Shape::Apply => FieldsOptions::default(),
         Shape::Update => FieldsOptions {
@@ -136,7 +136,7 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     let arena = Arena::new();
     let name = a.file.display().to_string();
     let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.schema, &refs);
     let mut opts = if a.reference {
         ExtractOptions::reference()
     } else {

@@ -1,4 +1,4 @@
-//! Type names for `explain` the way kubectl users write them: a definition
+//! Type names for `explain` and `--type-name` the way kubectl users write them: a definition
 //! name or a GVK as before, and also a kind without its group
 //! (`Deployment`), its plural (`deployments`) or kubectl's short name
 //! (`deploy`, `svc`, `po`, ...), in any case.

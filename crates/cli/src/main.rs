@@ -202,7 +202,8 @@ struct SchemaArgs {
     /// Extra schema: OpenAPI v2/v3 JSON, CRD YAML, or a directory of them (repeatable).
     #[arg(long = "schema", value_name = "FILE|DIR")]
     schemas: Vec<PathBuf>,
-    /// The type to use instead of apiVersion/kind: a definition name or a GVK (apps/v1/Deployment).
+    /// The type to use instead of apiVersion/kind: a definition name, a GVK (apps/v1/Deployment),
+    /// a kind or a kubectl short name (Deployment, deploy).
     #[arg(long = "type-name", value_name = "NAME|GVK")]
     type_name: Option<String>,
 }
@@ -757,11 +758,19 @@ fn schema_refs(user: &[Schema]) -> Result<Vec<&Schema>, Failure> {
     Ok(refs)
 }
 
-fn type_ref(args: &SchemaArgs) -> TypeRef {
-    match &args.type_name {
-        Some(name) if name.contains('/') => TypeRef::Gvk(name.clone()),
-        Some(name) => TypeRef::Definition(name.clone()),
-        None => TypeRef::Detect,
+/// The type `--type-name` names, written as for `explain`: a definition
+/// name, a GVK, or a kind, its plural or a kubectl short name
+/// (`Deployment`, `deploy`; [`kinds::resolve`]). A name that resolves to
+/// nothing is passed on as it is, for the engine's `unknown_type` error.
+fn type_ref(args: &SchemaArgs, refs: &[&Schema]) -> TypeRef {
+    let Some(given) = &args.type_name else {
+        return TypeRef::Detect;
+    };
+    let name = kinds::resolve(refs, given).unwrap_or_else(|_| given.clone());
+    if name.contains('/') {
+        TypeRef::Gvk(name)
+    } else {
+        TypeRef::Definition(name)
     }
 }
 
@@ -865,7 +874,6 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         return Err(Failure::at("", "no objects passed to patch"));
     }
     let total = objects.len() + failures.len();
-    let ty = type_ref(&a.engine.schema);
     let mut results = Vec::with_capacity(objects.len());
     let mut failed = failures.len();
     failures.iter().for_each(Failure::report);
@@ -881,6 +889,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                 eprintln!("warning: {patch_name}: {}: {}", s.pointer, s.message);
             }
             let refs = schema_refs(&user)?;
+            let ty = type_ref(&a.engine.schema, &refs);
             let apply = ApplyOptions::default()
                 .with_fix_quirks(a.engine.fix_quirks)
                 .with_compound_keys(a.engine.compound_keys)
@@ -1020,14 +1029,20 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
                     .with_compound_keys(a.engine.compound_keys)
                     .with_max_depth(limits.max_depth),
             );
-            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))
-                .map_err(|e| {
-                    // The pointer holds in both documents: name the pair.
-                    let f = Failure::from(e);
-                    let pair = format!("{} -> {}", a.original.display(), a.modified.display());
-                    Failure::at(format!("{pair}: {}", f.location), f.message)
-                })?
-                .into_value()
+            ops::run(
+                &arena,
+                &op,
+                &[o, m],
+                &refs,
+                &type_ref(&a.engine.schema, &refs),
+            )
+            .map_err(|e| {
+                // The pointer holds in both documents: name the pair.
+                let f = Failure::from(e);
+                let pair = format!("{} -> {}", a.original.display(), a.modified.display());
+                Failure::at(format!("{pair}: {}", f.location), f.message)
+            })?
+            .into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),
@@ -1104,7 +1119,7 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let lives = parse_stream(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
-    let ty = type_ref(&a.engine.schema);
+    let ty = type_ref(&a.engine.schema, &refs);
     let opts = ClientApplyOptions::default()
         .overwrite(a.overwrite)
         .create_options(

@@ -672,3 +672,34 @@ fn stdin_twice_and_empty_manifest_are_errors() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--type-name` takes what `explain` takes: a kind, its plural or a
+/// kubectl short name, besides a definition name or a GVK.
+#[test]
+fn type_name_takes_kinds_and_short_names() {
+    let widget = "crates/cli/testdata/widget.yaml";
+    let p = r#"{"spec":{"replicas":3}}"#;
+    let (code, expected, err) = run(&[
+        "patch",
+        "-f",
+        widget,
+        "--type-name",
+        "apps/v1/Deployment",
+        "-p",
+        p,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for name in [
+        "Deployment",
+        "deploy",
+        "deployments",
+        "io.k8s.api.apps.v1.Deployment",
+    ] {
+        let (code, out, err) = run(&["patch", "-f", widget, "--type-name", name, "-p", p]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(out, expected, "{name}");
+    }
+    let (code, _, err) = run(&["patch", "-f", widget, "--type-name", "Deploymnt", "-p", p]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
+}
