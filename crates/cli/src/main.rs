@@ -473,6 +473,19 @@ const MAX_DEPTH_HINT: &str = " (raise the limit with --max-depth N if the input 
 const NOT_A_SCHEMA_HINT: &str = " (--schema takes CRDs and OpenAPI documents; \
     the objects themselves go to -f)";
 
+/// `f` with, for an `unknown_type` error of `patch` or `diff`, the patch
+/// type that needs no schema: kubectl itself uses a JSON merge patch for
+/// custom resources (kubernetes/kubernetes#58414).
+fn merge_type_hint(mut f: Failure) -> Failure {
+    if let Some(message) = f.message.strip_suffix(" [unknown_type]") {
+        f.message = format!(
+            "{message}; or use --type merge, which needs no schema (kubectl's choice for \
+             custom resources) [unknown_type]"
+        );
+    }
+    f
+}
+
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
     --type-name NAME|GVK names the type)";
@@ -909,7 +922,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                 match ops::run(&arena, &op, &[obj.value, p], &refs, &ty) {
                     Ok(r) => results.push(r.into_value()),
                     Err(e) => {
-                        let f = Failure::from(e);
+                        let f = merge_type_hint(Failure::from(e));
                         let at = obj.origin.locate(&f.location);
                         fail(Failure::at(at, f.message));
                     }
@@ -1038,7 +1051,7 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
             )
             .map_err(|e| {
                 // The pointer holds in both documents: name the pair.
-                let f = Failure::from(e);
+                let f = merge_type_hint(Failure::from(e));
                 let pair = format!("{} -> {}", a.original.display(), a.modified.display());
                 Failure::at(format!("{pair}: {}", f.location), f.message)
             })?

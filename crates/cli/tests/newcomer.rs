@@ -703,3 +703,25 @@ fn type_name_takes_kinds_and_short_names() {
     assert_eq!(code, 1, "{err}");
     assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
 }
+
+/// A custom resource without its CRD: `patch` and `diff` also name
+/// `--type merge`, which needs no schema (kubectl's choice for custom
+/// resources); `apply` has no such flag and does not.
+#[test]
+fn unknown_kind_names_merge_for_patch_and_diff() {
+    let widget = "crates/cli/testdata/widget.yaml";
+    const MERGE: &str = "; or use --type merge, which needs no schema (kubectl's choice for \
+                         custom resources) [unknown_type]\n";
+    let (code, _, err) = run(&["patch", "-f", widget, "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.ends_with(MERGE), "{err}");
+    let (code, _, err) = run(&["diff", widget, widget]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.ends_with(MERGE), "{err}");
+    let (code, out, err) = run(&["patch", "-f", widget, "--type", "merge", "-p", "{}"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"kind\": \"Widget\""), "{out}");
+    let (code, _, err) = run(&["apply", "-f", widget, "--live", widget]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("--type merge"), "{err}");
+}
