@@ -2,6 +2,11 @@
 //! declares (`x-kubernetes-list-type: map` and `x-kubernetes-list-map-keys`
 //! in its structural schema; the CLI's `--schema` takes the same CRD YAML).
 //!
+//! A cluster never does this merge: the API server and kubectl use no
+//! strategic merge patch for custom resources (`kubectl apply` sends a JSON
+//! merge patch; kubernetes/kubernetes#58414). It is for tools that want the
+//! keyed merge offline; docs/DIVERGENCES.md, "Custom resources".
+//!
 //! `cargo run -p smpatch-examples --example crd_schema`
 
 use serde_json::json;

@@ -236,3 +236,12 @@ def test_crd_directory_with_builtin_types(tmp_path):
     assert smpatch.apply(DEPLOYMENT, {"spec": {"replicas": 5}}, schema=schema)["spec"]["replicas"] == 5
     # Without builtin=True only the CRD is known.
     assert "apps/v1/Deployment" not in smpatch.Schema.load(tmp_path / "widget-crd.yaml")
+
+
+def test_version_is_the_installed_distribution():
+    """`smpatch.__version__` is what pip installed (pyproject.toml's version)."""
+    import importlib.metadata
+
+    assert smpatch.__version__ == importlib.metadata.version("smpatch")
+    pyproject = (REPO / "bindings" / "python" / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{smpatch.__version__}"' in pyproject

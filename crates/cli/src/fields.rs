@@ -86,7 +86,7 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
     let arena = Arena::new();
     let name = a.file.display().to_string();
     let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.schema, &refs);
     let mut opts = match a.shape {
         Shape::Apply => FieldsOptions::default(),
         Shape::Update => FieldsOptions {
@@ -136,7 +136,7 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     let arena = Arena::new();
     let name = a.file.display().to_string();
     let docs = parse_stream(&arena, &input, &name, limits)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.schema, &refs);
     let mut opts = if a.reference {
         ExtractOptions::reference()
     } else {
@@ -157,12 +157,61 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     };
     let mut results = Vec::with_capacity(docs.len());
     for (i, doc) in docs.iter().enumerate() {
-        let r = ops::run(&arena, &op, &[*doc], &refs, &ty)
-            .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?;
+        let r = ops::run(&arena, &op, &[*doc], &refs, &ty).map_err(|e| {
+            let missing = e.name() == "no_apply_entry";
+            let mut f = Failure::in_document(e, &name, i, docs.len());
+            if let Some(hint) = missing.then(|| managers_hint(doc, &a.manager)).flatten() {
+                if let Some((message, kind)) = f.message.rsplit_once(" [") {
+                    f.message = format!("{message}; {hint} [{kind}");
+                }
+            }
+            f
+        })?;
         results.push(r.into_value());
     }
     write_results(&results, a.output)?;
     Ok(0)
+}
+
+/// What `extract` adds to `no_apply_entry` when the object has no entry
+/// of `manager` at all: the managers it has (the name is most often
+/// mistyped), or, when it has none, how to get them (`kubectl get -o yaml`
+/// leaves managedFields out by default). `None` when `manager` has entries
+/// (the error lists them).
+fn managers_hint(doc: &smpatch_value::Value<'_>, manager: &str) -> Option<String> {
+    let entries = doc
+        .get("metadata")
+        .and_then(|m| m.get("managedFields"))
+        .and_then(|f| f.as_array())
+        .unwrap_or(&[]);
+    let text = |e: &smpatch_value::Value<'_>, key: &str| {
+        e.get(key).and_then(|v| v.as_str()).unwrap_or("").to_owned()
+    };
+    if entries.iter().any(|e| text(e, "manager") == manager) {
+        return None;
+    }
+    let managers: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let (manager, operation, sub) = (
+                text(e, "manager"),
+                text(e, "operation"),
+                text(e, "subresource"),
+            );
+            if sub.is_empty() {
+                format!("{manager:?} ({operation})")
+            } else {
+                format!("{manager:?} ({operation}, {sub})")
+            }
+        })
+        .collect();
+    Some(if managers.is_empty() {
+        "the object has no metadata.managedFields: `kubectl get -o yaml` prints them \
+         with --show-managed-fields"
+            .to_owned()
+    } else {
+        format!("the object's managers: {}", managers.join(", "))
+    })
 }
 
 fn owner_text(o: &Owner) -> String {

@@ -7,9 +7,8 @@
 //! is a failure of its own: the other files' objects are still returned, so
 //! the command reports every result and every error, as kubectl does.
 
-use crate::{read_input, Failure, Limits};
-use smpatch::looks_like_json;
-use smpatch_value::{parse_json, parse_yaml, Arena, Value};
+use crate::{non_empty, parse_texts, read_input, Failure, Limits};
+use smpatch_value::{Arena, Value};
 use std::path::{Path, PathBuf};
 
 /// Where an object came from: its file, its document and, for the items of
@@ -223,18 +222,7 @@ fn parse_documents<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    let opts = limits.parse_options();
-    if looks_like_json(bytes) {
-        return Ok(vec![
-            parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?
-        ]);
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
-    Ok(parse_yaml(arena, text, &opts)
-        .map_err(|e| Failure::parse(e, name))?
-        .into_iter()
-        .filter(|d| !d.is_null())
-        .collect())
+    Ok(non_empty(parse_texts(arena, bytes, name, limits, false)?))
 }
 
 /// `f` without a second statement of its position: a schema parse error is

@@ -1,4 +1,4 @@
-//! Type names for `explain` the way kubectl users write them: a definition
+//! Type names for `explain` and `--type-name` the way kubectl users write them: a definition
 //! name or a GVK as before, and also a kind without its group
 //! (`Deployment`), its plural (`deployments`) or kubectl's short name
 //! (`deploy`, `svc`, `po`, ...), in any case.
@@ -155,7 +155,7 @@ fn closest_kind(schemas: &[&Schema], word: &str) -> Option<String> {
 }
 
 /// Levenshtein distance over characters (two rows).
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut row = vec![0; b.len() + 1];

@@ -26,6 +26,7 @@ use smpatch_value::{
 };
 
 mod completions;
+mod directives;
 mod engine_args;
 mod fields;
 mod identity;
@@ -85,6 +86,38 @@ dropped from the manifest since the last apply are deleted; fields only the \
 live object has are kept. stdout: the new live objects (or, with --show-patch, \
 the patches); stderr: kubectl's `KIND/NAME configured|unchanged|created` lines.";
 
+/// `smpatch patch --help` examples (run from the repository root).
+const PATCH_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch patch -f testdata/examples/deployment.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
+  smpatch patch -f testdata/examples/deployment.yaml --patch-file testdata/examples/patch.yaml -o yaml
+  smpatch patch -f testdata/examples/deployment.yaml --type json -p '[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":3}]'
+  smpatch patch -f crates/cli/testdata/widget.yaml --schema crates/cli/testdata/crd-widget.yaml -p '{\"spec\":{\"tags\":[\"y\"]}}'
+
+A patch that starts with { or [ is JSON (quote its keys); YAML patches in block style also work. \
+Directives: $patch, $retainKeys, $setElementOrder/FIELD, $deleteFromPrimitiveList/FIELD.";
+
+/// `smpatch diff --help` examples.
+const DIFF_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch diff testdata/examples/deployment.yaml testdata/examples/deployment-v2.yaml -o yaml
+  smpatch diff --type merge testdata/examples/deployment.yaml testdata/examples/deployment-v2.yaml
+  smpatch diff --exit-code testdata/examples/deployment.yaml testdata/examples/deployment.yaml";
+
+/// `smpatch apply --help` examples.
+const APPLY_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml -o yaml
+  smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml --show-patch -o yaml
+  kubectl get deploy web -o yaml > live.yaml && smpatch apply -f manifest.yaml --live live.yaml";
+
+/// `smpatch explain --help` examples.
+const EXPLAIN_EXAMPLES: &str = "\
+Examples:
+  smpatch explain deploy spec.template.spec.containers
+  smpatch explain v1/Service spec.ports
+  smpatch explain Widget spec --schema crates/cli/testdata/crd-widget.yaml";
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
@@ -132,14 +165,17 @@ impl Limits {
 #[derive(Subcommand)]
 enum Command {
     /// Patch documents offline, like `kubectl patch --local -o json`.
+    #[command(after_help = PATCH_EXAMPLES)]
     Patch(PatchArgs),
     /// Print the patch that turns ORIGINAL into MODIFIED.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
     /// The `kubectl apply` flow offline: three-way patch of MANIFEST against LIVE.
-    #[command(long_about = APPLY_HELP)]
+    #[command(long_about = APPLY_HELP, after_help = APPLY_EXAMPLES)]
     Apply(ApplyArgs),
     /// Print the patch metadata of a type or a field path
     /// (`smpatch explain apps/v1/Deployment spec.template.spec.volumes`).
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
@@ -166,7 +202,8 @@ struct SchemaArgs {
     /// Extra schema: OpenAPI v2/v3 JSON, CRD YAML, or a directory of them (repeatable).
     #[arg(long = "schema", value_name = "FILE|DIR")]
     schemas: Vec<PathBuf>,
-    /// The type to use instead of apiVersion/kind: a definition name or a GVK (apps/v1/Deployment).
+    /// The type to use instead of apiVersion/kind: a definition name, a GVK (apps/v1/Deployment),
+    /// a kind or a kubectl short name (Deployment, deploy).
     #[arg(long = "type-name", value_name = "NAME|GVK")]
     type_name: Option<String>,
 }
@@ -431,6 +468,24 @@ impl From<Error> for Failure {
 /// What the CLI adds to a `too_deep` error of a document or an engine.
 const MAX_DEPTH_HINT: &str = " (raise the limit with --max-depth N if the input is trusted)";
 
+/// What the CLI adds to a `not_a_schema` error: an object given to
+/// `--schema` instead of `-f`, most likely.
+const NOT_A_SCHEMA_HINT: &str = " (--schema takes CRDs and OpenAPI documents; \
+    the objects themselves go to -f)";
+
+/// `f` with, for an `unknown_type` error of `patch` or `diff`, the patch
+/// type that needs no schema: kubectl itself uses a JSON merge patch for
+/// custom resources (kubernetes/kubernetes#58414).
+fn merge_type_hint(mut f: Failure) -> Failure {
+    if let Some(message) = f.message.strip_suffix(" [unknown_type]") {
+        f.message = format!(
+            "{message}; or use --type merge, which needs no schema (kubectl's choice for \
+             custom resources) [unknown_type]"
+        );
+    }
+    f
+}
+
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
     --type-name NAME|GVK names the type)";
@@ -545,24 +600,73 @@ fn write_text(text: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::output(&e))
 }
 
-/// Every document of a JSON or YAML stream; empty YAML documents are skipped.
+/// Every document of `bytes`: one JSON document when the text looks like
+/// JSON (kubectl's sniffing: it starts with `{` or `[`), else the documents
+/// of a YAML stream.
+///
+/// Text that looks like JSON but is YAML flow style (`{spec: {replicas:
+/// 3}}`) is read as YAML with `read_flow_yaml` (the RFC 6902 patch of
+/// `--type json`, which kubectl reads that way too); otherwise it is
+/// refused as kubectl refuses it (`invalid JSON document`), with the JSON
+/// parser's position and a hint to quote it or write block YAML.
+fn parse_texts<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+    read_flow_yaml: bool,
+) -> Result<Vec<Value<'a>>, Failure> {
+    let opts = limits.parse_options();
+    let yaml = |text: &'a str| parse_yaml(arena, text, &opts);
+    if looks_like_json(bytes) {
+        return match parse_json(arena, bytes, &opts) {
+            Ok(v) => Ok(vec![v]),
+            Err(e) if e.kind == smpatch::ParseErrorKind::Syntax => {
+                match std::str::from_utf8(bytes).ok().map(yaml) {
+                    Some(Ok(docs)) if read_flow_yaml => Ok(docs),
+                    Some(Ok(_)) => {
+                        let mut f = Failure::parse(e, name);
+                        if let Some((message, kind)) = f.message.rsplit_once(" [") {
+                            f.message = format!("{message}{FLOW_YAML_HINT} [{kind}");
+                        }
+                        Err(f)
+                    }
+                    _ => Err(Failure::parse(e, name)),
+                }
+            }
+            Err(e) => Err(Failure::parse(e, name)),
+        };
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
+    yaml(text).map_err(|e| Failure::parse(e, name))
+}
+
+/// What the CLI adds to a JSON syntax error in text that is valid YAML flow
+/// style: kubectl reads text starting with `{` or `[` as JSON only.
+const FLOW_YAML_HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl \
+    reads it; quote the keys and strings, or write the YAML in block style)";
+
+/// Every document of a JSON or YAML stream, each an object (or `null`,
+/// read as `{}`); empty YAML documents are skipped.
 fn parse_stream<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    let opts = limits.parse_options();
-    let docs = if looks_like_json(bytes) {
-        vec![parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name))?]
-    } else {
-        let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
-        parse_yaml(arena, text, &opts)
-            .map_err(|e| Failure::parse(e, name))?
-            .into_iter()
-            .filter(|d| !d.is_null())
-            .collect()
-    };
+    objects_of(
+        non_empty(parse_texts(arena, bytes, name, limits, false)?),
+        name,
+    )
+}
+
+/// `docs` without the empty (`null`) documents of a YAML stream.
+fn non_empty(docs: Vec<Value<'_>>) -> Vec<Value<'_>> {
+    docs.into_iter().filter(|d| !d.is_null()).collect()
+}
+
+/// `docs` checked to be objects, a failure naming the document otherwise.
+fn objects_of<'a>(docs: Vec<Value<'a>>, name: &str) -> Result<Vec<Value<'a>>, Failure> {
     let count = docs.len();
     docs.into_iter()
         .enumerate()
@@ -584,7 +688,23 @@ fn parse_one<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let mut docs = parse_stream(arena, bytes, name, limits)?;
+    one_object(parse_stream(arena, bytes, name, limits)?, name)
+}
+
+/// A strategic merge patch (`-p` or `--patch-file`): one object, JSON or
+/// YAML ([`parse_texts`]).
+fn parse_patch_object<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+) -> Result<Value<'a>, Failure> {
+    let docs = non_empty(parse_texts(arena, bytes, name, limits, false)?);
+    one_object(objects_of(docs, name)?, name)
+}
+
+/// The one document of `docs` (`{}` when there is none).
+fn one_object<'a>(mut docs: Vec<Value<'a>>, name: &str) -> Result<Value<'a>, Failure> {
     match docs.len() {
         0 => Ok(Value::empty_object()),
         1 => Ok(docs.remove(0)),
@@ -627,7 +747,20 @@ fn load_schemas(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Schema>, Failu
         return Ok(Vec::new());
     }
     let opts = smpatch::LoadOptions::default().with_max_input_bytes(limits.max_input_bytes);
-    let set = smpatch::schema_set_with(paths, &opts).map_err(|e| input::once(Failure::from(e)))?;
+    let set = smpatch::schema_set_with(paths, &opts).map_err(|e| {
+        let not_a_schema = e.name() == "not_a_schema";
+        let mut f = input::once(Failure::from(e));
+        // `file#` (the whole document) reads better as `file`.
+        if let Some(file) = f.location.strip_suffix('#') {
+            f.location = file.to_owned();
+        }
+        if not_a_schema {
+            if let Some((message, kind)) = f.message.rsplit_once(" [") {
+                f.message = format!("{message}{NOT_A_SCHEMA_HINT} [{kind}");
+            }
+        }
+        f
+    })?;
     Ok(vec![set])
 }
 
@@ -638,11 +771,19 @@ fn schema_refs(user: &[Schema]) -> Result<Vec<&Schema>, Failure> {
     Ok(refs)
 }
 
-fn type_ref(args: &SchemaArgs) -> TypeRef {
-    match &args.type_name {
-        Some(name) if name.contains('/') => TypeRef::Gvk(name.clone()),
-        Some(name) => TypeRef::Definition(name.clone()),
-        None => TypeRef::Detect,
+/// The type `--type-name` names, written as for `explain`: a definition
+/// name, a GVK, or a kind, its plural or a kubectl short name
+/// (`Deployment`, `deploy`; [`kinds::resolve`]). A name that resolves to
+/// nothing is passed on as it is, for the engine's `unknown_type` error.
+fn type_ref(args: &SchemaArgs, refs: &[&Schema]) -> TypeRef {
+    let Some(given) = &args.type_name else {
+        return TypeRef::Detect;
+    };
+    let name = kinds::resolve(refs, given).unwrap_or_else(|_| given.clone());
+    if name.contains('/') {
+        TypeRef::Gvk(name)
+    } else {
+        TypeRef::Definition(name)
     }
 }
 
@@ -706,8 +847,13 @@ fn explain(a: &ExplainArgs, limits: &Limits) -> Result<i32, Failure> {
         fix_quirks: a.fix_quirks,
         compound_keys: a.compound_keys,
     };
-    let mut text = smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules)
-        .map_err(|e| Failure::at(a.path.as_deref().unwrap_or(&a.type_name), e.message))?;
+    let mut text =
+        smpatch_schema::explain_with(schema, &name, a.path.as_deref(), rules).map_err(|e| {
+            Failure::at(
+                a.path.as_deref().unwrap_or(&a.type_name),
+                format!("{} [{}]", e.message, e.kind_name()),
+            )
+        })?;
     if !text.ends_with('\n') {
         text.push('\n');
     }
@@ -741,7 +887,6 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
         return Err(Failure::at("", "no objects passed to patch"));
     }
     let total = objects.len() + failures.len();
-    let ty = type_ref(&a.engine.schema);
     let mut results = Vec::with_capacity(objects.len());
     let mut failed = failures.len();
     failures.iter().for_each(Failure::report);
@@ -751,9 +896,13 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     };
     match a.patch_type {
         PatchType::Strategic => {
-            let p =
-                parse_one(&arena, &patch_bytes, &patch_name, limits).map_err(json_patch_hint)?;
+            let p = parse_patch_object(&arena, &patch_bytes, &patch_name, limits)
+                .map_err(json_patch_hint)?;
+            for s in directives::suspects(p) {
+                eprintln!("warning: {patch_name}: {}: {}", s.pointer, s.message);
+            }
             let refs = schema_refs(&user)?;
+            let ty = type_ref(&a.engine.schema, &refs);
             let apply = ApplyOptions::default()
                 .with_fix_quirks(a.engine.fix_quirks)
                 .with_compound_keys(a.engine.compound_keys)
@@ -773,7 +922,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                 match ops::run(&arena, &op, &[obj.value, p], &refs, &ty) {
                     Ok(r) => results.push(r.into_value()),
                     Err(e) => {
-                        let f = Failure::from(e);
+                        let f = merge_type_hint(Failure::from(e));
                         let at = obj.origin.locate(&f.location);
                         fail(Failure::at(at, f.message));
                     }
@@ -781,7 +930,13 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             }
         }
         PatchType::Merge | PatchType::Json => {
-            let p = parse_patch_any(&arena, &patch_bytes, &patch_name, limits)?;
+            let p = parse_patch_any(
+                &arena,
+                &patch_bytes,
+                &patch_name,
+                limits,
+                a.patch_type == PatchType::Json,
+            )?;
             if a.patch_type == PatchType::Json && !p.is_array() {
                 // Once, not once per object.
                 return Err(Failure::at(
@@ -818,7 +973,10 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
                         } else {
                             format!("{}: {at}", obj.origin.label())
                         };
-                        fail(Failure::at(at, f.message));
+                        fail(Failure::at(
+                            at,
+                            format!("{} [json_patch_failed]", f.message),
+                        ));
                     }
                 }
             }
@@ -834,19 +992,17 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
     Ok(i32::from(failed > 0))
 }
 
-/// A JSON patch is a list: parse without the object check.
+/// A merge or JSON patch: parsed without the object check (a JSON patch
+/// is a list); YAML flow style is read for a JSON patch (`json_patch`), as
+/// kubectl reads it.
 fn parse_patch_any<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
+    json_patch: bool,
 ) -> Result<Value<'a>, Failure> {
-    let opts = limits.parse_options();
-    if looks_like_json(bytes) {
-        return parse_json(arena, bytes, &opts).map_err(|e| Failure::parse(e, name));
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| Failure::not_utf8(&e, bytes, name))?;
-    let docs = parse_yaml(arena, text, &opts).map_err(|e| Failure::parse(e, name))?;
+    let docs = parse_texts(arena, bytes, name, limits, json_patch)?;
     match docs.as_slice() {
         [one] => Ok(*one),
         _ => Err(Failure::at(
@@ -860,6 +1016,12 @@ fn parse_patch_any<'a>(
 }
 
 fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
+    if a.original.as_os_str() == "-" && a.modified.as_os_str() == "-" {
+        return Err(Failure::at(
+            "-",
+            "stdin can be read once: give ORIGINAL or MODIFIED as a file",
+        ));
+    }
     let (ob, mb) = (
         read_input(&a.original, limits)?,
         read_input(&a.modified, limits)?,
@@ -880,14 +1042,20 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
                     .with_compound_keys(a.engine.compound_keys)
                     .with_max_depth(limits.max_depth),
             );
-            ops::run(&arena, &op, &[o, m], &refs, &type_ref(&a.engine.schema))
-                .map_err(|e| {
-                    // The pointer holds in both documents: name the pair.
-                    let f = Failure::from(e);
-                    let pair = format!("{} -> {}", a.original.display(), a.modified.display());
-                    Failure::at(format!("{pair}: {}", f.location), f.message)
-                })?
-                .into_value()
+            ops::run(
+                &arena,
+                &op,
+                &[o, m],
+                &refs,
+                &type_ref(&a.engine.schema, &refs),
+            )
+            .map_err(|e| {
+                // The pointer holds in both documents: name the pair.
+                let f = merge_type_hint(Failure::from(e));
+                let pair = format!("{} -> {}", a.original.display(), a.modified.display());
+                Failure::at(format!("{pair}: {}", f.location), f.message)
+            })?
+            .into_value()
         }
         PatchType::Merge => rfc::merge_diff(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),
@@ -943,6 +1111,12 @@ fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> 
 }
 
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
+    if a.manifest.as_os_str() == "-" && a.live.as_os_str() == "-" {
+        return Err(Failure::at(
+            "-",
+            "stdin can be read once: give -f or --live as a file",
+        ));
+    }
     let (mb, lb) = (
         read_input(&a.manifest, limits)?,
         read_input(&a.live, limits)?,
@@ -951,10 +1125,14 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let manifest_name = a.manifest.display().to_string();
     let live_name = a.live.display().to_string();
     let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
+    if manifests.is_empty() {
+        // kubectl's words for an empty manifest.
+        return Err(Failure::at(&manifest_name, "no objects passed to apply"));
+    }
     let lives = parse_stream(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
-    let ty = type_ref(&a.engine.schema);
+    let ty = type_ref(&a.engine.schema, &refs);
     let opts = ClientApplyOptions::default()
         .overwrite(a.overwrite)
         .create_options(

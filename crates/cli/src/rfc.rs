@@ -255,34 +255,43 @@ pub fn json_patch<'a>(
         };
         let name = string("op")?;
         let path = pointer("path")?;
-        let in_doc = |m: String| fail(format!("{at}/path"), m);
+        let path_text = string("path")?;
+        // The operation and its path lead the message: `replace
+        // "/spec/x": no member "x"`.
+        let in_doc = |m: String| fail(format!("{at}/path"), format!("{name} {path_text:?}: {m}"));
         doc = match name {
             "add" => edit(arena, doc, &path, Edit::Add(value()?)).map_err(in_doc)?,
             "remove" => edit(arena, doc, &path, Edit::Remove).map_err(in_doc)?,
             "replace" => edit(arena, doc, &path, Edit::Replace(value()?)).map_err(in_doc)?,
             "move" => {
                 let from = pointer("from")?;
+                let from_text = string("from")?;
+                let in_from = |m: String| fail(format!("{at}/from"), format!("{name} from {from_text:?}: {m}"));
                 if path.len() > from.len() && path[..from.len()] == from[..] {
                     return Err(fail(
                         format!("{at}/from"),
                         "cannot move a value into one of its own children",
                     ));
                 }
-                let moved = lookup(doc, &from).map_err(|m| fail(format!("{at}/from"), m))?;
-                let without = edit(arena, doc, &from, Edit::Remove)
-                    .map_err(|m| fail(format!("{at}/from"), m))?;
+                let moved = lookup(doc, &from).map_err(in_from)?;
+                let without = edit(arena, doc, &from, Edit::Remove).map_err(in_from)?;
                 edit(arena, without, &path, Edit::Add(moved)).map_err(in_doc)?
             }
             "copy" => {
                 let from = pointer("from")?;
-                let copied = lookup(doc, &from).map_err(|m| fail(format!("{at}/from"), m))?;
+                let from_text = string("from")?;
+                let copied = lookup(doc, &from)
+                    .map_err(|m| fail(format!("{at}/from"), format!("copy from {from_text:?}: {m}")))?;
                 edit(arena, doc, &path, Edit::Add(copied)).map_err(in_doc)?
             }
             "test" => {
                 let expected = value()?;
                 let found = lookup(doc, &path).map_err(in_doc)?;
                 if !found.deep_eq(&expected) {
-                    return Err(fail(at, "test failed: the value differs"));
+                    return Err(fail(
+                        at,
+                        format!("test failed: the value at {path_text:?} differs"),
+                    ));
                 }
                 doc
             }
@@ -420,7 +429,7 @@ fn no_item(i: usize) -> String {
 mod tests {
     //! Differential tests against the `json-patch` crate (the CLI's former
     //! implementation), on values it can represent.
-    #![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+    #![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
     use super::*;
     use proptest::prelude::*;

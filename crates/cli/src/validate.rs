@@ -71,7 +71,7 @@ pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure
     let old_bytes = a.old.as_ref().map(|p| read_input(p, limits)).transpose()?;
     let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
-    let ty = type_ref(&a.schema);
+    let ty = type_ref(&a.schema, &refs);
     let opts = UnionOptions {
         ratcheting: a.ratcheting,
         check_enums: !a.no_enums,

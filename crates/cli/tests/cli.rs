@@ -2,7 +2,7 @@
 //! `crates/cli/testdata/` (regenerate a file by running the command shown in its
 //! test and reviewing the diff).
 
-#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+#![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
 mod common;
 
@@ -874,7 +874,7 @@ fn explain_suggests_the_field_meant() {
     assert_eq!(
         stderr,
         "error: spec.template.spec.contaners: no field \"contaners\" in \
-         io.k8s.api.core.v1.PodSpec; did you mean \"containers\"?\n"
+         io.k8s.api.core.v1.PodSpec; did you mean \"containers\"? [unknown_field]\n"
     );
     // Nothing close: no suggestion.
     let (_, _, stderr) = run(&["explain", "deploy", "spec.xyzzy"]);
@@ -972,9 +972,9 @@ fn json_patch_failures_name_each_object() {
         "",
         1,
         Some("patch-json-failures.yaml"),
-        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value differs\n\
-         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value differs\n\
-         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value differs\n",
+        "error: crates/cli/testdata/input/a.yaml: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n\
+         error: crates/cli/testdata/input/c-list.yml: item 0: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n\
+         error: crates/cli/testdata/input/c-list.yml: item 1: --patch: /0: test failed: the value at \"/metadata/name\" differs [json_patch_failed]\n",
     );
 }
 

@@ -3,7 +3,7 @@
 //! common mistakes get an error that names the input, the JSON pointer (or
 //! line and column) and the kind.
 
-#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+#![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
 mod common;
 
@@ -359,4 +359,369 @@ fn explain_suggests_the_kind_meant() {
     let (code, _, err) = run(&["explain", "Widgt", "--schema", crd]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("did you mean \"Widget\"?"), "{err}");
+}
+
+/// YAML flow style (`{spec: {replicas: 3}}`) is read as kubectl reads it:
+/// refused as JSON for a strategic or merge patch and for files (with a
+/// hint), read as YAML for an RFC 6902 patch (`--type json`).
+#[test]
+fn yaml_flow_style_is_read_as_kubectl_reads_it() {
+    const HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl reads it; \
+        quote the keys and strings, or write the YAML in block style) [invalid_document]\n";
+    for ty in ["strategic", "merge"] {
+        let (code, out, err) = run(&[
+            "patch",
+            "-f",
+            DEPLOY,
+            "--type",
+            ty,
+            "-p",
+            "{spec: {replicas: 3}}",
+        ]);
+        assert_eq!(code, 1, "{ty}: {err}");
+        assert!(out.is_empty(), "{ty}: {out}");
+        assert_eq!(
+            err,
+            format!("error: --patch:1:2: unexpected 's'; expected a string key{HINT}"),
+            "{ty}"
+        );
+    }
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "--type",
+        "json",
+        "-p",
+        "[{op: replace, path: /spec/replicas, value: 3}]",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nspec:\n  replicas: 3\n"), "{out}");
+    // Broken JSON that is no YAML either: the JSON error alone.
+    let (code, _, err) = run(&["patch", "-f", DEPLOY, "-p", r#"{"spec":{"replicas":3}"#]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err,
+        "error: --patch:1:23: unexpected end of input [invalid_document]\n"
+    );
+    // Files given with -f are sniffed the same way.
+    let dir = std::env::temp_dir().join(format!("smpatch-flow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("flow.yaml");
+    std::fs::write(&file, "{apiVersion: v1, kind: ConfigMap}").unwrap();
+    let (code, _, err) = run(&["patch", "-f", file.to_str().unwrap(), "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("flow.yaml:1:2: unexpected 'a'") && err.ends_with(HINT),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A failed RFC 6902 operation names the operation, its path and the kind.
+#[test]
+fn json_patch_failures_name_the_operation_and_kind() {
+    for (p, expected) in [
+        (
+            r#"[{"op":"replace","path":"/spec/replicaz/x","value":3}]"#,
+            "error: --patch: /0/path: replace \"/spec/replicaz/x\": no member \"replicaz\" \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"add","path":"/x","value":1},{"op":"move","from":"/nope","path":"/y"}]"#,
+            "error: --patch: /1/from: move from \"/nope\": no value at \"nope\" \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"test","path":"/spec/replicas","value":7}]"#,
+            "error: --patch: /0: test failed: the value at \"/spec/replicas\" differs \
+             [json_patch_failed]\n",
+        ),
+        (
+            r#"[{"op":"frob","path":"/x"}]"#,
+            "error: --patch: /0/op: unknown operation \"frob\"; expected add, remove, \
+             replace, move, copy or test [json_patch_failed]\n",
+        ),
+    ] {
+        let (code, out, err) = run(&["patch", "-f", DEPLOY, "--type", "json", "-p", p]);
+        assert_eq!(code, 1, "{p}: {err}");
+        assert!(out.is_empty(), "{p}: {out}");
+        assert_eq!(err, expected, "{p}");
+    }
+}
+
+/// A key that looks like a misspelled directive is merged as a field (as
+/// the Go reference does), with a warning naming the directive meant; the
+/// real directives and ordinary `$` fields draw none.
+#[test]
+fn misspelled_directive_warns() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "-p",
+        r#"{"spec":{"template":{"spec":{"volumes":[{"name":"cache","$retainkeys":["name"]}]}}}}"#,
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("    $retainkeys:\n"), "{out}");
+    assert_eq!(
+        err,
+        "warning: --patch: /spec/template/spec/volumes/0/$retainkeys: \"$retainkeys\" is not a \
+         patch directive; did you mean \"$retainKeys\"? It is merged as an ordinary field, as \
+         the Go reference does\n"
+    );
+    let (code, _, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "--patch-file",
+        "testdata/examples/patch.yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+/// An object given to `--schema` (instead of `-f`): the error names the
+/// file alone (no dangling `#`) and says what `--schema` takes.
+#[test]
+fn object_as_schema_says_what_schema_takes() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        "crates/cli/testdata/widget.yaml",
+        "--schema",
+        DEPLOY,
+        "-p",
+        "{}",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("error: testdata/examples/deployment.yaml: not an OpenAPI v2 document"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(
+            " (--schema takes CRDs and OpenAPI documents; the objects themselves go to -f) \
+             [not_a_schema]\n"
+        ),
+        "{err}"
+    );
+}
+
+/// `extract` for a manager the object does not know lists the managers it
+/// has; an object without managedFields says how kubectl prints them.
+#[test]
+fn extract_of_an_unknown_manager_lists_the_managers() {
+    let live = "crates/cli/testdata/fields-live.yaml";
+    let (code, out, err) = run(&["extract", "-f", live, "--manager", "orders-operatr"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with(
+            "error: crates/cli/testdata/fields-live.yaml: /metadata/managedFields: manager \
+             \"orders-operatr\" has no Apply entry"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "; the object's managers: \"mesh-injector\" (Apply), \"orders-operator\" (Apply), "
+        ) && err.ends_with(" [no_apply_entry]\n"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["extract", "-f", DEPLOY, "--manager", "x"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.ends_with(
+            "; the object has no metadata.managedFields: `kubectl get -o yaml` prints them \
+             with --show-managed-fields [no_apply_entry]\n"
+        ),
+        "{err}"
+    );
+    // A known manager without an entry for the subresource: the engine's
+    // message lists its entries, and nothing is added.
+    let (_, _, err) = run(&[
+        "extract",
+        "-f",
+        live,
+        "--manager",
+        "orders-operator",
+        "--subresource",
+        "status",
+    ]);
+    assert!(!err.contains("the object's managers"), "{err}");
+}
+
+/// `apply` of a custom resource with its CRD merges strategically (keyed
+/// by the CRD's list-map keys): a port only the live object has stays.
+/// kubectl would send a JSON merge patch and drop it (docs/DIVERGENCES.md,
+/// "Custom resources").
+#[test]
+fn custom_resource_apply_merges_strategically() {
+    let dir = std::env::temp_dir().join(format!("smpatch-cr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let live = dir.join("live.yaml");
+    let manifest = dir.join("manifest.yaml");
+    std::fs::write(
+        &live,
+        r#"apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"example.com/v1","kind":"Widget","metadata":{"annotations":{},"name":"w"},"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP"}]}}
+spec:
+  ports:
+  - {port: 80, protocol: TCP, name: http}
+  - {port: 443, protocol: TCP, name: added-by-controller}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &manifest,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  ports:\n  \
+         - {port: 80, protocol: TCP, name: web}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "apply",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
+        "--schema",
+        "crates/cli/testdata/crd-widget.yaml",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "  ports:\n  - port: 80\n    protocol: TCP\n    name: web\n  - port: 443\n    \
+             protocol: TCP\n    name: added-by-controller\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(err, "widget.example.com/w configured\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The examples under `smpatch COMMAND --help` run as written from the
+/// repository root.
+#[test]
+fn command_help_examples_run() {
+    for command in ["patch", "diff", "apply", "explain"] {
+        let (code, help, _) = run(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}");
+        let examples = &help[help
+            .find("Examples")
+            .unwrap_or_else(|| panic!("{command}: an Examples block"))..];
+        let cmds = commands(examples);
+        assert!(cmds.len() >= 2, "{command}: {cmds:?}");
+        for c in &cmds {
+            assert_eq!(c[1], command, "{c:?}");
+            runs_cleanly(c, &format!("smpatch {command} --help"));
+        }
+    }
+}
+
+/// stdin given twice (`diff - -`, `apply -f - --live -`) is refused (the
+/// second read would see nothing), and an empty manifest is kubectl's
+/// `no objects passed to apply`.
+#[test]
+fn stdin_twice_and_empty_manifest_are_errors() {
+    for args in [
+        &["diff", "-", "-"][..],
+        &["apply", "-f", "-", "--live", "-"][..],
+    ] {
+        let out = smpatch()
+            .args(args)
+            .write_stdin(std::fs::read(root().join(DEPLOY)).unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("error: -: stdin can be read once: give "),
+            "{args:?}: {err}"
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("smpatch-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.yaml");
+    std::fs::write(&empty, "# nothing yet\n").unwrap();
+    let (code, out, err) = run(&[
+        "apply",
+        "-f",
+        empty.to_str().unwrap(),
+        "--live",
+        "testdata/examples/live.yaml",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.ends_with("empty.yaml: no objects passed to apply\n"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--type-name` takes what `explain` takes: a kind, its plural or a
+/// kubectl short name, besides a definition name or a GVK.
+#[test]
+fn type_name_takes_kinds_and_short_names() {
+    let widget = "crates/cli/testdata/widget.yaml";
+    let p = r#"{"spec":{"replicas":3}}"#;
+    let (code, expected, err) = run(&[
+        "patch",
+        "-f",
+        widget,
+        "--type-name",
+        "apps/v1/Deployment",
+        "-p",
+        p,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for name in [
+        "Deployment",
+        "deploy",
+        "deployments",
+        "io.k8s.api.apps.v1.Deployment",
+    ] {
+        let (code, out, err) = run(&["patch", "-f", widget, "--type-name", name, "-p", p]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(out, expected, "{name}");
+    }
+    let (code, _, err) = run(&["patch", "-f", widget, "--type-name", "Deploymnt", "-p", p]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
+}
+
+/// A custom resource without its CRD: `patch` and `diff` also name
+/// `--type merge`, which needs no schema (kubectl's choice for custom
+/// resources); `apply` has no such flag and does not.
+#[test]
+fn unknown_kind_names_merge_for_patch_and_diff() {
+    let widget = "crates/cli/testdata/widget.yaml";
+    const MERGE: &str = "; or use --type merge, which needs no schema (kubectl's choice for \
+                         custom resources) [unknown_type]\n";
+    let (code, _, err) = run(&["patch", "-f", widget, "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.ends_with(MERGE), "{err}");
+    let (code, _, err) = run(&["diff", widget, widget]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.ends_with(MERGE), "{err}");
+    let (code, out, err) = run(&["patch", "-f", widget, "--type", "merge", "-p", "{}"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"kind\": \"Widget\""), "{out}");
+    let (code, _, err) = run(&["apply", "-f", widget, "--live", widget]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("--type merge"), "{err}");
 }

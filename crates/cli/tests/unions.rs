@@ -7,7 +7,7 @@
 //! Inputs live in `testdata/unions/k8s/`, expected output in
 //! `crates/cli/testdata/unions/expected/`.
 
-#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+#![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
 
 mod common;
 

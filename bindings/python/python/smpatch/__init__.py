@@ -32,6 +32,14 @@ The merge runs without the GIL, so threads merge in parallel; a
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
+try:
+    __version__: str = _metadata.version("smpatch")
+    """The installed package's version (``pip show smpatch``)."""
+except _metadata.PackageNotFoundError:  # imported from a source tree
+    __version__ = "0+unknown"
+
 __all__ = [
     "Conflict",
     "Error",

@@ -3,6 +3,8 @@
 import os
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
+__version__: str
+
 __all__ = [
     "Conflict",
     "Error",
