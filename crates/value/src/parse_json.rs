@@ -68,7 +68,6 @@ pub fn parse_json<'a>(
         b: src.as_bytes(),
         full: input,
         invalid_at,
-        pos: 0,
         opts,
         values: Vec::with_capacity(64),
         members: Vec::with_capacity(64),
@@ -98,7 +97,6 @@ struct Parser<'a, 'o> {
     b: &'a [u8],
     full: &'a [u8],
     invalid_at: Option<usize>,
-    pos: usize,
     opts: &'o ParseOptions,
     values: Vec<Value<'a>>,
     members: Vec<Member<'a>>,
@@ -137,15 +135,20 @@ const HI: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact
 /// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
-/// only the lowest flag is used).
+/// only the lowest flag is used; the mask is zero exactly when no byte is a
+/// stop byte).
+///
+/// Both tests are the classic "byte below n" trick (`(x - n..) & !x & 0x80..`,
+/// exact for the lowest flagged byte): on `w ^ 0x02..` with n = 0x21, which
+/// flags control characters and `"` at once (xor 2 swaps 0x20 and 0x22 and
+/// keeps 0x00 to 0x1F among themselves), and on `w ^ '\'..` with n = 1. The
+/// `!x` factor is `!w` for both (xor with an ASCII byte keeps the high bit):
+/// bytes of 0x80 or more (UTF-8 sequences) are never flagged.
 #[inline(always)]
 pub(crate) fn stop_mask(w: u64) -> u64 {
-    let quote = w ^ (LO * b'"' as u64);
-    let bslash = w ^ (LO * b'\\' as u64);
-    let zero_q = quote.wrapping_sub(LO) & !quote;
-    let zero_b = bslash.wrapping_sub(LO) & !bslash;
-    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    (zero_q | zero_b | ctrl) & HI
+    let quote_or_ctrl = (w ^ (LO * 0x02)).wrapping_sub(LO * 0x21);
+    let bslash = (w ^ (LO * b'\\' as u64)).wrapping_sub(LO);
+    (quote_or_ctrl | bslash) & !w & HI
 }
 
 /// True when any byte of `w` is `"`, `\` or below 0x20.
@@ -155,41 +158,59 @@ fn has_stop_byte(w: u64) -> bool {
 }
 
 /// Index of the first `"`, `\` or control byte at or after `i`, or `b.len()`.
-/// Eight bytes per step; the byte is located from the mask, not rescanned.
+///
+/// Eight bytes per step, then one; the byte is located from the mask, not
+/// rescanned. The parser's speed is bound by the chain from one token's end
+/// to the next token's start, which runs through this function: one word
+/// and one `trailing_zeros` keep that chain short (two words per step, or a
+/// vector of sixteen bytes, run fewer instructions but measured slower:
+/// their position takes longer to compute; docs/BENCHMARKS.md).
 #[inline(always)]
-pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        let m = stop_mask(u64::from_le_bytes(*chunk));
+pub(crate) fn find_stop(b: &[u8], i: usize) -> usize {
+    let Some(rest) = b.get(i..) else {
+        return i;
+    };
+    let mut at = i;
+    let mut words = rest.chunks_exact(8);
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let m = stop_mask(u64::from_le_bytes(w));
         if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
+            return at + (m.trailing_zeros() / 8) as usize;
         }
-        i += 8;
+        at += 8;
     }
-    while let Some(&c) = b.get(i) {
+    for &c in words.remainder() {
         if STOP[c as usize] {
-            break;
+            return at;
         }
-        i += 1;
+        at += 1;
     }
-    i
+    at
 }
 
 impl<'a> Parser<'a, '_> {
+    /// The reading loop. The position is a local (`pos`), passed to and
+    /// returned from the helpers, never a field: the parser's speed is
+    /// bound by the chain from one token's end to the next one's start, and
+    /// a field of `self` (which escapes to the out-of-line error and escape
+    /// paths) would make every step of that chain a store and a reload.
     fn parse(&mut self) -> Result<Value<'a>, ParseError> {
-        self.skip_ws();
-        if self.pos >= self.b.len() {
+        let mut pos = self.skip_ws(0);
+        if pos >= self.b.len() {
             if self.invalid_at.is_some() {
                 return Err(self.eof());
             }
             return Err(self.err(
                 ParseErrorKind::Empty,
-                self.pos,
+                pos,
                 "the document is empty; expected a JSON value".into(),
             ));
         }
         'value: loop {
-            self.skip_ws();
-            let Some(&c) = self.b.get(self.pos) else {
+            pos = self.skip_ws(pos);
+            let Some(&c) = self.b.get(pos) else {
                 return Err(self.eof());
             };
             let mut v = match c {
@@ -197,21 +218,20 @@ impl<'a> Parser<'a, '_> {
                     if self.frames.len() >= self.opts.max_depth {
                         return Err(self.err(
                             ParseErrorKind::TooDeep,
-                            self.pos,
+                            pos,
                             format!(
                                 "nesting is deeper than the limit of {}",
                                 self.opts.max_depth
                             ),
                         ));
                     }
-                    let open = self.pos;
+                    let open = pos;
                     let events = self.events;
-                    self.pos += 1;
-                    self.skip_ws();
+                    pos = self.skip_ws(pos + 1);
                     let is_object = c == b'{';
                     let close = if is_object { b'}' } else { b']' };
-                    if self.b.get(self.pos) == Some(&close) {
-                        self.pos += 1;
+                    if self.b.get(pos) == Some(&close) {
+                        pos += 1;
                         if is_object {
                             Value::Object(Object::EMPTY)
                         } else {
@@ -231,34 +251,42 @@ impl<'a> Parser<'a, '_> {
                             events,
                         });
                         if is_object {
-                            self.parse_key()?;
+                            pos = self.parse_key(pos)?;
                         }
                         continue 'value;
                     }
                 }
-                b'"' => Value::String(self.parse_string()?),
-                b'-' | b'0'..=b'9' => Value::Number(self.parse_number()?),
-                b't' => self.literal(b"true", Value::Bool(true))?,
-                b'f' => self.literal(b"false", Value::Bool(false))?,
-                b'n' => self.literal(b"null", Value::Null)?,
+                b'"' => {
+                    let (s, end) = self.parse_string(pos)?;
+                    pos = end;
+                    Value::String(s)
+                }
+                b'-' | b'0'..=b'9' => {
+                    let (n, end) = self.parse_number(pos)?;
+                    pos = end;
+                    Value::Number(n)
+                }
+                b't' => self.literal(&mut pos, b"true", Value::Bool(true))?,
+                b'f' => self.literal(&mut pos, b"false", Value::Bool(false))?,
+                b'n' => self.literal(&mut pos, b"null", Value::Null)?,
                 b'N' | b'I' => {
                     return Err(self.err(
                         ParseErrorKind::InvalidNumber,
-                        self.pos,
+                        pos,
                         "NaN and Infinity are not JSON numbers".into(),
                     ))
                 }
-                _ => return Err(self.unexpected("a JSON value")),
+                _ => return Err(self.unexpected(pos, "a JSON value")),
             };
             // A value is complete: hand it to its container, then read what
             // follows; closing containers completes further values.
             loop {
                 let Some(frame) = self.frames.last_mut() else {
-                    self.skip_ws();
-                    if self.pos < self.b.len() {
+                    pos = self.skip_ws(pos);
+                    if pos < self.b.len() {
                         return Err(self.err(
                             ParseErrorKind::TrailingCharacters,
-                            self.pos,
+                            pos,
                             "unexpected text after the JSON value".into(),
                         ));
                     }
@@ -274,100 +302,106 @@ impl<'a> Parser<'a, '_> {
                 } else {
                     self.values.push(v);
                 }
-                self.skip_ws();
-                match self.b.get(self.pos) {
+                pos = self.skip_ws(pos);
+                match self.b.get(pos) {
                     Some(b',') => {
-                        self.pos += 1;
+                        pos += 1;
                         if is_object {
-                            self.skip_ws();
-                            self.parse_key()?;
+                            pos = self.skip_ws(pos);
+                            pos = self.parse_key(pos)?;
                         }
                         continue 'value;
                     }
                     Some(b']') if !is_object => {
-                        self.pos += 1;
+                        pos += 1;
                         let items = self.arena.alloc_slice_copy(&self.values[start..]);
                         self.values.truncate(start);
                         self.frames.pop();
                         v = Value::Array(items);
                     }
                     Some(b'}') if is_object => {
-                        self.pos += 1;
-                        v = self.close_object(start)?;
+                        pos += 1;
+                        v = self.close_object(start, pos)?;
                         self.frames.pop();
                     }
                     _ => {
-                        return Err(self.unexpected(if is_object {
-                            "`,` or `}`"
-                        } else {
-                            "`,` or `]`"
-                        }))
+                        return Err(self.unexpected(
+                            pos,
+                            if is_object {
+                                "`,` or `}`"
+                            } else {
+                                "`,` or `]`"
+                            },
+                        ))
                     }
                 }
             }
         }
     }
 
+    /// The position of the first byte at or after `pos` that is not JSON
+    /// whitespace.
     #[inline(always)]
-    fn skip_ws(&mut self) {
+    fn skip_ws(&mut self, mut pos: usize) -> usize {
         // Compact input has no whitespace: one comparison settles it.
-        if self.b.get(self.pos).is_none_or(|&c| c > b' ') {
-            return;
+        if self.b.get(pos).is_none_or(|&c| c > b' ') {
+            return pos;
         }
         self.events += 1;
-        while let Some(&c) = self.b.get(self.pos) {
+        while let Some(&c) = self.b.get(pos) {
             if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                self.pos += 1;
+                pos += 1;
             } else {
                 break;
             }
         }
+        pos
     }
 
-    fn literal(&mut self, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
-        let rest = &self.b[self.pos..];
+    fn literal(&self, pos: &mut usize, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
+        let rest = self.b.get(*pos..).unwrap_or_default();
         if rest.starts_with(word) {
-            self.pos += word.len();
+            *pos += word.len();
             Ok(v)
         } else if word.starts_with(rest) {
             // The (valid) input ends inside the word.
             Err(self.eof())
         } else {
-            Err(self.unexpected("a JSON value"))
+            Err(self.unexpected(*pos, "a JSON value"))
         }
     }
 
-    /// Reads `"key"` and the `:` after it; the position is at the `"`.
+    /// Reads `"key"` and the `:` after it from `pos` (at the `"`); the
+    /// position after the `:`.
     #[inline(always)]
-    fn parse_key(&mut self) -> Result<(), ParseError> {
-        if self.b.get(self.pos) != Some(&b'"') {
-            return Err(self.unexpected("a string key"));
+    fn parse_key(&mut self, pos: usize) -> Result<usize, ParseError> {
+        if self.b.get(pos) != Some(&b'"') {
+            return Err(self.unexpected(pos, "a string key"));
         }
-        let key = self.parse_string()?;
-        self.skip_ws();
-        if self.b.get(self.pos) != Some(&b':') {
-            return Err(self.unexpected("`:`"));
+        let (key, end) = self.parse_string(pos)?;
+        let pos = self.skip_ws(end);
+        if self.b.get(pos) != Some(&b':') {
+            return Err(self.unexpected(pos, "`:`"));
         }
-        self.pos += 1;
         if let Some(f) = self.frames.last_mut() {
             f.key = Some(key);
         }
-        Ok(())
+        Ok(pos + 1)
     }
 
-    /// Reads a string; the position is at the opening quote. The common
-    /// case (no escape, within the length limit) stays inline; escapes and
-    /// errors go to [`Parser::parse_string_rest`].
+    /// Reads a string from `pos` (at the opening quote): the string and the
+    /// position after its closing quote. The common case (no escape, within
+    /// the length limit) stays inline; escapes and errors go to
+    /// [`Parser::parse_string_rest`].
     #[inline(always)]
-    fn parse_string(&mut self) -> Result<&'a str, ParseError> {
+    fn parse_string(&mut self, pos: usize) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
-        let start = self.pos + 1;
+        let start = pos + 1;
         let i = find_stop(b, start);
         if b.get(i) == Some(&b'"') && i - start <= self.opts.max_string_bytes {
             // Both ends are next to ASCII quotes: always char boundaries.
             if let Some(s) = self.src.get(start..i) {
-                self.pos = i + 1;
-                return Ok(s);
+                return Ok((s, i + 1));
             }
         }
         self.parse_string_rest(start, i)
@@ -377,13 +411,16 @@ impl<'a> Parser<'a, '_> {
     /// closing quote: an escape, a control character, the end of the input,
     /// or a string longer than the limit.
     #[inline(never)]
-    fn parse_string_rest(&mut self, start: usize, i: usize) -> Result<&'a str, ParseError> {
+    fn parse_string_rest(
+        &mut self,
+        start: usize,
+        i: usize,
+    ) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
         match b.get(i) {
             Some(b'"') => {
                 self.check_string_len(i - start, start)?;
-                self.pos = i + 1;
-                Ok(&self.src[start..i])
+                Ok((&self.src[start..i], i + 1))
             }
             Some(b'\\') => self.parse_escaped(start, i),
             Some(_) => Err(self.control(i)),
@@ -423,7 +460,11 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// The slow path: a string with escapes, unescaped into the arena.
-    fn parse_escaped(&mut self, start: usize, first_escape: usize) -> Result<&'a str, ParseError> {
+    fn parse_escaped(
+        &mut self,
+        start: usize,
+        first_escape: usize,
+    ) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
@@ -521,10 +562,9 @@ impl<'a> Parser<'a, '_> {
             }
         }
         self.check_string_len(out.len(), start)?;
-        self.pos = i + 1;
         let s = self.arena.alloc_str(&out);
         self.scratch = out;
-        Ok(s)
+        Ok((s, i + 1))
     }
 
     fn hex4(&self, at: usize) -> Result<u32, ParseError> {
@@ -550,9 +590,8 @@ impl<'a> Parser<'a, '_> {
 
     /// Reads a number; RFC 8259 grammar, literal text kept.
     #[inline]
-    fn parse_number(&mut self) -> Result<Number<'a>, ParseError> {
+    fn parse_number(&self, start: usize) -> Result<(Number<'a>, usize), ParseError> {
         let b = self.b;
-        let start = self.pos;
         let (i, kind) = scan_json_number(b, start).map_err(|why| self.bad_number(start, why))?;
         if let Some(&c) = b.get(i) {
             if c.is_ascii_alphanumeric() || c == b'.' || c == b'+' || c == b'-' {
@@ -575,8 +614,7 @@ impl<'a> Parser<'a, '_> {
                 ),
             ));
         }
-        self.pos = i;
-        Ok(Number::with_kind(&self.src[start..i], kind))
+        Ok((Number::with_kind(&self.src[start..i], kind), i))
     }
 
     #[cold]
@@ -589,12 +627,13 @@ impl<'a> Parser<'a, '_> {
         )
     }
 
-    /// Builds the object of `members[start..]`, applying the duplicate rule.
-    fn close_object(&mut self, start: usize) -> Result<Value<'a>, ParseError> {
+    /// Builds the object of `members[start..]` whose `}` ends before `end`,
+    /// applying the duplicate rule.
+    fn close_object(&mut self, start: usize, end: usize) -> Result<Value<'a>, ParseError> {
         let ms = &self.members[start..];
         let dup = first_duplicate(ms);
         let members = match dup {
-            None => match self.compact_source() {
+            None => match self.compact_source(end) {
                 Some((mark, text)) => {
                     let source = Member {
                         key: mark,
@@ -640,13 +679,13 @@ impl<'a> Parser<'a, '_> {
     /// writes for it: no whitespace skipped and no escape decoded since its
     /// `{`, and long enough to be worth a member.
     #[inline]
-    fn compact_source(&self) -> Option<(&'static str, &'a str)> {
+    fn compact_source(&self, end: usize) -> Option<(&'static str, &'a str)> {
         let f = self.frames.last()?;
-        if f.events != self.events || self.pos - f.open < COMPACT_SOURCE_MIN {
+        if f.events != self.events || end - f.open < COMPACT_SOURCE_MIN {
             return None;
         }
         // Both ends are ASCII brackets: char boundaries.
-        Some((self.mark?, self.src.get(f.open..self.pos)?))
+        Some((self.mark?, self.src.get(f.open..end)?))
     }
 
     fn path_segments(&self) -> Vec<Step<'a>> {
@@ -691,12 +730,12 @@ impl<'a> Parser<'a, '_> {
 
     #[cold]
     #[inline(never)]
-    fn unexpected(&self, wanted: &str) -> ParseError {
-        match self.src[self.pos..].chars().next() {
+    fn unexpected(&self, at: usize, wanted: &str) -> ParseError {
+        match self.src.get(at..).and_then(|r| r.chars().next()) {
             None => self.eof(),
             Some(c) if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => self.err(
                 ParseErrorKind::Syntax,
-                self.pos,
+                at,
                 format!(
                     "unexpected control character U+{:04X}; expected {wanted}",
                     c as u32
@@ -704,7 +743,7 @@ impl<'a> Parser<'a, '_> {
             ),
             Some(c) => self.err(
                 ParseErrorKind::Syntax,
-                self.pos,
+                at,
                 format!("unexpected {c:?}; expected {wanted}"),
             ),
         }
@@ -789,10 +828,20 @@ fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
 
 /// Index of the first member whose key already appeared, if any. Linear for
 /// small objects, hashed for large ones.
+#[inline(always)]
 pub(crate) fn first_duplicate(ms: &[Member<'_>]) -> Option<usize> {
-    if ms.len() < 2 {
-        return None;
+    match ms {
+        // Most objects of Kubernetes documents (env entries, ports, label
+        // selectors) have one or two members: no call for them.
+        [] | [_] => None,
+        [a, b] => (a.key == b.key).then_some(1),
+        _ => first_duplicate_of_many(ms),
     }
+}
+
+/// [`first_duplicate`] for three or more members.
+#[inline(never)]
+fn first_duplicate_of_many(ms: &[Member<'_>]) -> Option<usize> {
     if ms.len() <= 16 {
         for i in 1..ms.len() {
             let k = ms[i].key;
@@ -1044,6 +1093,33 @@ mod tests {
         for b in 0u8..=255 {
             let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
             assert_eq!(has_stop_byte(w), STOP[b as usize], "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn swar_stop_mask_flags_exactly_the_lowest_stop_byte() {
+        // Words mixing stop bytes, their neighbours (0x1f/0x20/0x21/0x23,
+        // 0x5b/0x5d), 0x7f/0x80/0xff and UTF-8 lead bytes at every
+        // position: the lowest flag is the first stop byte, and no stop
+        // byte means no flag at all.
+        let palette = [
+            0x00u8, 0x01, 0x1f, 0x20, 0x21, b'"', 0x23, 0x02, 0x5b, b'\\', 0x5d, b'a', 0x7f, 0x80,
+            0xa2, 0xdc, 0xc3, 0xe2, 0xff,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let bytes: [u8; 8] =
+                std::array::from_fn(|k| palette[((state >> (k * 8)) as usize) % palette.len()]);
+            let first = bytes.iter().position(|&c| STOP[c as usize]);
+            let m = stop_mask(u64::from_le_bytes(bytes));
+            match first {
+                None => assert_eq!(m, 0, "{bytes:x?}"),
+                Some(k) => assert_eq!(m.trailing_zeros() / 8, k as u32, "{bytes:x?}"),
+            }
+            assert_eq!(find_stop(&bytes, 0), first.unwrap_or(8), "{bytes:x?}");
         }
     }
 
