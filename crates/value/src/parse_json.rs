@@ -1096,6 +1096,113 @@ mod tests {
         }
     }
 
+    /// Strings of every length from 0 to 40 with one special character
+    /// (an escape, a surrogate pair, a non-ASCII character, a control
+    /// character) at every offset, so each crosses the eight-byte
+    /// steps of the scan at every alignment, inside and after other text:
+    /// each reads as serde_json reads it, or fails where it does.
+    #[test]
+    fn strings_with_a_special_character_at_every_offset() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let specials: [&str; 8] = [
+            "\\n",
+            "\\\"",
+            "\\u00e9",
+            "\\ud834\\udd1e",
+            "é",
+            "𝄞",
+            "\u{1}",
+            "\t",
+        ];
+        for len in 0..40 {
+            for at in 0..=len {
+                for sp in specials {
+                    let body: String = (0..len)
+                        .map(|i| {
+                            if i == at {
+                                sp.to_string()
+                            } else {
+                                ((b'a' + (i % 26) as u8) as char).to_string()
+                            }
+                        })
+                        .collect();
+                    for doc in [
+                        format!(r#"["{body}"]"#),
+                        format!(r#"{{"k":1,"{body}":"{body}"}}"#),
+                    ] {
+                        let ours = parse_json(&arena, doc.as_bytes(), &opts);
+                        let theirs: Result<serde_json::Value, _> = serde_json::from_str(&doc);
+                        match (ours, theirs) {
+                            (Ok(v), Ok(t)) => {
+                                let back: serde_json::Value =
+                                    serde_json::from_str(&crate::to_json_string(&v)).unwrap();
+                                assert_eq!(back, t, "{doc:?}");
+                            }
+                            (Err(e), Err(_)) => {
+                                assert_eq!(
+                                    e.kind,
+                                    ParseErrorKind::ControlCharacter,
+                                    "{doc:?}: {e}"
+                                );
+                                assert!(doc.as_bytes()[e.offset] < 0x20, "{doc:?}: {e}");
+                            }
+                            (ours, theirs) => panic!("{doc:?}: {ours:?} vs {theirs:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Duplicate keys in objects of 1 to 20 members (the two-member fast
+    /// path, the pairwise scan and the hashed scan), at every pair of
+    /// positions: the error names the second occurrence (pointer and
+    /// offset), and last-wins keeps the first position with the last value.
+    #[test]
+    fn duplicate_keys_at_every_position() {
+        let arena = Arena::new();
+        let strict = ParseOptions::default();
+        let lenient = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
+        for n in 1..=20usize {
+            let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            let doc = |keys: &[String]| {
+                let ms: Vec<String> = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| format!(r#""{k}":{i}"#))
+                    .collect();
+                format!(r#"{{"o":{{{}}}}}"#, ms.join(","))
+            };
+            assert!(parse_json(&arena, doc(&keys).as_bytes(), &strict).is_ok());
+            for first in 0..n {
+                for second in first + 1..n {
+                    let mut ks = keys.clone();
+                    ks[second] = ks[first].clone();
+                    let text = doc(&ks);
+                    let e = parse_json(&arena, text.as_bytes(), &strict).unwrap_err();
+                    assert_eq!(e.kind, ParseErrorKind::DuplicateKey, "{text}");
+                    assert_eq!(e.path, format!("/o/k{first}"), "{text}");
+                    let want = text
+                        .match_indices(&format!(r#""k{first}""#))
+                        .nth(1)
+                        .unwrap()
+                        .0;
+                    assert_eq!(e.offset, want, "{text}");
+                    let v = parse_json(&arena, text.as_bytes(), &lenient).unwrap();
+                    let o = v.get("o").and_then(|o| o.as_object()).unwrap();
+                    assert_eq!(o.len(), n - 1, "{text}");
+                    assert_eq!(o.members()[first].key, ks[first]);
+                    assert_eq!(
+                        o.members()[first].value.as_number().map(|x| x.literal()),
+                        Some(second.to_string().as_str()),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn swar_stop_mask_flags_exactly_the_lowest_stop_byte() {
         // Words mixing stop bytes, their neighbours (0x1f/0x20/0x21/0x23,
