@@ -302,6 +302,12 @@ impl<'a> Parser<'a, '_> {
                 } else {
                     self.values.push(v);
                 }
+                // The next member of compact input: `,"` (one step to the
+                // key, no whitespace check between).
+                if is_object && self.b.get(pos..pos + 2) == Some(b",\"") {
+                    pos = self.parse_key(pos + 1)?;
+                    continue 'value;
+                }
                 pos = self.skip_ws(pos);
                 match self.b.get(pos) {
                     Some(b',') => {
@@ -379,10 +385,15 @@ impl<'a> Parser<'a, '_> {
             return Err(self.unexpected(pos, "a string key"));
         }
         let (key, end) = self.parse_string(pos)?;
-        let pos = self.skip_ws(end);
-        if self.b.get(pos) != Some(&b':') {
-            return Err(self.unexpected(pos, "`:`"));
-        }
+        let pos = if self.b.get(end) == Some(&b':') {
+            end
+        } else {
+            let pos = self.skip_ws(end);
+            if self.b.get(pos) != Some(&b':') {
+                return Err(self.unexpected(pos, "`:`"));
+            }
+            pos
+        };
         if let Some(f) = self.frames.last_mut() {
             f.key = Some(key);
         }
@@ -1200,6 +1211,52 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The compact-input steps (`,"` straight to the next key, `:` right
+    /// after a key) and their whitespace fallbacks: same values, and the
+    /// same errors (kind, offset, pointer) where the input breaks off or
+    /// goes wrong at those places.
+    #[test]
+    fn member_separators_with_and_without_whitespace() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        for doc in [
+            r#"{"a":1,"b":"x"}"#,
+            r#"{"a":1 ,"b":"x"}"#,
+            r#"{"a":1, "b":"x"}"#,
+            r#"{"a" :1,"b"	:"x"}"#,
+            "{\"a\":1,\n\"b\"\r\n: \"x\" }",
+        ] {
+            let v = parse_json(&arena, doc.as_bytes(), &opts).expect(doc);
+            assert_eq!(crate::to_json_string(&v), r#"{"a":1,"b":"x"}"#, "{doc:?}");
+        }
+        // (input, kind, offset, pointer)
+        let cases: &[(&str, ParseErrorKind, usize, &str)] = &[
+            (r#"{"a":1,"b"}"#, ParseErrorKind::Syntax, 10, ""),
+            (r#"{"a":1,"b" }"#, ParseErrorKind::Syntax, 11, ""),
+            (r#"{"a":1,"b""#, ParseErrorKind::Syntax, 10, ""),
+            (r#"{"a":1,""#, ParseErrorKind::Syntax, 8, ""),
+            (r#"{"a":1,"#, ParseErrorKind::Syntax, 7, ""),
+            (r#"{"a":1,}"#, ParseErrorKind::Syntax, 7, ""),
+            (r#"{"a":1,"b":}"#, ParseErrorKind::Syntax, 11, "/b"),
+            (r#"{"a":1,"a":2}"#, ParseErrorKind::DuplicateKey, 7, "/a"),
+            (r#"[{"a":1},"b":2]"#, ParseErrorKind::Syntax, 12, "/2"),
+            (
+                "{\"a\":1,\"\u{1}\":2}",
+                ParseErrorKind::ControlCharacter,
+                8,
+                "",
+            ),
+        ];
+        for &(input, kind, offset, path) in cases {
+            let e = parse_json(&arena, input.as_bytes(), &opts).unwrap_err();
+            assert_eq!(
+                (e.kind, e.offset, e.path.as_str()),
+                (kind, offset, path),
+                "{input:?}: {e}"
+            );
         }
     }
 
