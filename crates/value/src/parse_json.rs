@@ -162,9 +162,10 @@ fn has_stop_byte(w: u64) -> bool {
 /// Eight bytes per step, then one; the byte is located from the mask, not
 /// rescanned. The parser's speed is bound by the chain from one token's end
 /// to the next token's start, which runs through this function: one word
-/// and one `trailing_zeros` keep that chain short (two words per step, or a
-/// vector of sixteen bytes, run fewer instructions but measured slower:
-/// their position takes longer to compute; docs/BENCHMARKS.md).
+/// and one `trailing_zeros` keep that chain short. A vector of sixteen bytes
+/// per step runs fewer instructions, and two words per step mispredict
+/// less, but both measured slower: their position takes longer to compute
+/// (docs/BENCHMARKS.md).
 #[inline(always)]
 pub(crate) fn find_stop(b: &[u8], i: usize) -> usize {
     let Some(rest) = b.get(i..) else {
