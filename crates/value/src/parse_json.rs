@@ -68,7 +68,6 @@ pub fn parse_json<'a>(
         b: src.as_bytes(),
         full: input,
         invalid_at,
-        pos: 0,
         opts,
         values: Vec::with_capacity(64),
         members: Vec::with_capacity(64),
@@ -98,7 +97,6 @@ struct Parser<'a, 'o> {
     b: &'a [u8],
     full: &'a [u8],
     invalid_at: Option<usize>,
-    pos: usize,
     opts: &'o ParseOptions,
     values: Vec<Value<'a>>,
     members: Vec<Member<'a>>,
@@ -137,15 +135,20 @@ const HI: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact
 /// for the lowest such byte (SWAR: bytes above a hit may be flagged too, so
-/// only the lowest flag is used).
+/// only the lowest flag is used; the mask is zero exactly when no byte is a
+/// stop byte).
+///
+/// Both tests are the classic "byte below n" trick (`(x - n..) & !x & 0x80..`,
+/// exact for the lowest flagged byte): on `w ^ 0x02..` with n = 0x21, which
+/// flags control characters and `"` at once (xor 2 swaps 0x20 and 0x22 and
+/// keeps 0x00 to 0x1F among themselves), and on `w ^ '\'..` with n = 1. The
+/// `!x` factor is `!w` for both (xor with an ASCII byte keeps the high bit):
+/// bytes of 0x80 or more (UTF-8 sequences) are never flagged.
 #[inline(always)]
 pub(crate) fn stop_mask(w: u64) -> u64 {
-    let quote = w ^ (LO * b'"' as u64);
-    let bslash = w ^ (LO * b'\\' as u64);
-    let zero_q = quote.wrapping_sub(LO) & !quote;
-    let zero_b = bslash.wrapping_sub(LO) & !bslash;
-    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    (zero_q | zero_b | ctrl) & HI
+    let quote_or_ctrl = (w ^ (LO * 0x02)).wrapping_sub(LO * 0x21);
+    let bslash = (w ^ (LO * b'\\' as u64)).wrapping_sub(LO);
+    (quote_or_ctrl | bslash) & !w & HI
 }
 
 /// True when any byte of `w` is `"`, `\` or below 0x20.
@@ -155,41 +158,60 @@ fn has_stop_byte(w: u64) -> bool {
 }
 
 /// Index of the first `"`, `\` or control byte at or after `i`, or `b.len()`.
-/// Eight bytes per step; the byte is located from the mask, not rescanned.
+///
+/// Eight bytes per step, then one; the byte is located from the mask, not
+/// rescanned. The parser's speed is bound by the chain from one token's end
+/// to the next token's start, which runs through this function: one word
+/// and one `trailing_zeros` keep that chain short. A vector of sixteen bytes
+/// per step runs fewer instructions, and two words per step mispredict
+/// less, but both measured slower: their position takes longer to compute
+/// (docs/BENCHMARKS.md).
 #[inline(always)]
-pub(crate) fn find_stop(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        let m = stop_mask(u64::from_le_bytes(*chunk));
+pub(crate) fn find_stop(b: &[u8], i: usize) -> usize {
+    let Some(rest) = b.get(i..) else {
+        return i;
+    };
+    let mut at = i;
+    let mut words = rest.chunks_exact(8);
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let m = stop_mask(u64::from_le_bytes(w));
         if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
+            return at + (m.trailing_zeros() / 8) as usize;
         }
-        i += 8;
+        at += 8;
     }
-    while let Some(&c) = b.get(i) {
+    for &c in words.remainder() {
         if STOP[c as usize] {
-            break;
+            return at;
         }
-        i += 1;
+        at += 1;
     }
-    i
+    at
 }
 
 impl<'a> Parser<'a, '_> {
+    /// The reading loop. The position is a local (`pos`), passed to and
+    /// returned from the helpers, never a field: the parser's speed is
+    /// bound by the chain from one token's end to the next one's start, and
+    /// a field of `self` (which escapes to the out-of-line error and escape
+    /// paths) would make every step of that chain a store and a reload.
     fn parse(&mut self) -> Result<Value<'a>, ParseError> {
-        self.skip_ws();
-        if self.pos >= self.b.len() {
+        let mut pos = self.skip_ws(0);
+        if pos >= self.b.len() {
             if self.invalid_at.is_some() {
                 return Err(self.eof());
             }
             return Err(self.err(
                 ParseErrorKind::Empty,
-                self.pos,
+                pos,
                 "the document is empty; expected a JSON value".into(),
             ));
         }
         'value: loop {
-            self.skip_ws();
-            let Some(&c) = self.b.get(self.pos) else {
+            pos = self.skip_ws(pos);
+            let Some(&c) = self.b.get(pos) else {
                 return Err(self.eof());
             };
             let mut v = match c {
@@ -197,21 +219,20 @@ impl<'a> Parser<'a, '_> {
                     if self.frames.len() >= self.opts.max_depth {
                         return Err(self.err(
                             ParseErrorKind::TooDeep,
-                            self.pos,
+                            pos,
                             format!(
                                 "nesting is deeper than the limit of {}",
                                 self.opts.max_depth
                             ),
                         ));
                     }
-                    let open = self.pos;
+                    let open = pos;
                     let events = self.events;
-                    self.pos += 1;
-                    self.skip_ws();
+                    pos = self.skip_ws(pos + 1);
                     let is_object = c == b'{';
                     let close = if is_object { b'}' } else { b']' };
-                    if self.b.get(self.pos) == Some(&close) {
-                        self.pos += 1;
+                    if self.b.get(pos) == Some(&close) {
+                        pos += 1;
                         if is_object {
                             Value::Object(Object::EMPTY)
                         } else {
@@ -231,34 +252,42 @@ impl<'a> Parser<'a, '_> {
                             events,
                         });
                         if is_object {
-                            self.parse_key()?;
+                            pos = self.parse_key(pos)?;
                         }
                         continue 'value;
                     }
                 }
-                b'"' => Value::String(self.parse_string()?),
-                b'-' | b'0'..=b'9' => Value::Number(self.parse_number()?),
-                b't' => self.literal(b"true", Value::Bool(true))?,
-                b'f' => self.literal(b"false", Value::Bool(false))?,
-                b'n' => self.literal(b"null", Value::Null)?,
+                b'"' => {
+                    let (s, end) = self.parse_string(pos)?;
+                    pos = end;
+                    Value::String(s)
+                }
+                b'-' | b'0'..=b'9' => {
+                    let (n, end) = self.parse_number(pos)?;
+                    pos = end;
+                    Value::Number(n)
+                }
+                b't' => self.literal(&mut pos, b"true", Value::Bool(true))?,
+                b'f' => self.literal(&mut pos, b"false", Value::Bool(false))?,
+                b'n' => self.literal(&mut pos, b"null", Value::Null)?,
                 b'N' | b'I' => {
                     return Err(self.err(
                         ParseErrorKind::InvalidNumber,
-                        self.pos,
+                        pos,
                         "NaN and Infinity are not JSON numbers".into(),
                     ))
                 }
-                _ => return Err(self.unexpected("a JSON value")),
+                _ => return Err(self.unexpected(pos, "a JSON value")),
             };
             // A value is complete: hand it to its container, then read what
             // follows; closing containers completes further values.
             loop {
                 let Some(frame) = self.frames.last_mut() else {
-                    self.skip_ws();
-                    if self.pos < self.b.len() {
+                    pos = self.skip_ws(pos);
+                    if pos < self.b.len() {
                         return Err(self.err(
                             ParseErrorKind::TrailingCharacters,
-                            self.pos,
+                            pos,
                             "unexpected text after the JSON value".into(),
                         ));
                     }
@@ -274,100 +303,117 @@ impl<'a> Parser<'a, '_> {
                 } else {
                     self.values.push(v);
                 }
-                self.skip_ws();
-                match self.b.get(self.pos) {
+                // The next member of compact input: `,"` (one step to the
+                // key, no whitespace check between).
+                if is_object && self.b.get(pos..pos + 2) == Some(b",\"") {
+                    pos = self.parse_key(pos + 1)?;
+                    continue 'value;
+                }
+                pos = self.skip_ws(pos);
+                match self.b.get(pos) {
                     Some(b',') => {
-                        self.pos += 1;
+                        pos += 1;
                         if is_object {
-                            self.skip_ws();
-                            self.parse_key()?;
+                            pos = self.skip_ws(pos);
+                            pos = self.parse_key(pos)?;
                         }
                         continue 'value;
                     }
                     Some(b']') if !is_object => {
-                        self.pos += 1;
+                        pos += 1;
                         let items = self.arena.alloc_slice_copy(&self.values[start..]);
                         self.values.truncate(start);
                         self.frames.pop();
                         v = Value::Array(items);
                     }
                     Some(b'}') if is_object => {
-                        self.pos += 1;
-                        v = self.close_object(start)?;
+                        pos += 1;
+                        v = self.close_object(start, pos)?;
                         self.frames.pop();
                     }
                     _ => {
-                        return Err(self.unexpected(if is_object {
-                            "`,` or `}`"
-                        } else {
-                            "`,` or `]`"
-                        }))
+                        return Err(self.unexpected(
+                            pos,
+                            if is_object {
+                                "`,` or `}`"
+                            } else {
+                                "`,` or `]`"
+                            },
+                        ))
                     }
                 }
             }
         }
     }
 
+    /// The position of the first byte at or after `pos` that is not JSON
+    /// whitespace.
     #[inline(always)]
-    fn skip_ws(&mut self) {
+    fn skip_ws(&mut self, mut pos: usize) -> usize {
         // Compact input has no whitespace: one comparison settles it.
-        if self.b.get(self.pos).is_none_or(|&c| c > b' ') {
-            return;
+        if self.b.get(pos).is_none_or(|&c| c > b' ') {
+            return pos;
         }
         self.events += 1;
-        while let Some(&c) = self.b.get(self.pos) {
+        while let Some(&c) = self.b.get(pos) {
             if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                self.pos += 1;
+                pos += 1;
             } else {
                 break;
             }
         }
+        pos
     }
 
-    fn literal(&mut self, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
-        let rest = &self.b[self.pos..];
+    fn literal(&self, pos: &mut usize, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
+        let rest = self.b.get(*pos..).unwrap_or_default();
         if rest.starts_with(word) {
-            self.pos += word.len();
+            *pos += word.len();
             Ok(v)
         } else if word.starts_with(rest) {
             // The (valid) input ends inside the word.
             Err(self.eof())
         } else {
-            Err(self.unexpected("a JSON value"))
+            Err(self.unexpected(*pos, "a JSON value"))
         }
     }
 
-    /// Reads `"key"` and the `:` after it; the position is at the `"`.
+    /// Reads `"key"` and the `:` after it from `pos` (at the `"`); the
+    /// position after the `:`.
     #[inline(always)]
-    fn parse_key(&mut self) -> Result<(), ParseError> {
-        if self.b.get(self.pos) != Some(&b'"') {
-            return Err(self.unexpected("a string key"));
+    fn parse_key(&mut self, pos: usize) -> Result<usize, ParseError> {
+        if self.b.get(pos) != Some(&b'"') {
+            return Err(self.unexpected(pos, "a string key"));
         }
-        let key = self.parse_string()?;
-        self.skip_ws();
-        if self.b.get(self.pos) != Some(&b':') {
-            return Err(self.unexpected("`:`"));
-        }
-        self.pos += 1;
+        let (key, end) = self.parse_string(pos)?;
+        let pos = if self.b.get(end) == Some(&b':') {
+            end
+        } else {
+            let pos = self.skip_ws(end);
+            if self.b.get(pos) != Some(&b':') {
+                return Err(self.unexpected(pos, "`:`"));
+            }
+            pos
+        };
         if let Some(f) = self.frames.last_mut() {
             f.key = Some(key);
         }
-        Ok(())
+        Ok(pos + 1)
     }
 
-    /// Reads a string; the position is at the opening quote. The common
-    /// case (no escape, within the length limit) stays inline; escapes and
-    /// errors go to [`Parser::parse_string_rest`].
+    /// Reads a string from `pos` (at the opening quote): the string and the
+    /// position after its closing quote. The common case (no escape, within
+    /// the length limit) stays inline; escapes and errors go to
+    /// [`Parser::parse_string_rest`].
     #[inline(always)]
-    fn parse_string(&mut self) -> Result<&'a str, ParseError> {
+    fn parse_string(&mut self, pos: usize) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
-        let start = self.pos + 1;
+        let start = pos + 1;
         let i = find_stop(b, start);
         if b.get(i) == Some(&b'"') && i - start <= self.opts.max_string_bytes {
             // Both ends are next to ASCII quotes: always char boundaries.
             if let Some(s) = self.src.get(start..i) {
-                self.pos = i + 1;
-                return Ok(s);
+                return Ok((s, i + 1));
             }
         }
         self.parse_string_rest(start, i)
@@ -377,13 +423,16 @@ impl<'a> Parser<'a, '_> {
     /// closing quote: an escape, a control character, the end of the input,
     /// or a string longer than the limit.
     #[inline(never)]
-    fn parse_string_rest(&mut self, start: usize, i: usize) -> Result<&'a str, ParseError> {
+    fn parse_string_rest(
+        &mut self,
+        start: usize,
+        i: usize,
+    ) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
         match b.get(i) {
             Some(b'"') => {
                 self.check_string_len(i - start, start)?;
-                self.pos = i + 1;
-                Ok(&self.src[start..i])
+                Ok((&self.src[start..i], i + 1))
             }
             Some(b'\\') => self.parse_escaped(start, i),
             Some(_) => Err(self.control(i)),
@@ -423,7 +472,11 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// The slow path: a string with escapes, unescaped into the arena.
-    fn parse_escaped(&mut self, start: usize, first_escape: usize) -> Result<&'a str, ParseError> {
+    fn parse_escaped(
+        &mut self,
+        start: usize,
+        first_escape: usize,
+    ) -> Result<(&'a str, usize), ParseError> {
         let b = self.b;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
@@ -521,10 +574,9 @@ impl<'a> Parser<'a, '_> {
             }
         }
         self.check_string_len(out.len(), start)?;
-        self.pos = i + 1;
         let s = self.arena.alloc_str(&out);
         self.scratch = out;
-        Ok(s)
+        Ok((s, i + 1))
     }
 
     fn hex4(&self, at: usize) -> Result<u32, ParseError> {
@@ -550,9 +602,8 @@ impl<'a> Parser<'a, '_> {
 
     /// Reads a number; RFC 8259 grammar, literal text kept.
     #[inline]
-    fn parse_number(&mut self) -> Result<Number<'a>, ParseError> {
+    fn parse_number(&self, start: usize) -> Result<(Number<'a>, usize), ParseError> {
         let b = self.b;
-        let start = self.pos;
         let (i, kind) = scan_json_number(b, start).map_err(|why| self.bad_number(start, why))?;
         if let Some(&c) = b.get(i) {
             if c.is_ascii_alphanumeric() || c == b'.' || c == b'+' || c == b'-' {
@@ -575,8 +626,7 @@ impl<'a> Parser<'a, '_> {
                 ),
             ));
         }
-        self.pos = i;
-        Ok(Number::with_kind(&self.src[start..i], kind))
+        Ok((Number::with_kind(&self.src[start..i], kind), i))
     }
 
     #[cold]
@@ -589,12 +639,13 @@ impl<'a> Parser<'a, '_> {
         )
     }
 
-    /// Builds the object of `members[start..]`, applying the duplicate rule.
-    fn close_object(&mut self, start: usize) -> Result<Value<'a>, ParseError> {
+    /// Builds the object of `members[start..]` whose `}` ends before `end`,
+    /// applying the duplicate rule.
+    fn close_object(&mut self, start: usize, end: usize) -> Result<Value<'a>, ParseError> {
         let ms = &self.members[start..];
         let dup = first_duplicate(ms);
         let members = match dup {
-            None => match self.compact_source() {
+            None => match self.compact_source(end) {
                 Some((mark, text)) => {
                     let source = Member {
                         key: mark,
@@ -640,13 +691,13 @@ impl<'a> Parser<'a, '_> {
     /// writes for it: no whitespace skipped and no escape decoded since its
     /// `{`, and long enough to be worth a member.
     #[inline]
-    fn compact_source(&self) -> Option<(&'static str, &'a str)> {
+    fn compact_source(&self, end: usize) -> Option<(&'static str, &'a str)> {
         let f = self.frames.last()?;
-        if f.events != self.events || self.pos - f.open < COMPACT_SOURCE_MIN {
+        if f.events != self.events || end - f.open < COMPACT_SOURCE_MIN {
             return None;
         }
         // Both ends are ASCII brackets: char boundaries.
-        Some((self.mark?, self.src.get(f.open..self.pos)?))
+        Some((self.mark?, self.src.get(f.open..end)?))
     }
 
     fn path_segments(&self) -> Vec<Step<'a>> {
@@ -691,12 +742,12 @@ impl<'a> Parser<'a, '_> {
 
     #[cold]
     #[inline(never)]
-    fn unexpected(&self, wanted: &str) -> ParseError {
-        match self.src[self.pos..].chars().next() {
+    fn unexpected(&self, at: usize, wanted: &str) -> ParseError {
+        match self.src.get(at..).and_then(|r| r.chars().next()) {
             None => self.eof(),
             Some(c) if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => self.err(
                 ParseErrorKind::Syntax,
-                self.pos,
+                at,
                 format!(
                     "unexpected control character U+{:04X}; expected {wanted}",
                     c as u32
@@ -704,7 +755,7 @@ impl<'a> Parser<'a, '_> {
             ),
             Some(c) => self.err(
                 ParseErrorKind::Syntax,
-                self.pos,
+                at,
                 format!("unexpected {c:?}; expected {wanted}"),
             ),
         }
@@ -789,10 +840,20 @@ fn nth_key_offset(b: &[u8], open: usize, n: usize) -> usize {
 
 /// Index of the first member whose key already appeared, if any. Linear for
 /// small objects, hashed for large ones.
+#[inline(always)]
 pub(crate) fn first_duplicate(ms: &[Member<'_>]) -> Option<usize> {
-    if ms.len() < 2 {
-        return None;
+    match ms {
+        // Most objects of Kubernetes documents (env entries, ports, label
+        // selectors) have one or two members: no call for them.
+        [] | [_] => None,
+        [a, b] => (a.key == b.key).then_some(1),
+        _ => first_duplicate_of_many(ms),
     }
+}
+
+/// [`first_duplicate`] for three or more members.
+#[inline(never)]
+fn first_duplicate_of_many(ms: &[Member<'_>]) -> Option<usize> {
     if ms.len() <= 16 {
         for i in 1..ms.len() {
             let k = ms[i].key;
@@ -1044,6 +1105,186 @@ mod tests {
         for b in 0u8..=255 {
             let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
             assert_eq!(has_stop_byte(w), STOP[b as usize], "byte {b:#x}");
+        }
+    }
+
+    /// Strings of every length from 0 to 40 with one special character
+    /// (an escape, a surrogate pair, a non-ASCII character, a control
+    /// character) at every offset, so each crosses the eight-byte
+    /// steps of the scan at every alignment, inside and after other text:
+    /// each reads as serde_json reads it, or fails where it does.
+    #[test]
+    fn strings_with_a_special_character_at_every_offset() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let specials: [&str; 8] = [
+            "\\n",
+            "\\\"",
+            "\\u00e9",
+            "\\ud834\\udd1e",
+            "é",
+            "𝄞",
+            "\u{1}",
+            "\t",
+        ];
+        for len in 0..40 {
+            for at in 0..=len {
+                for sp in specials {
+                    let body: String = (0..len)
+                        .map(|i| {
+                            if i == at {
+                                sp.to_string()
+                            } else {
+                                ((b'a' + (i % 26) as u8) as char).to_string()
+                            }
+                        })
+                        .collect();
+                    for doc in [
+                        format!(r#"["{body}"]"#),
+                        format!(r#"{{"k":1,"{body}":"{body}"}}"#),
+                    ] {
+                        let ours = parse_json(&arena, doc.as_bytes(), &opts);
+                        let theirs: Result<serde_json::Value, _> = serde_json::from_str(&doc);
+                        match (ours, theirs) {
+                            (Ok(v), Ok(t)) => {
+                                let back: serde_json::Value =
+                                    serde_json::from_str(&crate::to_json_string(&v)).unwrap();
+                                assert_eq!(back, t, "{doc:?}");
+                            }
+                            (Err(e), Err(_)) => {
+                                assert_eq!(
+                                    e.kind,
+                                    ParseErrorKind::ControlCharacter,
+                                    "{doc:?}: {e}"
+                                );
+                                assert!(doc.as_bytes()[e.offset] < 0x20, "{doc:?}: {e}");
+                            }
+                            (ours, theirs) => panic!("{doc:?}: {ours:?} vs {theirs:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Duplicate keys in objects of 1 to 20 members (the two-member fast
+    /// path, the pairwise scan and the hashed scan), at every pair of
+    /// positions: the error names the second occurrence (pointer and
+    /// offset), and last-wins keeps the first position with the last value.
+    #[test]
+    fn duplicate_keys_at_every_position() {
+        let arena = Arena::new();
+        let strict = ParseOptions::default();
+        let lenient = ParseOptions::default().with_duplicate_keys(DuplicateKeys::LastWins);
+        for n in 1..=20usize {
+            let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            let doc = |keys: &[String]| {
+                let ms: Vec<String> = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| format!(r#""{k}":{i}"#))
+                    .collect();
+                format!(r#"{{"o":{{{}}}}}"#, ms.join(","))
+            };
+            assert!(parse_json(&arena, doc(&keys).as_bytes(), &strict).is_ok());
+            for first in 0..n {
+                for second in first + 1..n {
+                    let mut ks = keys.clone();
+                    ks[second] = ks[first].clone();
+                    let text = doc(&ks);
+                    let e = parse_json(&arena, text.as_bytes(), &strict).unwrap_err();
+                    assert_eq!(e.kind, ParseErrorKind::DuplicateKey, "{text}");
+                    assert_eq!(e.path, format!("/o/k{first}"), "{text}");
+                    let want = text
+                        .match_indices(&format!(r#""k{first}""#))
+                        .nth(1)
+                        .unwrap()
+                        .0;
+                    assert_eq!(e.offset, want, "{text}");
+                    let v = parse_json(&arena, text.as_bytes(), &lenient).unwrap();
+                    let o = v.get("o").and_then(|o| o.as_object()).unwrap();
+                    assert_eq!(o.len(), n - 1, "{text}");
+                    assert_eq!(o.members()[first].key, ks[first]);
+                    assert_eq!(
+                        o.members()[first].value.as_number().map(|x| x.literal()),
+                        Some(second.to_string().as_str()),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The compact-input steps (`,"` straight to the next key, `:` right
+    /// after a key) and their whitespace fallbacks: same values, and the
+    /// same errors (kind, offset, pointer) where the input breaks off or
+    /// goes wrong at those places.
+    #[test]
+    fn member_separators_with_and_without_whitespace() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        for doc in [
+            r#"{"a":1,"b":"x"}"#,
+            r#"{"a":1 ,"b":"x"}"#,
+            r#"{"a":1, "b":"x"}"#,
+            r#"{"a" :1,"b"	:"x"}"#,
+            "{\"a\":1,\n\"b\"\r\n: \"x\" }",
+        ] {
+            let v = parse_json(&arena, doc.as_bytes(), &opts).expect(doc);
+            assert_eq!(crate::to_json_string(&v), r#"{"a":1,"b":"x"}"#, "{doc:?}");
+        }
+        // (input, kind, offset, pointer)
+        let cases: &[(&str, ParseErrorKind, usize, &str)] = &[
+            (r#"{"a":1,"b"}"#, ParseErrorKind::Syntax, 10, ""),
+            (r#"{"a":1,"b" }"#, ParseErrorKind::Syntax, 11, ""),
+            (r#"{"a":1,"b""#, ParseErrorKind::Syntax, 10, ""),
+            (r#"{"a":1,""#, ParseErrorKind::Syntax, 8, ""),
+            (r#"{"a":1,"#, ParseErrorKind::Syntax, 7, ""),
+            (r#"{"a":1,}"#, ParseErrorKind::Syntax, 7, ""),
+            (r#"{"a":1,"b":}"#, ParseErrorKind::Syntax, 11, "/b"),
+            (r#"{"a":1,"a":2}"#, ParseErrorKind::DuplicateKey, 7, "/a"),
+            (r#"[{"a":1},"b":2]"#, ParseErrorKind::Syntax, 12, "/2"),
+            (
+                "{\"a\":1,\"\u{1}\":2}",
+                ParseErrorKind::ControlCharacter,
+                8,
+                "",
+            ),
+        ];
+        for &(input, kind, offset, path) in cases {
+            let e = parse_json(&arena, input.as_bytes(), &opts).unwrap_err();
+            assert_eq!(
+                (e.kind, e.offset, e.path.as_str()),
+                (kind, offset, path),
+                "{input:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn swar_stop_mask_flags_exactly_the_lowest_stop_byte() {
+        // Words mixing stop bytes, their neighbours (0x1f/0x20/0x21/0x23,
+        // 0x5b/0x5d), 0x7f/0x80/0xff and UTF-8 lead bytes at every
+        // position: the lowest flag is the first stop byte, and no stop
+        // byte means no flag at all.
+        let palette = [
+            0x00u8, 0x01, 0x1f, 0x20, 0x21, b'"', 0x23, 0x02, 0x5b, b'\\', 0x5d, b'a', 0x7f, 0x80,
+            0xa2, 0xdc, 0xc3, 0xe2, 0xff,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let bytes: [u8; 8] =
+                std::array::from_fn(|k| palette[((state >> (k * 8)) as usize) % palette.len()]);
+            let first = bytes.iter().position(|&c| STOP[c as usize]);
+            let m = stop_mask(u64::from_le_bytes(bytes));
+            match first {
+                None => assert_eq!(m, 0, "{bytes:x?}"),
+                Some(k) => assert_eq!(m.trailing_zeros() / 8, k as u32, "{bytes:x?}"),
+            }
+            assert_eq!(find_stop(&bytes, 0), first.unwrap_or(8), "{bytes:x?}");
         }
     }
 
