@@ -13,8 +13,10 @@
 //! resolve are left alone (apply reports them where it merges them).
 //!
 //! A `null` merge key is apply's rule: a `null` member deletes the key from
-//! the element it merges into (or from the appended, cleaned element), which
-//! then has no identity to order by ([`ErrorKind::MissingMergeKey`]).
+//! the element it merges into, which then has no identity to order by
+//! ([`ErrorKind::MissingMergeKey`]); an appended element keeps it (cleaning
+//! keeps a `null` merge key: it is the element's identity, as in the
+//! reference, which stores the element as sent).
 
 use crate::directives::{key_role, KeyRole};
 use crate::identity::{identity, IdError, PosIndex};
