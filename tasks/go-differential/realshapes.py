@@ -351,13 +351,16 @@ def schema_object(rng, kind, name):
 
 
 def base(rng, name):
-    if rng.random() < 0.12:
+    if not ONLY and rng.random() < 0.12:
         obj = copy.deepcopy(pick(rng, real_pods_cached()))
         obj["metadata"]["name"] = name
         obj["metadata"]["namespace"] = "default"
         return obj
-    kind = pick(rng, sorted(KINDS))
+    kind = pick(rng, ONLY or sorted(KINDS))
     return schema_object(rng, kind, name)
+
+
+ONLY = []  # --kinds
 
 
 _RP = None
@@ -584,6 +587,10 @@ def keyed_patch(rng, b, m, s, key):
             e = patchify(rng, bk[k], x, items, "")
             if isinstance(e, dict):
                 e[key] = x.get(key)
+                if is_retain_keys(s) and rng.random() < 0.5:
+                    # volumes: the element's source switch, as kubectl
+                    # apply writes it
+                    e["$retainKeys"] = sorted(x) if rng.random() < 0.9 else sorted(x)[1:]
             out.append(e)
         elif rng.random() < 0.1:
             out.append({key: x.get(key)})
@@ -671,11 +678,17 @@ def gen_apply(seed, n):
         rng = random.Random(seed * 1_000_003 + 900_000 + i)
         b = base(rng, f"r{seed}-{i}")
         m = edited(rng, b)
-        cases.append({"live": b, "patch": user_patch(rng, b, m)})
+        p = user_patch(rng, b, m)
+        if rng.random() < 0.4:
+            # the live object drifted since the patch was written (another
+            # writer, a controller): deletions of missing elements, order
+            # lists naming elements the live list lacks or not naming new ones
+            b = edit(rng, b, kind_schema(b), pick(rng, [0.15, 0.3]))
+        cases.append({"live": b, "patch": p})
     return cases
 
 
-def gen_create(seed, n2, n3):
+def gen_create(seed, n2, n3, napply=0, n3c=0):
     lines = []
     for i in range(n2):
         rng = random.Random(seed * 1_000_003 + 950_000 + i)
@@ -700,6 +713,34 @@ def gen_create(seed, n2, n3):
         drop_la(m)
         lines.append({"op": "create3", "original": None if rng.random() < 0.1 else o, "manifest": m,
                       "modified": m, "current_plain": c})
+    for i in range(n3c):
+        # kubectl apply --overwrite=false: the conflict check
+        rng = random.Random(seed * 1_000_003 + 970_000 + i)
+        o = base(rng, "x")
+        drop_la(o)
+        c = serverized(rng, o)
+        if rng.random() < 0.5:
+            # another writer changed fields the manifest also changes
+            c = edit(rng, c, kind_schema(c), 0.3)
+            c["metadata"]["name"] = o["metadata"]["name"]
+        m = edited(rng, o)
+        drop_la(m)
+        namespaced = KINDS.get(o["kind"], ("", True))[1]
+        scen = pick(rng, ["reapply", None]) if namespaced else None
+        lines.append({"op": "create3c", "original": None if rng.random() < 0.15 else o, "manifest": m,
+                      "modified": m, "current_plain": c, "scenario": scen})
+    for i in range(napply):
+        # `smpatch apply` end to end (run.py's cli-apply: annotation text,
+        # --show-patch and the object against kubectl apply + kubectl patch)
+        rng = random.Random(seed * 1_000_003 + 990_000 + i)
+        o = base(rng, "x")
+        drop_la(o)
+        c = serverized(rng, o)
+        m = edited(rng, o)
+        drop_la(m)
+        if rng.random() < 0.5:
+            m["metadata"].pop("namespace", None)
+        lines.append({"op": "cli-apply", "original": o, "manifest": m, "current_plain": c})
     return lines
 
 
@@ -796,10 +837,16 @@ def main():
     ap.add_argument("--n", type=int, default=1000, help="apply cases")
     ap.add_argument("--n2", type=int, default=300)
     ap.add_argument("--n3", type=int, default=300)
+    ap.add_argument("--n3c", type=int, default=0, help="kubectl apply --overwrite=false cases")
+    ap.add_argument("--napply", type=int, default=0, help="`smpatch apply` CLI end-to-end cases")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--smpatch", default=os.path.join(REPO, "target", "debug", "smpatch"))
     ap.add_argument("--out", default="/tmp/realshapes")
+    ap.add_argument("--kinds", help="comma list: only these kinds (and no fieldsets pods)")
     args = ap.parse_args()
+    if args.kinds:
+        ONLY[:] = args.kinds.split(",")
+        assert all(k in KINDS for k in ONLY), f"unknown kind in {ONLY}"
     os.makedirs(args.out, exist_ok=True)
     py = sys.executable
     if args.what in ("all", "apply", "cases"):
@@ -812,7 +859,7 @@ def main():
                             "--jobs", str(min(args.jobs, 2)), "--smpatch", args.smpatch,
                             "--out", os.path.join(args.out, "apply")], check=True)
     if args.what in ("all", "create", "roundtrip", "cases"):
-        lines = gen_create(args.seed, args.n2, args.n3)
+        lines = gen_create(args.seed, args.n2, args.n3, args.napply, args.n3c)
         path = os.path.join(args.out, "create.jsonl")
         with open(path, "w") as f:
             for c in lines:

@@ -486,9 +486,15 @@ def cli_apply_case(api, args, i, case):
     detail = {"kubectl": t[:2], "ours_object": ours_obj, "ours_patch": ours_patch}
     if t[0] == "err":
         return ("both-error" if ours_obj[0] == "err" else "ERR-ONLY-GO", detail)
-    if ours_obj[0] == "err" or ours_patch[0] == "err":
-        return ("ERR-ONLY-OURS", detail)
     gp = t[1]
+    if ours_obj[0] == "err" or ours_patch[0] == "err":
+        # kubectl only sends its PATCH; the server applies it. When that
+        # patch fails on the live object too, both flows end in an error.
+        res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json"])
+        if res.returncode != 0:
+            detail["kubectl_patch"] = res.stderr[-1000:]
+            return ("both-error(server-side apply of the PATCH)", detail)
+        return ("ERR-ONLY-OURS", detail)
     # (c) kubectl's PATCH applied to the live object by kubectl itself.
     res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json",
                        "--show-managed-fields"])
