@@ -550,6 +550,10 @@ def patchify(rng, b, m, s, field=""):
         for k in b:
             if k not in m:
                 p[k] = None
+        if field and rng.random() < 0.03:
+            # `$retainKeys` where the schema has no retainKeys strategy (the
+            # reference honours it in any object)
+            p["$retainKeys"] = sorted(k for k in m if rng.random() < 0.8)
         if rng.random() < 0.03:
             # a deep null inside an unchanged subtree
             ks = [k for k, x in b.items() if isinstance(x, dict) and x]
