@@ -9,7 +9,9 @@ Serves legacy discovery for Pod/Service/ConfigMap/Secret/PersistentVolumeClaim/
 ServiceAccount/Endpoints (v1), Deployment/StatefulSet/DaemonSet (apps/v1),
 Job/CronJob (batch/v1), Ingress/NetworkPolicy (networking.k8s.io/v1),
 Role/RoleBinding (rbac.authorization.k8s.io/v1), HorizontalPodAutoscaler
-(autoscaling/v2) and PodDisruptionBudget (policy/v1), all namespaced; 404 for /openapi/* (so kubectl falls
+(autoscaling/v2) and PodDisruptionBudget (policy/v1), all namespaced, plus
+the kinds of realshapes.py (`MORE`; cluster-scoped ones keyed by namespace
+`_` in the internal endpoints); 404 for /openapi/* (so kubectl falls
 back to the Go struct tags of its built-in scheme) and answers aggregated
 discovery requests with the legacy documents (content type application/json,
 which client-go accepts as legacy).
@@ -58,6 +60,35 @@ RESOURCES = {
     "autoscaling/v2": [("horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", ["hpa"])],
     "policy/v1": [("poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", ["pdb"])],
 }
+# The kinds of realshapes.py: (group/version, plural, Kind, namespaced).
+MORE = [
+    ("v1", "podtemplates", "PodTemplate", True), ("v1", "replicationcontrollers", "ReplicationController", True),
+    ("v1", "limitranges", "LimitRange", True), ("v1", "resourcequotas", "ResourceQuota", True),
+    ("v1", "events", "Event", True), ("v1", "persistentvolumes", "PersistentVolume", False),
+    ("v1", "namespaces", "Namespace", False), ("v1", "nodes", "Node", False),
+    ("apps/v1", "replicasets", "ReplicaSet", True), ("apps/v1", "controllerrevisions", "ControllerRevision", True),
+    ("coordination.k8s.io/v1", "leases", "Lease", True),
+    ("discovery.k8s.io/v1", "endpointslices", "EndpointSlice", True),
+    ("storage.k8s.io/v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    ("storage.k8s.io/v1", "storageclasses", "StorageClass", False), ("storage.k8s.io/v1", "csidrivers", "CSIDriver", False),
+    ("storage.k8s.io/v1", "csinodes", "CSINode", False), ("storage.k8s.io/v1", "volumeattachments", "VolumeAttachment", False),
+    ("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", False),
+    ("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False),
+    ("admissionregistration.k8s.io/v1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", False),
+    ("scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", False),
+    ("flowcontrol.apiserver.k8s.io/v1", "flowschemas", "FlowSchema", False),
+    ("flowcontrol.apiserver.k8s.io/v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", False),
+    ("certificates.k8s.io/v1", "certificatesigningrequests", "CertificateSigningRequest", False),
+    ("networking.k8s.io/v1", "ingressclasses", "IngressClass", False),
+    ("node.k8s.io/v1", "runtimeclasses", "RuntimeClass", False),
+    ("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+]
+CLUSTER = set()
+for _gv, _plural, _kind, _namespaced in MORE:
+    RESOURCES.setdefault(_gv, []).append((_plural, _kind.lower(), _kind, []))
+    if not _namespaced:
+        CLUSTER.add(_plural)
+KIND_RESOURCE = {k: r for rs in RESOURCES.values() for r, _s, k, _sh in rs}
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
 
@@ -70,7 +101,7 @@ def resource_list(gv):
             {
                 "name": plural,
                 "singularName": singular,
-                "namespaced": True,
+                "namespaced": plural not in CLUSTER,
                 "kind": kind,
                 "verbs": VERBS,
                 "shortNames": short,
@@ -102,6 +133,11 @@ def object_key(parts):
         return (parts[4], parts[3], parts[5])
     if len(parts) == 7 and parts[0] == "apis" and parts[3] == "namespaces":
         return (parts[5], parts[4], parts[6])
+    # Cluster-scoped: /api/v1/RES/NAME, /apis/G/V/RES/NAME (namespace "_").
+    if len(parts) == 4 and parts[0] == "api" and parts[2] in CLUSTER:
+        return (parts[2], "_", parts[3])
+    if len(parts) == 5 and parts[0] == "apis" and parts[3] in CLUSTER:
+        return (parts[3], "_", parts[4])
     return None
 
 

@@ -104,9 +104,10 @@ class Api:
         """Returns (outcome, value, extra) where outcome is ok/err/skip (and,
         for create3c, conflict/panic)."""
         live = original if op == "create2" else current
-        res = RESOURCE[live["kind"]]
+        res = RESOURCE.get(live["kind"]) or fakeapi.KIND_RESOURCE[live["kind"]]
         name = live["metadata"]["name"]
-        key = f"/_objects/{res}/default/{name}"
+        ns = "_" if res in fakeapi.CLUSTER else "default"
+        key = f"/_objects/{res}/{ns}/{name}"
         self.req("PUT", key, live)
         mfile = os.path.join(self.workdir, f"m-{tag}.json")
         with open(mfile, "w") as f:
@@ -115,11 +116,12 @@ class Api:
             json.dump(modified, f, indent=1)
         try:
             if op == "create2":
-                r = self.kubectl(["edit", f"{res}/{name}", "--validate=false"], {"KUBE_EDITOR": f"cp {mfile}"})
+                r = self.kubectl(["edit", f"{res}/{name}", "--validate=false", "--show-managed-fields"],
+                                 {"KUBE_EDITOR": f"cp {mfile}"})
             else:
                 extra = ["--overwrite=false"] if op == "create3c" else []
                 r = self.kubectl(["apply", "-f", mfile, "--validate=false", "--openapi-patch=false"] + extra)
-            patches = self.req("GET", f"/_patches/{res}/default/{name}")
+            patches = self.req("GET", f"/_patches/{res}/{ns}/{name}")
         finally:
             self.req("DELETE", key)
             os.unlink(mfile)
@@ -138,6 +140,11 @@ class Api:
         if r.returncode == 0:
             return ("skip", "no-patch", text)
         return ("err", text, text)
+
+
+def cluster_scoped(obj):
+    res = RESOURCE.get(obj.get("kind")) or fakeapi.KIND_RESOURCE.get(obj.get("kind"))
+    return res in fakeapi.CLUSTER
 
 
 def full_modified(manifest):
@@ -361,7 +368,8 @@ def main():
             reqs.append(request(i, op, o2, m2, None))
         else:
             o2, m2, cur = three_way_inputs(case_name(op, args.seed, i), scen, o, m, c)
-            m2.setdefault("metadata", {})["namespace"] = "default"
+            if not cluster_scoped(m2):
+                m2.setdefault("metadata", {})["namespace"] = "default"
             full = full_modified(m2)
             if t[0] == "ok":
                 sent = ((t[1].get("metadata") or {}).get("annotations") or {}).get(LA) \
@@ -478,11 +486,18 @@ def cli_apply_case(api, args, i, case):
     detail = {"kubectl": t[:2], "ours_object": ours_obj, "ours_patch": ours_patch}
     if t[0] == "err":
         return ("both-error" if ours_obj[0] == "err" else "ERR-ONLY-GO", detail)
-    if ours_obj[0] == "err" or ours_patch[0] == "err":
-        return ("ERR-ONLY-OURS", detail)
     gp = t[1]
+    if ours_obj[0] == "err" or ours_patch[0] == "err":
+        # kubectl only sends its PATCH; the server applies it. When that
+        # patch fails on the live object too, both flows end in an error.
+        res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json"])
+        if res.returncode != 0:
+            detail["kubectl_patch"] = res.stderr[-1000:]
+            return ("both-error(server-side apply of the PATCH)", detail)
+        return ("ERR-ONLY-OURS", detail)
     # (c) kubectl's PATCH applied to the live object by kubectl itself.
-    res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json"])
+    res = api.kubectl(["patch", "--local", "-f", lf, "--type", "strategic", "-p", json.dumps(gp), "-o", "json",
+                       "--show-managed-fields"])
     if res.returncode != 0:
         detail["kubectl_patch"] = res.stderr[-1000:]
         return ("skip-kubectl-patch-local", detail)

@@ -120,7 +120,8 @@ def kubectl(workdir, i, live, patch):
     with open(pp, "w") as f:
         f.write(kinds.dumps(patch))
     r = subprocess.run(
-        ["kubectl", "patch", "--local", "-f", lp, "--type", "strategic", "--patch-file", pp, "-o", "json"],
+        ["kubectl", "patch", "--local", "-f", lp, "--type", "strategic", "--patch-file", pp, "-o", "json",
+         "--show-managed-fields"],
         capture_output=True,
         text=True,
     )

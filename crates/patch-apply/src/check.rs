@@ -12,9 +12,12 @@
 //! once; the merge calls the same functions). Fields the schema cannot
 //! resolve are left alone (apply reports them where it merges them).
 //!
-//! A `null` merge key is apply's rule: a `null` member deletes the key from
-//! the element it merges into (or from the appended, cleaned element), which
-//! then has no identity to order by ([`ErrorKind::MissingMergeKey`]).
+//! A `null` merge key: apply appends such a patch element (no live element
+//! has that identity) and keeps the key, the element's identity, as the
+//! reference does (it stores the element as sent); a `null` member deletes
+//! the key from an element it merges into, which then has no identity to
+//! order by ([`ErrorKind::MissingMergeKey`]). [`check_patch`] accepts it,
+//! [`check_composable`] refuses it.
 
 use crate::directives::{key_role, KeyRole};
 use crate::identity::{identity, IdError, PosIndex};
@@ -233,8 +236,16 @@ impl Checker {
                     if d == Some(crate::directives::PatchDirective::Replace) {
                         continue;
                     }
-                    let id = key_of(e, keys, "patch element", NullKey::Refuse)
-                        .map_err(|p| p.at(at.pointer()))?;
+                    // Apply appends an element with a `null` merge key
+                    // (no live element has that identity) and keeps the
+                    // key; compose cannot stand for it (fuzz finding J).
+                    let nulls = if self.compose() {
+                        NullKey::Refuse
+                    } else {
+                        NullKey::Allow
+                    };
+                    let id =
+                        key_of(e, keys, "patch element", nulls).map_err(|p| p.at(at.pointer()))?;
                     if d.is_none() {
                         if self.compose() {
                             compose_unique_key(&mut seen, id, i, keys)

@@ -161,6 +161,13 @@ fn compose_only_refusals() -> Vec<(J, J, ErrorKind)> {
             json!({"$setElementOrder/mergingList": [{"name": null}]}),
             MissingMergeKey,
         ),
+        // Apply appends the element with its `null` key, as the reference
+        // does (kubectl: `[{"name": null, "value": "x"}]`).
+        (
+            json!({"mergingList": []}),
+            json!({"mergingList": [{"name": null, "value": "x"}]}),
+            MissingMergeKey,
+        ),
         (
             json!({"mergingList": [{"name": "a"}]}),
             json!({"$retainKeys": ["mergingList", 1], "mergingList": []}),
@@ -215,13 +222,13 @@ fn check_patch_is_apply_and_compose_adds_its_own_refusals() {
         assert_eq!((c.kind(), c.path()), (e.kind(), e.path()), "{patch}");
     }
     // Where apply refuses, `check_patch` does too, with apply's kind: a
-    // `null` merge key (the merged element loses its key) and, without
-    // `fix_quirks`, a deletion list of objects for a list without a merge
-    // key (apply merges it as a keyed list).
+    // patch element without its merge key and, without `fix_quirks`, a
+    // deletion list of objects for a list without a merge key (apply merges
+    // it as a keyed list).
     for (doc, patch) in [
         (
             json!({"mergingList": []}),
-            json!({"mergingList": [{"name": null, "value": "x"}]}),
+            json!({"mergingList": [{"value": "x"}]}),
         ),
         (
             json!({"mergingIntList": []}),

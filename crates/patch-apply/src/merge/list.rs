@@ -10,7 +10,7 @@ use crate::identity::{id_hash, identity, render_id, HashSeen, Id, KeySpec, PosIn
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
-use smpatch_value::{Kind, Step, Value};
+use smpatch_value::{Kind, Member, Step, Value};
 use std::borrow::Cow;
 
 /// Result of a list merge: the ordered content and the effective server
@@ -501,7 +501,7 @@ impl<'a> Merger<'a, '_> {
                     if let Some(v) =
                         self.clean_value(*e, Place::ListElement, w.step(&here, elem))?
                     {
-                        content.push(v);
+                        content.push(self.keep_null_keys(v, *e, keys));
                     }
                 } else {
                     content.push(*e);
@@ -626,7 +626,7 @@ impl<'a> Merger<'a, '_> {
                         let here = w.path().index(*j);
                         match self.clean(*e, Place::Field, w.step(&here, elem))? {
                             Cleaned::Same => (*e, true),
-                            Cleaned::New(c) => (c, false),
+                            Cleaned::New(c) => (self.keep_null_keys(c, *e, keys), false),
                             Cleaned::Drop => (Value::empty_object(), false),
                         }
                     } else {
@@ -714,6 +714,35 @@ impl<'a> Merger<'a, '_> {
             r_prime,
             deferred: None,
         })
+    }
+
+    /// `cleaned` (the cleaned `sent` element of a keyed list) with the merge
+    /// keys `sent` sets to `null` put back: the reference stores new and
+    /// replacing elements as sent, so a `null` merge key is the element's
+    /// identity, which its ordering and later patch elements pair by.
+    /// Cleaning it away (Q6/Q9 are fixed) left an element without identity
+    /// and a `missing_merge_key` error the reference does not give.
+    fn keep_null_keys(&self, cleaned: Value<'a>, sent: Value<'a>, keys: KeySpec<'_>) -> Value<'a> {
+        let (Some(c), Some(s)) = (cleaned.as_object(), sent.as_object()) else {
+            return cleaned;
+        };
+        let is_null_key = |m: &Member<'a>| m.value.is_null() && keys.names().any(|k| k == m.key);
+        if !s.members().iter().any(is_null_key) {
+            return cleaned;
+        }
+        let members: Vec<Member<'a>> = s
+            .members()
+            .iter()
+            .filter_map(|m| match c.get(m.key) {
+                Some(v) => Some(Member {
+                    key: m.key,
+                    value: v,
+                }),
+                None if is_null_key(m) => Some(*m),
+                None => None,
+            })
+            .collect();
+        Value::object_from_members(self.arena, &members)
     }
 
     pub(super) fn check_duplicates(
