@@ -324,7 +324,10 @@ pub fn extract<'a>(
     opts: &ExtractOptions,
 ) -> Result<Value<'a>, Error> {
     let obj = object.as_object().ok_or_else(not_an_object)?;
-    if !matches!(obj.get("metadata"), None | Some(Value::Object(_))) {
+    if !matches!(
+        obj.get("metadata"),
+        None | Some(Value::Null | Value::Object(_))
+    ) {
         return Err(metadata_not_an_object());
     }
     let entries = managed_fields(object)?;
@@ -522,7 +525,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let (child_at, _) = member_at(&at, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         Some(self.leaf(&v, child_at, set, cw)?)
@@ -552,7 +555,7 @@ impl<'a> Filter<'a, '_> {
                         out.push(*item);
                     } else if let Some(sub) = set.with_prefix(&pe) {
                         if let Some(kept) =
-                            self.omit(item, sub, At::root(elem), w.step(&here, elem))?
+                            self.omit(item, sub, at.item(elem), w.step(&here, elem))?
                         {
                             out.push(self.with_keys(kept, item, plan));
                         }
@@ -589,8 +592,7 @@ impl<'a> Filter<'a, '_> {
                     let here = w.path().index(i);
                     let pe = item_pe(item, elem, plan, self.max_depth, &here)?;
                     if let Some(sub) = set.with_prefix(&pe) {
-                        let kept =
-                            self.reference(item, sub, At::root(elem), w.step(&here, elem))?;
+                        let kept = self.reference(item, sub, at.item(elem), w.step(&here, elem))?;
                         out.push(self.with_keys(kept, item, plan));
                     } else if set.has_member(&pe) {
                         out.push(*item);
@@ -617,7 +619,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let (child_at, _) = member_at(&at, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         self.leaf(&v, child_at, set, cw)?

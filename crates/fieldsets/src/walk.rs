@@ -47,6 +47,11 @@ pub(crate) enum Atom<'s> {
 pub(crate) struct At<'s> {
     pub cursor: Cursor<'s>,
     pub meta: &'s PatchMeta,
+    /// `x-kubernetes-preserve-unknown-fields` is in effect here: declared on
+    /// this node, or on an enclosing schema with only inline schemas in
+    /// between (as the API server converts CRD schemas). Keys a struct here
+    /// does not declare are then untyped ("deduced") fields, not errors.
+    pub preserve: bool,
 }
 
 static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
@@ -56,7 +61,25 @@ impl<'s> At<'s> {
         At {
             cursor,
             meta: &EMPTY_META,
+            preserve: cursor.flags().preserve_unknown_fields,
         }
+    }
+
+    /// The schema of a member or list item below this position: it keeps
+    /// an inherited `x-kubernetes-preserve-unknown-fields` when its schema
+    /// is inline (a named definition starts afresh).
+    pub(crate) fn below(&self, cursor: Cursor<'s>, meta: &'s PatchMeta) -> Self {
+        At {
+            cursor,
+            meta,
+            preserve: cursor.flags().preserve_unknown_fields
+                || (self.preserve && cursor.type_name().is_none()),
+        }
+    }
+
+    /// The schema of an item of the list at this position.
+    pub(crate) fn item(&self, elem: Cursor<'s>) -> Self {
+        self.below(elem, &EMPTY_META)
     }
 }
 
@@ -126,31 +149,26 @@ pub(crate) fn resolve<'s>(
     }
 }
 
-/// The schema of member `key` of an object at `cursor`, and whether the
-/// schema declares it.
+/// The schema of member `key` of an object at `cursor` (the narrowed schema
+/// of `parent`), and whether the schema declares it.
 pub(crate) fn member_at<'s>(
+    parent: &At<'s>,
     cursor: Cursor<'s>,
     key: &str,
     path: &Path<'_>,
 ) -> Result<(At<'s>, bool), Error> {
     match cursor.kind() {
         Some(NodeKind::Map { .. }) => Ok((
-            At {
-                cursor: cursor.map_value().unwrap_or(Cursor::UNKNOWN),
-                meta: &EMPTY_META,
-            },
+            parent.below(cursor.map_value().unwrap_or(Cursor::UNKNOWN), &EMPTY_META),
             false,
         )),
         Some(NodeKind::Struct { fields, .. }) => {
             let declared = fields.contains_key(key);
             match cursor.lookup_object(key) {
-                Ok(f) => Ok((
-                    At {
-                        cursor: f.cursor,
-                        meta: f.meta,
-                    },
-                    declared,
-                )),
+                Ok(f) => Ok((parent.below(f.cursor, f.meta), declared)),
+                Err(_) if parent.preserve => {
+                    Ok((parent.below(Cursor::UNKNOWN, &EMPTY_META), false))
+                }
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
                     path.pointer(),
@@ -435,7 +453,7 @@ impl Walker<'_> {
                 let mut children = Vec::new();
                 for (k, v) in obj.iter() {
                     let here = path.key(k);
-                    let (child_at, declared) = member_at(cursor, k, &here)?;
+                    let (child_at, declared) = member_at(&at, cursor, k, &here)?;
                     let (below, leaf) = self.walk(&v, child_at, w.step(&here, child_at.cursor))?;
                     let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
                     let member = update || leaf || v.is_null() || empty_obj || !declared;
@@ -489,7 +507,7 @@ impl Walker<'_> {
                     } else {
                         let here = path.index(*idx);
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
-                        let (below, _) = self.walk(&item, At::root(elem), w.step(&here, elem))?;
+                        let (below, _) = self.walk(&item, at.item(elem), w.step(&here, elem))?;
                         if self.collect {
                             members.push(pe.clone());
                             if !below.is_empty() {
