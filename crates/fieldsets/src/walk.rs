@@ -11,7 +11,9 @@
 //! which lists are sets, keyed (and by which keys) or atomic is
 //! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
-use smpatch_schema::{grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, TooDeep, Walk};
+use smpatch_schema::{
+    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, TooDeep, Walk,
+};
 use smpatch_value::{Path, Value};
 
 use crate::error::{Error, ErrorKind};
@@ -95,6 +97,7 @@ fn kind_name(v: &Value<'_>) -> &'static str {
 }
 
 const RAW_EXTENSION: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 
 /// Narrows the schema of a position by its value.
 pub(crate) fn resolve<'s>(
@@ -122,10 +125,25 @@ pub(crate) fn resolve<'s>(
             },
             _ => Atom::Leaf,
         }),
-        Some(NodeKind::Scalar { .. }) => match value {
-            Value::Array(_) | Value::Object(_) => Err(mismatch("a scalar")),
-            _ => Ok(Atom::Leaf),
-        },
+        Some(NodeKind::Scalar { .. }) => {
+            let want = match value {
+                Value::Array(_) | Value::Object(_) => return Err(mismatch("a scalar")),
+                // null is valid for every scalar; a Quantity is untyped
+                // (a number or a string), whatever its schema says.
+                Value::Null => None,
+                _ if c.type_name() == Some(QUANTITY) => None,
+                _ => c.flags().scalar,
+            };
+            match (want, value) {
+                (Some(ScalarType::Numeric), Value::Number(_))
+                | (Some(ScalarType::String), Value::String(_))
+                | (Some(ScalarType::Boolean), Value::Bool(_))
+                | (None, _) => Ok(Atom::Leaf),
+                (Some(ScalarType::Numeric), _) => Err(mismatch("a number (int or float)")),
+                (Some(ScalarType::String), _) => Err(mismatch("a string")),
+                (Some(ScalarType::Boolean), _) => Err(mismatch("a boolean")),
+            }
+        }
         Some(NodeKind::Struct { .. } | NodeKind::Map { .. }) => match value {
             Value::Object(_) | Value::Null => {
                 let atomic = match at.meta.map_type.or(c.flags().map_type) {

@@ -338,6 +338,9 @@ fn sets_under_a_crd_schema() {
         "intOrString": {"x-kubernetes-int-or-string": true},
         "atomicItems": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
             "items": {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {"name": {"type": "string"}, "v": {"type": "string"}}}},
+        "targets": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["id"],
+            "items": {"type": "object", "properties": {"id": {"x-kubernetes-int-or-string": true}}}},
+        "when": {"type": "string", "format": "date-time"}, "blob": {"type": "string", "format": "byte"},
         "num": {"type": "integer"}, "str": {"type": "string"}, "flag": {"type": "boolean"}
     }}));
     let t = "example.com/v1/Widget";
@@ -351,9 +354,17 @@ fn sets_under_a_crd_schema() {
         ("explicit null key value", set_of(&sc, t, w(json!({"ports": [{"port": 80, "protocol": null}]}))), r#"{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":null}":{".":{},"f:port":{},"f:protocol":{}}}}}"#),
         (
             "80 and \"80\" are different items",
-            set_of(&sc, t, w(json!({"ports": [{"port": 80, "protocol": "TCP"}, {"port": "80", "protocol": "TCP"}]}))),
-            r#"{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{}},"k:{\"port\":\"80\",\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{}}}}}"#,
+            set_of(&sc, t, w(json!({"targets": [{"id": 80}, {"id": "80"}]}))),
+            r#"{"f:spec":{"f:targets":{"k:{\"id\":80}":{".":{},"f:id":{}},"k:{\"id\":\"80\"}":{".":{},"f:id":{}}}}}"#,
         ),
+        ("a string for an integer", set_of(&sc, t, w(json!({"num": "three"}))), "ERR schema_mismatch|/spec/num|expected a number (int or float), got string"),
+        ("a number for a string", set_of(&sc, t, w(json!({"str": 3}))), "ERR schema_mismatch|/spec/str|expected a string, got number"),
+        ("a string for a boolean", set_of(&sc, t, w(json!({"flag": "yes"}))), "ERR schema_mismatch|/spec/flag|expected a boolean, got string"),
+        ("a key field of the wrong type", set_of(&sc, t, w(json!({"ports": [{"port": "80"}]}))), "ERR schema_mismatch|/spec/ports/0/port|expected a number"),
+        ("a float for an integer", set_of(&sc, t, w(json!({"num": 2.5}))), r#"{"f:spec":{"f:num":{}}}"#),
+        ("string formats other than byte are untyped", set_of(&sc, t, w(json!({"when": 5, "blob": "aGk="}))), r#"{"f:spec":{"f:blob":{},"f:when":{}}}"#),
+        ("a number for a byte string", set_of(&sc, t, w(json!({"blob": 5}))), "ERR schema_mismatch|/spec/blob|expected a string, got number"),
+        ("int-or-string takes both", set_of(&sc, t, w(json!({"intOrString": 5}))), r#"{"f:spec":{"f:intOrString":{}}}"#),
         ("duplicate after defaulting", set_of(&sc, t, w(json!({"ports": [{"port": 80}, {"port": 80, "protocol": "TCP"}]}))), "ERR duplicate_list_item|/spec/ports/1|duplicate entries for key"),
         ("object in a set", set_of(&sc, t, w(json!({"objectSet": [{"a": 1}]}))), "ERR invalid_list_item|/spec/objectSet/0|associative list without keys has an element that's a map type"),
         ("numeric set sorted", set_of(&sc, t, w(json!({"intSet": [3, 1, 2]}))), r#"{"f:spec":{"f:intSet":{"v:1":{},"v:2":{},"v:3":{}}}}"#),
@@ -417,6 +428,13 @@ fn sets_under_built_in_schemas() {
             "ERR invalid_list_item|/spec/containers/0|associative list with keys has an element that omits all key fields [\"name\"] (and doesn't have default values for any key fields)",
         ),
         ("undeclared top-level field", set_of(emb, "v1/ConfigMap", json!({"spec": {}})), "ERR schema_mismatch|/spec|field not declared in schema"),
+        ("a number for a ConfigMap value", set_of(emb, "v1/ConfigMap", json!({"data": {"PORT": 8080}})), "ERR schema_mismatch|/data/PORT|expected a string, got number"),
+        ("a string for replicas", set_of(emb, "apps/v1/Deployment", json!({"spec": {"replicas": "3"}})), "ERR schema_mismatch|/spec/replicas|expected a number (int or float), got string"),
+        (
+            "IntOrString targetPort takes both",
+            set_of(emb, "v1/Service", json!({"spec": {"ports": [{"port": 80, "protocol": "TCP", "targetPort": 8080}, {"port": 81, "protocol": "TCP", "targetPort": "http"}]}})),
+            r#"{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{},"f:targetPort":{}},"k:{\"port\":81,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{},"f:targetPort":{}}}}}"#,
+        ),
     ]);
 }
 
