@@ -24,7 +24,7 @@ pub struct ManagedFieldsEntry<'a> {
     pub api_version: &'a str,
     /// `subresource` (`""` for the main resource).
     pub subresource: &'a str,
-    /// The raw `fieldsV1` member, if present.
+    /// The raw `fieldsV1` member, if present and not `null`.
     pub fields_v1: Option<Value<'a>>,
 }
 
@@ -137,7 +137,8 @@ pub fn managed_fields<'a>(object: &Value<'a>) -> Result<Vec<ManagedFieldsEntry<'
             operation: s("operation")?,
             api_version: s("apiVersion")?,
             subresource: s("subresource")?,
-            fields_v1: e.get("fieldsV1"),
+            // `null` decodes as no field set at all (Go's nil pointer).
+            fields_v1: e.get("fieldsV1").filter(|v| !v.is_null()),
         });
     }
     Ok(out)

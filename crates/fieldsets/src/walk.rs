@@ -347,6 +347,13 @@ pub fn server_fields() -> FieldSet {
 /// object's schema at `schema` (use [`Cursor::UNKNOWN`] for schema-less
 /// data: objects granular, lists atomic).
 ///
+/// The object must fit the schema, as the API server checks before
+/// recording a set: undeclared keys, wrong shapes and scalars of the wrong
+/// type are [`ErrorKind::SchemaMismatch`] (`Quantity`, int-or-string and
+/// string formats other than `byte` take any scalar; `null` fits
+/// everywhere). `x-kubernetes-preserve-unknown-fields` holds down through
+/// inline schemas.
+///
 /// Linear in the size of the object (plus sorting each node's entries).
 /// Errors name the JSON pointer of the offending value.
 ///

@@ -490,6 +490,11 @@ fn extraction_rules() {
             extracted(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80, "protocol": "TCP"}, {"port": 80, "protocol": "TCP"}]}}), "v1/Service", "nobody", ExtractOptions::reference()),
             "ERR duplicate_list_item|/spec/ports/1|",
         ),
+        (
+            "fieldsV1: null is no field set",
+            extracted(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": [{"manager": "m", "operation": "Apply", "fieldsV1": null}]}}), "v1/ConfigMap", "m", ExtractOptions::reference()),
+            "ERR malformed_managed_fields|/metadata/managedFields/0/fieldsV1|managed fields entry 0 (manager \"m\") has no fieldsV1",
+        ),
         ("empty set: identity only", extracted(empty_set.clone(), "v1/ConfigMap", "m", d()), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}"#),
         ("empty set: reference error", extracted(empty_set, "v1/ConfigMap", "m", ExtractOptions::reference()), "ERR empty_result||unable to convert managed fields for m to unstructured, expected map, got <nil>"),
         (
