@@ -438,6 +438,33 @@ fn sets_under_built_in_schemas() {
     ]);
 }
 
+#[test]
+fn map_type_on_the_referencing_property_wins() {
+    let doc = json!({"swagger": "2.0", "definitions": {
+        "com.example.v1.Gadget": {"type": "object",
+            "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gadget"}],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                "atomicRef": {"$ref": "#/definitions/com.example.v1.Selector"},
+                "granularRef": {"$ref": "#/definitions/com.example.v1.Selector", "x-kubernetes-map-type": "granular"},
+                "granularAllOf": {"allOf": [{"$ref": "#/definitions/com.example.v1.Selector"}], "x-kubernetes-map-type": "granular"},
+                "atomicOverPlain": {"allOf": [{"$ref": "#/definitions/com.example.v1.Plain"}], "x-kubernetes-map-type": "atomic"}}},
+        "com.example.v1.Selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
+        "com.example.v1.Plain": {"type": "object", "properties": {"a": {"type": "string"}}}}});
+    let sc = Schema::from_bytes(doc.to_string().as_bytes(), "inline").expect("schema");
+    let v = json!({"a": "1", "b": "2"});
+    check_all(vec![(
+        "the referenced type's map type unless the property says otherwise",
+        set_of(
+            &sc,
+            "example.com/v1/Gadget",
+            json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+            "atomicRef": v, "granularRef": v, "granularAllOf": v, "atomicOverPlain": {"a": "1"}}),
+        ),
+        r#"{"f:atomicOverPlain":{},"f:atomicRef":{},"f:granularAllOf":{"f:a":{},"f:b":{}},"f:granularRef":{"f:a":{},"f:b":{}}}"#,
+    )]);
+}
+
 fn entry(manager: &str, set: J) -> J {
     json!({"manager": manager, "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": set})
 }
