@@ -88,7 +88,7 @@ fn metadata_not_an_object() -> Error {
     Error::new(
         ErrorKind::InvalidObject,
         "/metadata",
-        "metadata must be an object",
+        "metadata must be an object (or null)",
     )
 }
 
