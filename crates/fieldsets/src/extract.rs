@@ -515,6 +515,7 @@ impl<'a> Filter<'a, '_> {
                 Atom::Map {
                     cursor,
                     atomic: false,
+                    open,
                 },
                 Value::Object(obj),
             ) => {
@@ -526,7 +527,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(&at, cursor, k, &here)?;
+                    let (child_at, _) = member_at(open, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         Some(self.leaf(&v, child_at, set, cw)?)
@@ -545,6 +546,7 @@ impl<'a> Filter<'a, '_> {
                 Atom::List {
                     elem,
                     plan: plan @ ListPlan::Merge(_),
+                    open,
                 },
                 Value::Array(items),
             ) => {
@@ -556,7 +558,7 @@ impl<'a> Filter<'a, '_> {
                         out.push(*item);
                     } else if let Some(sub) = set.with_prefix(&pe) {
                         if let Some(kept) =
-                            self.omit(item, sub, at.item(elem), w.step(&here, elem))?
+                            self.omit(item, sub, At::item(open, elem), w.step(&here, elem))?
                         {
                             out.push(self.with_keys(kept, item, plan));
                         }
@@ -581,7 +583,7 @@ impl<'a> Filter<'a, '_> {
         }
         match resolve(at, value, w.path())? {
             Atom::Leaf => Ok(*value),
-            Atom::List { elem, plan } => {
+            Atom::List { elem, plan, open } => {
                 let Value::Array(items) = value else {
                     return Ok(Value::Null);
                 };
@@ -593,7 +595,8 @@ impl<'a> Filter<'a, '_> {
                     let here = w.path().index(i);
                     let pe = item_pe(item, elem, plan, self.max_depth, &here)?;
                     if let Some(sub) = set.with_prefix(&pe) {
-                        let kept = self.reference(item, sub, at.item(elem), w.step(&here, elem))?;
+                        let kept =
+                            self.reference(item, sub, At::item(open, elem), w.step(&here, elem))?;
                         out.push(self.with_keys(kept, item, plan));
                     } else if set.has_member(&pe) {
                         out.push(*item);
@@ -605,7 +608,11 @@ impl<'a> Filter<'a, '_> {
                     Value::array_from(self.arena, &out)
                 })
             }
-            Atom::Map { cursor, atomic } => {
+            Atom::Map {
+                cursor,
+                atomic,
+                open,
+            } => {
                 let Value::Object(obj) = value else {
                     return Ok(Value::Null);
                 };
@@ -620,7 +627,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(&at, cursor, k, &here)?;
+                    let (child_at, _) = member_at(open, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         self.leaf(&v, child_at, set, cw)?

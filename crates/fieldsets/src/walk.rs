@@ -34,13 +34,21 @@ pub(crate) fn too_deep(e: TooDeep) -> Error {
 pub(crate) enum Atom<'s> {
     /// A scalar, or a value under an atomic type: a leaf.
     Leaf,
-    /// A list (the value is an array or null).
+    /// A list (the value is an array or null). `open`: see [`Atom::Map`].
     List {
         elem: Cursor<'s>,
         plan: ListPlan<'s>,
+        open: bool,
     },
     /// An object (the value is an object or null). `atomic` maps are leaves.
-    Map { cursor: Cursor<'s>, atomic: bool },
+    /// `open`: `x-kubernetes-preserve-unknown-fields` is in effect here
+    /// (declared on this node or inherited), so inline schemas below inherit
+    /// it.
+    Map {
+        cursor: Cursor<'s>,
+        atomic: bool,
+        open: bool,
+    },
 }
 
 /// The schema of a position: the node and the metadata of the field that
@@ -49,10 +57,11 @@ pub(crate) enum Atom<'s> {
 pub(crate) struct At<'s> {
     pub cursor: Cursor<'s>,
     pub meta: &'s PatchMeta,
-    /// `x-kubernetes-preserve-unknown-fields` is in effect here: declared on
-    /// this node, or on an enclosing schema with only inline schemas in
-    /// between (as the API server converts CRD schemas). Keys a struct here
-    /// does not declare are then untyped ("deduced") fields, not errors.
+    /// `x-kubernetes-preserve-unknown-fields` is inherited here: declared on
+    /// an enclosing schema with only inline schemas in between (as the API
+    /// server converts CRD schemas). Keys a struct here does not declare are
+    /// then untyped ("deduced") fields, not errors. (A node's own flag is
+    /// the schema crate's business: its lookups answer the unknown cursor.)
     pub preserve: bool,
 }
 
@@ -63,25 +72,24 @@ impl<'s> At<'s> {
         At {
             cursor,
             meta: &EMPTY_META,
-            preserve: cursor.flags().preserve_unknown_fields,
+            preserve: false,
         }
     }
 
-    /// The schema of a member or list item below this position: it keeps
-    /// an inherited `x-kubernetes-preserve-unknown-fields` when its schema
-    /// is inline (a named definition starts afresh).
-    pub(crate) fn below(&self, cursor: Cursor<'s>, meta: &'s PatchMeta) -> Self {
+    /// The schema of a member or list item of a node that is `open` (see
+    /// [`Atom::Map`]): it inherits `x-kubernetes-preserve-unknown-fields`
+    /// when its schema is inline (a named definition starts afresh).
+    pub(crate) fn inside(open: bool, cursor: Cursor<'s>, meta: &'s PatchMeta) -> Self {
         At {
             cursor,
             meta,
-            preserve: cursor.flags().preserve_unknown_fields
-                || (self.preserve && cursor.type_name().is_none()),
+            preserve: open && cursor.type_name().is_none(),
         }
     }
 
-    /// The schema of an item of the list at this position.
-    pub(crate) fn item(&self, elem: Cursor<'s>) -> Self {
-        self.below(elem, &EMPTY_META)
+    /// The schema of an item of a list that is `open`.
+    pub(crate) fn item(open: bool, elem: Cursor<'s>) -> Self {
+        At::inside(open, elem, &EMPTY_META)
     }
 }
 
@@ -122,6 +130,7 @@ pub(crate) fn resolve<'s>(
             Value::Object(_) => Atom::Map {
                 cursor: Cursor::UNKNOWN,
                 atomic: false,
+                open: false,
             },
             _ => Atom::Leaf,
         }),
@@ -131,8 +140,7 @@ pub(crate) fn resolve<'s>(
                 // null is valid for every scalar; a Quantity is untyped
                 // (a number or a string), whatever its schema says.
                 Value::Null => None,
-                _ if c.type_name() == Some(QUANTITY) => None,
-                _ => c.flags().scalar,
+                _ => c.flags().scalar.filter(|_| c.type_name() != Some(QUANTITY)),
             };
             match (want, value) {
                 (Some(ScalarType::Numeric), Value::Number(_))
@@ -146,11 +154,16 @@ pub(crate) fn resolve<'s>(
         }
         Some(NodeKind::Struct { .. } | NodeKind::Map { .. }) => match value {
             Value::Object(_) | Value::Null => {
-                let atomic = match at.meta.map_type.or(c.flags().map_type) {
+                let flags = c.flags();
+                let atomic = match at.meta.map_type.or(flags.map_type) {
                     Some(MapType::Atomic) => true,
                     Some(MapType::Granular) | None => false,
                 };
-                Ok(Atom::Map { cursor: c, atomic })
+                Ok(Atom::Map {
+                    cursor: c,
+                    atomic,
+                    open: at.preserve || flags.preserve_unknown_fields,
+                })
             }
             _ => Err(mismatch("a map")),
         },
@@ -160,6 +173,7 @@ pub(crate) fn resolve<'s>(
                 Ok(Atom::List {
                     elem,
                     plan: ListPlan::field_set(at.meta),
+                    open: at.preserve || c.flags().preserve_unknown_fields,
                 })
             }
             _ => Err(mismatch("a list")),
@@ -167,26 +181,28 @@ pub(crate) fn resolve<'s>(
     }
 }
 
-/// The schema of member `key` of an object at `cursor` (the narrowed schema
-/// of `parent`), and whether the schema declares it.
+/// The schema of member `key` of an object at `cursor` (`open`: see
+/// [`Atom::Map`]), and whether the schema declares it.
 pub(crate) fn member_at<'s>(
-    parent: &At<'s>,
+    open: bool,
     cursor: Cursor<'s>,
     key: &str,
     path: &Path<'_>,
 ) -> Result<(At<'s>, bool), Error> {
     match cursor.kind() {
         Some(NodeKind::Map { .. }) => Ok((
-            parent.below(cursor.map_value().unwrap_or(Cursor::UNKNOWN), &EMPTY_META),
+            At::inside(
+                open,
+                cursor.map_value().unwrap_or(Cursor::UNKNOWN),
+                &EMPTY_META,
+            ),
             false,
         )),
         Some(NodeKind::Struct { fields, .. }) => {
             let declared = fields.contains_key(key);
             match cursor.lookup_object(key) {
-                Ok(f) => Ok((parent.below(f.cursor, f.meta), declared)),
-                Err(_) if parent.preserve => {
-                    Ok((parent.below(Cursor::UNKNOWN, &EMPTY_META), false))
-                }
+                Ok(f) => Ok((At::inside(open, f.cursor, f.meta), declared)),
+                Err(_) if open => Ok((At::root(Cursor::UNKNOWN), false)),
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
                     path.pointer(),
@@ -470,7 +486,7 @@ impl Walker<'_> {
                 ..
             }
             | Atom::Map { atomic: true, .. } => Ok((FieldSet::new(), true)),
-            Atom::Map { cursor, .. } => {
+            Atom::Map { cursor, open, .. } => {
                 let Value::Object(obj) = value else {
                     return Ok((FieldSet::new(), false));
                 };
@@ -478,7 +494,7 @@ impl Walker<'_> {
                 let mut children = Vec::new();
                 for (k, v) in obj.iter() {
                     let here = path.key(k);
-                    let (child_at, declared) = member_at(&at, cursor, k, &here)?;
+                    let (child_at, declared) = member_at(open, cursor, k, &here)?;
                     let (below, leaf) = self.walk(&v, child_at, w.step(&here, child_at.cursor))?;
                     let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
                     let member = update || leaf || v.is_null() || empty_obj || !declared;
@@ -497,7 +513,7 @@ impl Walker<'_> {
                 }
                 Ok((FieldSet::from_parts(members, children), false))
             }
-            Atom::List { elem, plan } => {
+            Atom::List { elem, plan, open } => {
                 let Value::Array(items) = value else {
                     return Ok((FieldSet::new(), false));
                 };
@@ -532,7 +548,8 @@ impl Walker<'_> {
                     } else {
                         let here = path.index(*idx);
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
-                        let (below, _) = self.walk(&item, at.item(elem), w.step(&here, elem))?;
+                        let (below, _) =
+                            self.walk(&item, At::item(open, elem), w.step(&here, elem))?;
                         if self.collect {
                             members.push(pe.clone());
                             if !below.is_empty() {
