@@ -16,7 +16,7 @@ out, repo, shared = sys.argv[1], sys.argv[2], sys.argv[3]
 seeds = {t: [] for t in ["json_roundtrip", "yaml_parse", "schema_load", "apply_raw",
                          "apply_structured", "create2_roundtrip", "create3", "compose",
                          "batch_line", "normalize",
-                         "fieldsv1_read"]}
+                         "fieldsv1_read", "fieldsets_extract"]}
 
 
 def compact(v):
@@ -103,6 +103,14 @@ for path in sorted(glob.glob(os.path.join(repo, "testdata", "fieldsets", "*.json
         for e in meta.get("managedFields", []) if isinstance(meta, dict) else []:
             if isinstance(e, dict) and "fieldsV1" in e:
                 seeds["fieldsv1_read"].append(compact(e["fieldsV1"]))
+# Live objects of testdata/fieldsets for fieldsets_extract: byte 0 picks the
+# embedded type (ConfigMap, Service, Deployment, Pod), the object follows.
+kinds = {"ConfigMap": 0, "Service": 1, "Deployment": 2, "Pod": 3}
+for path in sorted(glob.glob(os.path.join(repo, "testdata", "fieldsets", "*.json"))):
+    doc = load(path) or {}
+    for obj in [doc.get("object")] + [x.get("object") for x in doc.get("extract", [])]:
+        if isinstance(obj, dict) and obj.get("kind") in kinds:
+            seeds["fieldsets_extract"].append(bytes([kinds[obj["kind"]]]) + compact(obj))
 podset = os.path.join(shared, "fieldsets", "podset.json")
 if os.path.exists(podset):
     with open(podset, "rb") as f:

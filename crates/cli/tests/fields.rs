@@ -164,7 +164,7 @@ fn batch_fields_and_extract() {
         "\n",
         r#"{"id":2,"op":"fields","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":"1"}},"options":{"shape":"update"}}"#,
         "\n",
-        r#"{"id":3,"op":"extract","manager":"me","object_text":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  managedFields:\n  - {manager: me, operation: Apply, apiVersion: v1, fieldsV1: {\"f:data\": {\"f:x\": {}}}}\ndata: {x: \"1\", y: 12345678901234567890}\n"}"#,
+        r#"{"id":3,"op":"extract","manager":"me","object_text":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  generation: 12345678901234567890\n  managedFields:\n  - {manager: me, operation: Apply, apiVersion: v1, fieldsV1: {\"f:data\": {\"f:x\": {}}}}\ndata: {x: \"1\", y: \"2\"}\n"}"#,
         "\n",
         r#"{"id":4,"op":"extract","manager":"you","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}},"options":{"missing_entry":"identity"}}"#,
         "\n",

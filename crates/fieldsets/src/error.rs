@@ -20,7 +20,8 @@ pub enum ErrorKind {
     DuplicateListItem,
     /// Nesting deeper than the configured limit.
     TooDeep,
-    /// The object is not an object, or its `metadata` is not an object.
+    /// The object is not an object, or its `metadata` is neither an object
+    /// nor `null`.
     InvalidObject,
     /// `metadata.managedFields` or one of its entries is malformed.
     MalformedManagedFields,

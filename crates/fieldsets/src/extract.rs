@@ -24,7 +24,7 @@ pub struct ManagedFieldsEntry<'a> {
     pub api_version: &'a str,
     /// `subresource` (`""` for the main resource).
     pub subresource: &'a str,
-    /// The raw `fieldsV1` member, if present.
+    /// The raw `fieldsV1` member, if present and not `null`.
     pub fields_v1: Option<Value<'a>>,
 }
 
@@ -88,7 +88,7 @@ fn metadata_not_an_object() -> Error {
     Error::new(
         ErrorKind::InvalidObject,
         "/metadata",
-        "metadata must be an object",
+        "metadata must be an object (or null)",
     )
 }
 
@@ -137,7 +137,8 @@ pub fn managed_fields<'a>(object: &Value<'a>) -> Result<Vec<ManagedFieldsEntry<'
             operation: s("operation")?,
             api_version: s("apiVersion")?,
             subresource: s("subresource")?,
-            fields_v1: e.get("fieldsV1"),
+            // `null` decodes as no field set at all (Go's nil pointer).
+            fields_v1: e.get("fieldsV1").filter(|v| !v.is_null()),
         });
     }
     Ok(out)
@@ -324,7 +325,10 @@ pub fn extract<'a>(
     opts: &ExtractOptions,
 ) -> Result<Value<'a>, Error> {
     let obj = object.as_object().ok_or_else(not_an_object)?;
-    if !matches!(obj.get("metadata"), None | Some(Value::Object(_))) {
+    if !matches!(
+        obj.get("metadata"),
+        None | Some(Value::Null | Value::Object(_))
+    ) {
         return Err(metadata_not_an_object());
     }
     let entries = managed_fields(object)?;
@@ -511,6 +515,7 @@ impl<'a> Filter<'a, '_> {
                 Atom::Map {
                     cursor,
                     atomic: false,
+                    open,
                 },
                 Value::Object(obj),
             ) => {
@@ -522,7 +527,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let (child_at, _) = member_at(open, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         Some(self.leaf(&v, child_at, set, cw)?)
@@ -541,6 +546,7 @@ impl<'a> Filter<'a, '_> {
                 Atom::List {
                     elem,
                     plan: plan @ ListPlan::Merge(_),
+                    open,
                 },
                 Value::Array(items),
             ) => {
@@ -552,7 +558,7 @@ impl<'a> Filter<'a, '_> {
                         out.push(*item);
                     } else if let Some(sub) = set.with_prefix(&pe) {
                         if let Some(kept) =
-                            self.omit(item, sub, At::root(elem), w.step(&here, elem))?
+                            self.omit(item, sub, At::item(open, elem), w.step(&here, elem))?
                         {
                             out.push(self.with_keys(kept, item, plan));
                         }
@@ -577,7 +583,7 @@ impl<'a> Filter<'a, '_> {
         }
         match resolve(at, value, w.path())? {
             Atom::Leaf => Ok(*value),
-            Atom::List { elem, plan } => {
+            Atom::List { elem, plan, open } => {
                 let Value::Array(items) = value else {
                     return Ok(Value::Null);
                 };
@@ -590,7 +596,7 @@ impl<'a> Filter<'a, '_> {
                     let pe = item_pe(item, elem, plan, self.max_depth, &here)?;
                     if let Some(sub) = set.with_prefix(&pe) {
                         let kept =
-                            self.reference(item, sub, At::root(elem), w.step(&here, elem))?;
+                            self.reference(item, sub, At::item(open, elem), w.step(&here, elem))?;
                         out.push(self.with_keys(kept, item, plan));
                     } else if set.has_member(&pe) {
                         out.push(*item);
@@ -602,7 +608,11 @@ impl<'a> Filter<'a, '_> {
                     Value::array_from(self.arena, &out)
                 })
             }
-            Atom::Map { cursor, atomic } => {
+            Atom::Map {
+                cursor,
+                atomic,
+                open,
+            } => {
                 let Value::Object(obj) = value else {
                     return Ok(Value::Null);
                 };
@@ -617,7 +627,7 @@ impl<'a> Filter<'a, '_> {
                         continue;
                     }
                     let here = w.path().key(k);
-                    let (child_at, _) = member_at(cursor, k, &here)?;
+                    let (child_at, _) = member_at(open, cursor, k, &here)?;
                     let cw = w.step(&here, child_at.cursor);
                     let kept = if member {
                         self.leaf(&v, child_at, set, cw)?

@@ -11,7 +11,9 @@
 //! which lists are sets, keyed (and by which keys) or atomic is
 //! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
-use smpatch_schema::{grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, TooDeep, Walk};
+use smpatch_schema::{
+    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, TooDeep, Walk,
+};
 use smpatch_value::{Path, Value};
 
 use crate::error::{Error, ErrorKind};
@@ -32,13 +34,21 @@ pub(crate) fn too_deep(e: TooDeep) -> Error {
 pub(crate) enum Atom<'s> {
     /// A scalar, or a value under an atomic type: a leaf.
     Leaf,
-    /// A list (the value is an array or null).
+    /// A list (the value is an array or null). `open`: see [`Atom::Map`].
     List {
         elem: Cursor<'s>,
         plan: ListPlan<'s>,
+        open: bool,
     },
     /// An object (the value is an object or null). `atomic` maps are leaves.
-    Map { cursor: Cursor<'s>, atomic: bool },
+    /// `open`: `x-kubernetes-preserve-unknown-fields` is in effect here
+    /// (declared on this node or inherited), so inline schemas below inherit
+    /// it.
+    Map {
+        cursor: Cursor<'s>,
+        atomic: bool,
+        open: bool,
+    },
 }
 
 /// The schema of a position: the node and the metadata of the field that
@@ -47,6 +57,12 @@ pub(crate) enum Atom<'s> {
 pub(crate) struct At<'s> {
     pub cursor: Cursor<'s>,
     pub meta: &'s PatchMeta,
+    /// `x-kubernetes-preserve-unknown-fields` is inherited here: declared on
+    /// an enclosing schema with only inline schemas in between (as the API
+    /// server converts CRD schemas). Keys a struct here does not declare are
+    /// then untyped ("deduced") fields, not errors. (A node's own flag is
+    /// the schema crate's business: its lookups answer the unknown cursor.)
+    pub preserve: bool,
 }
 
 static EMPTY_META: PatchMeta = PatchMeta::EMPTY;
@@ -56,7 +72,24 @@ impl<'s> At<'s> {
         At {
             cursor,
             meta: &EMPTY_META,
+            preserve: false,
         }
+    }
+
+    /// The schema of a member or list item of a node that is `open` (see
+    /// [`Atom::Map`]): it inherits `x-kubernetes-preserve-unknown-fields`
+    /// when its schema is inline (a named definition starts afresh).
+    pub(crate) fn inside(open: bool, cursor: Cursor<'s>, meta: &'s PatchMeta) -> Self {
+        At {
+            cursor,
+            meta,
+            preserve: open && cursor.type_name().is_none(),
+        }
+    }
+
+    /// The schema of an item of a list that is `open`.
+    pub(crate) fn item(open: bool, elem: Cursor<'s>) -> Self {
+        At::inside(open, elem, &EMPTY_META)
     }
 }
 
@@ -72,6 +105,7 @@ fn kind_name(v: &Value<'_>) -> &'static str {
 }
 
 const RAW_EXTENSION: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 
 /// Narrows the schema of a position by its value.
 pub(crate) fn resolve<'s>(
@@ -96,20 +130,40 @@ pub(crate) fn resolve<'s>(
             Value::Object(_) => Atom::Map {
                 cursor: Cursor::UNKNOWN,
                 atomic: false,
+                open: false,
             },
             _ => Atom::Leaf,
         }),
-        Some(NodeKind::Scalar { .. }) => match value {
-            Value::Array(_) | Value::Object(_) => Err(mismatch("a scalar")),
-            _ => Ok(Atom::Leaf),
-        },
+        Some(NodeKind::Scalar { .. }) => {
+            let want = match value {
+                Value::Array(_) | Value::Object(_) => return Err(mismatch("a scalar")),
+                // null is valid for every scalar; a Quantity is untyped
+                // (a number or a string), whatever its schema says.
+                Value::Null => None,
+                _ => c.flags().scalar.filter(|_| c.type_name() != Some(QUANTITY)),
+            };
+            match (want, value) {
+                (Some(ScalarType::Numeric), Value::Number(_))
+                | (Some(ScalarType::String), Value::String(_))
+                | (Some(ScalarType::Boolean), Value::Bool(_))
+                | (None, _) => Ok(Atom::Leaf),
+                (Some(ScalarType::Numeric), _) => Err(mismatch("a number (int or float)")),
+                (Some(ScalarType::String), _) => Err(mismatch("a string")),
+                (Some(ScalarType::Boolean), _) => Err(mismatch("a boolean")),
+            }
+        }
         Some(NodeKind::Struct { .. } | NodeKind::Map { .. }) => match value {
             Value::Object(_) | Value::Null => {
-                let atomic = match at.meta.map_type.or(c.flags().map_type) {
+                let flags = c.flags();
+                let atomic = match at.meta.map_type.or(flags.map_type) {
                     Some(MapType::Atomic) => true,
                     Some(MapType::Granular) | None => false,
                 };
-                Ok(Atom::Map { cursor: c, atomic })
+                Ok(Atom::Map {
+                    cursor: c,
+                    atomic,
+                    open: at.preserve || flags.preserve_unknown_fields,
+                })
             }
             _ => Err(mismatch("a map")),
         },
@@ -119,6 +173,7 @@ pub(crate) fn resolve<'s>(
                 Ok(Atom::List {
                     elem,
                     plan: ListPlan::field_set(at.meta),
+                    open: at.preserve || c.flags().preserve_unknown_fields,
                 })
             }
             _ => Err(mismatch("a list")),
@@ -126,31 +181,28 @@ pub(crate) fn resolve<'s>(
     }
 }
 
-/// The schema of member `key` of an object at `cursor`, and whether the
-/// schema declares it.
+/// The schema of member `key` of an object at `cursor` (`open`: see
+/// [`Atom::Map`]), and whether the schema declares it.
 pub(crate) fn member_at<'s>(
+    open: bool,
     cursor: Cursor<'s>,
     key: &str,
     path: &Path<'_>,
 ) -> Result<(At<'s>, bool), Error> {
     match cursor.kind() {
         Some(NodeKind::Map { .. }) => Ok((
-            At {
-                cursor: cursor.map_value().unwrap_or(Cursor::UNKNOWN),
-                meta: &EMPTY_META,
-            },
+            At::inside(
+                open,
+                cursor.map_value().unwrap_or(Cursor::UNKNOWN),
+                &EMPTY_META,
+            ),
             false,
         )),
         Some(NodeKind::Struct { fields, .. }) => {
             let declared = fields.contains_key(key);
             match cursor.lookup_object(key) {
-                Ok(f) => Ok((
-                    At {
-                        cursor: f.cursor,
-                        meta: f.meta,
-                    },
-                    declared,
-                )),
+                Ok(f) => Ok((At::inside(open, f.cursor, f.meta), declared)),
+                Err(_) if open => Ok((At::root(Cursor::UNKNOWN), false)),
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
                     path.pointer(),
@@ -311,6 +363,13 @@ pub fn server_fields() -> FieldSet {
 /// object's schema at `schema` (use [`Cursor::UNKNOWN`] for schema-less
 /// data: objects granular, lists atomic).
 ///
+/// The object must fit the schema, as the API server checks before
+/// recording a set: undeclared keys, wrong shapes and scalars of the wrong
+/// type are [`ErrorKind::SchemaMismatch`] (`Quantity`, int-or-string and
+/// string formats other than `byte` take any scalar; `null` fits
+/// everywhere). `x-kubernetes-preserve-unknown-fields` holds down through
+/// inline schemas.
+///
 /// Linear in the size of the object (plus sorting each node's entries).
 /// Errors name the JSON pointer of the offending value.
 ///
@@ -427,7 +486,7 @@ impl Walker<'_> {
                 ..
             }
             | Atom::Map { atomic: true, .. } => Ok((FieldSet::new(), true)),
-            Atom::Map { cursor, .. } => {
+            Atom::Map { cursor, open, .. } => {
                 let Value::Object(obj) = value else {
                     return Ok((FieldSet::new(), false));
                 };
@@ -435,7 +494,7 @@ impl Walker<'_> {
                 let mut children = Vec::new();
                 for (k, v) in obj.iter() {
                     let here = path.key(k);
-                    let (child_at, declared) = member_at(cursor, k, &here)?;
+                    let (child_at, declared) = member_at(open, cursor, k, &here)?;
                     let (below, leaf) = self.walk(&v, child_at, w.step(&here, child_at.cursor))?;
                     let empty_obj = matches!(&v, Value::Object(o) if o.is_empty());
                     let member = update || leaf || v.is_null() || empty_obj || !declared;
@@ -454,7 +513,7 @@ impl Walker<'_> {
                 }
                 Ok((FieldSet::from_parts(members, children), false))
             }
-            Atom::List { elem, plan } => {
+            Atom::List { elem, plan, open } => {
                 let Value::Array(items) = value else {
                     return Ok((FieldSet::new(), false));
                 };
@@ -489,7 +548,8 @@ impl Walker<'_> {
                     } else {
                         let here = path.index(*idx);
                         let item = items.get(*idx).copied().unwrap_or(Value::Null);
-                        let (below, _) = self.walk(&item, At::root(elem), w.step(&here, elem))?;
+                        let (below, _) =
+                            self.walk(&item, At::item(open, elem), w.step(&here, elem))?;
                         if self.collect {
                             members.push(pe.clone());
                             if !below.is_empty() {

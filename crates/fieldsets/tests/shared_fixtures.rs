@@ -275,3 +275,208 @@ fn api_version_check_on_the_roundtrip_fixtures() {
         "{e}"
     );
 }
+
+/// The managedFields list of `file` as JSON, every entry's `operation`
+/// replaced by `operation` when given.
+fn fixture_entries(file: &str, operation: Option<&str>) -> serde_json::Value {
+    let arena = Arena::new();
+    let text = arena.alloc_str(&read(file));
+    let list = parse_yaml_single(&arena, text, &ParseOptions::default()).expect("yaml");
+    let mut json: serde_json::Value = serde_json::from_str(&to_json_string(&list)).expect("json");
+    if let (Some(op), Some(items)) = (operation, json.as_array_mut()) {
+        for e in items {
+            e["operation"] = op.into();
+        }
+    }
+    json
+}
+
+/// Extracts `manager` from `live` (its managedFields set to `entries`)
+/// with the embedded schema's `ty`: the text of the result, or the error
+/// kind's name.
+fn extract_text(
+    mut live: serde_json::Value,
+    entries: serde_json::Value,
+    ty: &str,
+    manager: &str,
+    opts: &ExtractOptions,
+) -> String {
+    live["metadata"]["managedFields"] = entries;
+    let arena = Arena::new();
+    let v = smpatch_value::from_serde(&arena, &live, 256).expect("live");
+    let cursor = smpatch_schema::embedded().cursor(ty).expect("type");
+    match extract(&arena, &v, cursor, manager, opts) {
+        Ok(v) => to_json_string(&v),
+        Err(e) => e.kind().name().to_owned(),
+    }
+}
+
+/// Every manager of every real managedFields list, on a live object of the
+/// kind its set describes. Apply entries extract what they own (owned
+/// `f:apiVersion`, `f:kind`, `f:metadata.f:name` are the identity fields,
+/// not repeated); Update entries give no configuration (an error by
+/// default, identity only in the reference mode); the Update sets of
+/// roundtrip-3 and -5, read as Apply entries, show the typed rules: `i:`
+/// never matches, paths into atomic values (LabelSelector, the atomic
+/// `versions` and `shortNames`) are omitted by default and come back whole
+/// in the reference mode, a misspelt field (`f:medatada`) matches nothing.
+#[test]
+fn extract_every_manager_of_the_roundtrip_fixtures() {
+    use serde_json::json;
+    if !present() {
+        return;
+    }
+    let d = ExtractOptions::default();
+    let r = ExtractOptions::reference();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "tty": true},
+                                {"name": "d", "image": "busybox"}]}});
+    let e2 = fixture_entries("managedfields_test.roundtrip-2.yaml", None);
+    let want = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}"#;
+    assert_eq!(
+        extract_text(pod.clone(), e2.clone(), "v1/Pod", "foo", &d),
+        want
+    );
+    assert_eq!(extract_text(pod, e2, "v1/Pod", "foo", &r), want);
+
+    let sc = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "fast"}, "provisioner": "kubernetes.io/glusterfs",
+        "allowVolumeExpansion": true, "reclaimPolicy": "Delete",
+        "parameters": {"resturl": "http://gluster:8080", "restuser": "admin"}});
+    let e4 = fixture_entries("managedfields_test.roundtrip-4.yaml", None);
+    let want = r#"{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"fast"},"provisioner":"kubernetes.io/glusterfs","allowVolumeExpansion":true}"#;
+    let ty = "storage.k8s.io/v1/StorageClass";
+    assert_eq!(extract_text(sc.clone(), e4.clone(), ty, "foo", &d), want);
+    assert_eq!(extract_text(sc.clone(), e4.clone(), ty, "foo", &r), want);
+    let strict = ExtractOptions {
+        api_version_check: ApiCheck::Strict,
+        ..ExtractOptions::default()
+    };
+    // The entry was recorded for "v1", the object is storage.k8s.io/v1.
+    assert_eq!(
+        extract_text(sc, e4, ty, "foo", &strict),
+        "api_version_mismatch"
+    );
+
+    let dep = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "labels": {"app": "nginx", "team": "x"}},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "nginx"}},
+                 "template": {"metadata": {"labels": {"app": "nginx"}},
+                              "spec": {"containers": [{"name": "nginx", "image": "nginx:1.25",
+                                                       "ports": [{"containerPort": 80}]}]}}}});
+    let ty = "apps/v1/Deployment";
+    let e3 = fixture_entries("managedfields_test.roundtrip-3.yaml", None);
+    assert_eq!(
+        extract_text(dep.clone(), e3.clone(), ty, "foo", &d),
+        "no_apply_entry"
+    );
+    assert_eq!(
+        extract_text(dep.clone(), e3, ty, "foo", &r),
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"}}"#
+    );
+    let e3 = fixture_entries("managedfields_test.roundtrip-3.yaml", Some("Apply"));
+    assert_eq!(
+        extract_text(dep.clone(), e3.clone(), ty, "foo", &d),
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"nginx"}},"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25"}]}}}}"#
+    );
+    assert_eq!(
+        extract_text(dep, e3, ty, "foo", &r),
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"nginx"}},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"nginx"}},"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25","ports":null}]}}}}"#
+    );
+
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com",
+                 "names": {"kind": "Widget", "plural": "widgets", "singular": "widget",
+                           "shortNames": ["wd"], "listKind": "WidgetList"},
+                 "scope": "Namespaced",
+                 "versions": [{"name": "v1", "served": true, "storage": true}]}});
+    let ty = "apiextensions.k8s.io/v1/CustomResourceDefinition";
+    let e5 = fixture_entries("managedfields_test.roundtrip-5.yaml", Some("Apply"));
+    assert_eq!(
+        extract_text(crd.clone(), e5.clone(), ty, "foo", &d),
+        r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"kind":"Widget","plural":"widgets","singular":"widget"},"scope":"Namespaced"}}"#
+    );
+    assert_eq!(
+        extract_text(crd, e5, ty, "foo", &r),
+        r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"kind":"Widget","plural":"widgets","singular":"widget","shortNames":["wd"]},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true}]}}"#
+    );
+
+    // roundtrip-6: an Update entry of the scale subresource.
+    let scaled = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web"}, "spec": {"replicas": 5}});
+    let e6 = fixture_entries("managedfields_test.roundtrip-6.yaml", None);
+    let scale = ExtractOptions {
+        subresource: "scale".into(),
+        ..ExtractOptions::default()
+    };
+    assert_eq!(
+        extract_text(
+            scaled.clone(),
+            e6.clone(),
+            "apps/v1/Deployment",
+            "foo",
+            &scale
+        ),
+        "no_apply_entry"
+    );
+    let e6 = fixture_entries("managedfields_test.roundtrip-6.yaml", Some("Apply"));
+    assert_eq!(
+        extract_text(
+            scaled.clone(),
+            e6.clone(),
+            "apps/v1/Deployment",
+            "foo",
+            &scale
+        ),
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":5}}"#
+    );
+    // The main resource has no entry of its own.
+    assert_eq!(
+        extract_text(scaled, e6, "apps/v1/Deployment", "foo", &d),
+        "no_apply_entry"
+    );
+}
+
+/// The real Pod as an applier's configuration: its Apply set reads back
+/// from its canonical bytes, and extracting it from the Pod (with that set
+/// as the manager's Apply entry, plus a field of another manager) gives
+/// back a configuration whose set is exactly the entry's, in both modes.
+#[test]
+fn the_real_pod_round_trips_through_its_apply_set_and_extract() {
+    if !present() {
+        return;
+    }
+    let arena = Arena::new();
+    let pod = pod(&arena);
+    let cursor = smpatch_schema::embedded().cursor("v1/Pod").expect("Pod");
+    let set = fields_of(&pod, cursor, &FieldsOptions::default()).expect("apply set");
+    let text = set.to_json();
+    assert_eq!(FieldSet::from_json(text.as_bytes()).expect("reads"), set);
+    let f = |n: &str| smpatch_fieldsets::PathElement::Field(n.to_owned());
+    for stripped in [
+        vec![f("apiVersion")],
+        vec![f("kind")],
+        vec![f("metadata"), f("name")],
+        vec![f("metadata"), f("namespace")],
+    ] {
+        assert!(!set.has(&stripped), "{}", path_string(&stripped));
+    }
+
+    let mut live: serde_json::Value =
+        serde_json::from_str(&to_json_string(&pod)).expect("pod as json");
+    let fields_v1: serde_json::Value = serde_json::from_str(&text).expect("set as json");
+    live["metadata"]["managedFields"] = serde_json::json!([
+        {"manager": "other", "operation": "Update", "apiVersion": "v1",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:annotations": {"f:x": {}}}}},
+        {"manager": "applier", "operation": "Apply", "apiVersion": "v1",
+         "fieldsType": "FieldsV1", "fieldsV1": fields_v1}]);
+    live["metadata"]["annotations"] = serde_json::json!({"x": "owned by another manager"});
+    let live = smpatch_value::from_serde(&arena, &live, 256).expect("live");
+    for opts in [ExtractOptions::default(), ExtractOptions::reference()] {
+        let cfg = extract(&arena, &live, cursor, "applier", &opts).expect("extract");
+        let back = fields_of(&cfg, cursor, &FieldsOptions::default()).expect("set of cfg");
+        assert_eq!(back.to_json(), text, "{opts:?}");
+        assert!(!to_json_string(&cfg).contains("owned by another manager"));
+    }
+}

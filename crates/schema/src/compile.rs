@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use crate::doc::Doc;
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::model::{
-    FieldDef, Gvk, ListType, MapType, Node, NodeFlags, NodeId, NodeKind, PatchMeta, Schema,
-    Strategy, Union, UnionMember,
+    FieldDef, Gvk, ListType, MapType, Node, NodeFlags, NodeId, NodeKind, PatchMeta, ScalarType,
+    Schema, Strategy, Union, UnionMember,
 };
 
 /// Accumulates the nodes of one or more documents.
@@ -371,6 +371,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             nullable: self.flag(s, "nullable", path)?,
             preserve_unknown_fields: self.flag(s, "x-kubernetes-preserve-unknown-fields", path)?,
             map_type: self.node_map_type(s, path)?,
+            scalar: None,
         };
         // `type` is a string (OpenAPI) or a list of strings (JSON Schema).
         let mut multi = false;
@@ -419,6 +420,17 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 Some(_) => NodeKind::Unknown,
             }
         };
+        if matches!(kind, NodeKind::Scalar { .. }) && !flags.int_or_string {
+            flags.scalar = match ty {
+                Some("integer" | "number") => Some(ScalarType::Numeric),
+                Some("boolean") => Some(ScalarType::Boolean),
+                Some("string") => match s.get("format").and_then(|f| f.as_str()) {
+                    None | Some("" | "byte") => Some(ScalarType::String),
+                    Some(_) => None,
+                },
+                _ => None,
+            };
+        }
         if let Some(n) = self.b.nodes.get_mut(task.node.index()) {
             n.kind = kind;
             n.flags = flags;

@@ -51,7 +51,7 @@ pub use explain::{explain, explain_with, merge_text, strategy_text};
 pub use load::{crd_definition_name, LoadOptions};
 pub use model::{
     Cursor, Field, FieldDef, Gvk, ListType, LookupError, MapType, Node, NodeFlags, NodeId,
-    NodeKind, PatchMeta, Schema, Strategy, Union, UnionMember,
+    NodeKind, PatchMeta, ScalarType, Schema, Strategy, Union, UnionMember,
 };
 pub use plan::{FieldShape, KeySpec, ListPlan, Rules};
 pub use walk::{grow_stack, TooDeep, Walk, STACK_RED_ZONE, STACK_SEGMENT};

@@ -47,6 +47,20 @@ pub enum MapType {
     Granular,
 }
 
+/// The JSON type a scalar node accepts (server-side apply validates it before
+/// computing a field set, KEP-2155): `type: integer`/`number`, `boolean`, and
+/// `string` without a `format` or with `format: byte`. Other string formats
+/// (`int-or-string`, `date-time`, …) and int-or-string nodes are untyped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    /// An integer or a float.
+    Numeric,
+    /// A string.
+    String,
+    /// `true` or `false`.
+    Boolean,
+}
+
 /// Patch metadata of one field, read from the property schema itself (never
 /// from the definition a `$ref` points to).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -192,6 +206,8 @@ pub struct NodeFlags {
     /// definition such as `LabelSelector`, which is atomic wherever it is
     /// used). A property's own [`PatchMeta::map_type`] takes precedence.
     pub map_type: Option<MapType>,
+    /// The type a [`NodeKind::Scalar`] accepts; `None` when untyped.
+    pub scalar: Option<ScalarType>,
 }
 
 /// One node of a compiled schema.
