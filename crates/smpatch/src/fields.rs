@@ -4,8 +4,8 @@
 //! batch options of the `fields` and `extract` ops.
 
 use crate::input::{parse_options, read_document};
-use crate::ops::{Op, Outcome};
-use crate::{document, pipeline, Error, Input, Output, TypeRef};
+use crate::ops::{self, Op};
+use crate::{arena_for, document, Error, Input, TypeRef};
 use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_schema::Schema;
 use smpatch_value::{Arena, Value};
@@ -17,6 +17,10 @@ impl Input for JsonOrYaml<'_> {
     fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
         let opts = parse_options(op.max_depth());
         read_document(arena, self.0, op.empty(), true, what, &opts)
+    }
+
+    fn text_len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -103,16 +107,17 @@ pub fn fields_bytes(
     ty: &TypeRef,
     opts: &FieldsOptions,
 ) -> Result<Vec<u8>, Error> {
-    pipeline(
-        Op::Fields(opts.clone()),
-        &[&JsonOrYaml(object)],
-        schema,
-        ty,
-        |out| match out {
-            Outcome::FieldSet { set, .. } => Ok(set.to_json().into_bytes()),
-            other => Vec::<u8>::from_value(&other.into_value()),
-        },
-    )
+    // The set is written once, straight from the set: the pipeline's
+    // `Outcome::FieldSet` also builds the FieldsV1 value (written, then
+    // parsed back into the arena), which bytes out do not need.
+    let op = Op::Fields(opts.clone());
+    let object = JsonOrYaml(object);
+    let docs: [&JsonOrYaml<'_>; 1] = [&object];
+    let arena = arena_for(&op, &docs);
+    let value = object.read(&arena, &op, op.roles()[0])?;
+    let cursor = ops::resolve_type(&op, &[schema], ty, &[value])?;
+    let set = smpatch_fieldsets::fields_of(&value, cursor, opts)?;
+    Ok(set.to_json().into_bytes())
 }
 
 /// The apply configuration that `manager` owns in the live `object`
