@@ -298,9 +298,9 @@ pub fn statefulset() -> ObjectCase {
                 "resources": {"requests": {"storage": size}}}})
     };
     let mut spec = pod_spec(3, 6);
-    spec["containers"][0]["volumeMounts"]
-        .as_array_mut()
-        .map(|v| v.push(json!({"name": "data", "mountPath": "/var/lib/db"})));
+    if let Some(mounts) = spec["containers"][0]["volumeMounts"].as_array_mut() {
+        mounts.push(json!({"name": "data", "mountPath": "/var/lib/db"}));
+    }
     let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta("db", "db"),
         "spec": {"replicas": 3, "serviceName": "db-headless", "podManagementPolicy": "Parallel",
             "selector": {"matchLabels": {"app.kubernetes.io/name": "db"}},
