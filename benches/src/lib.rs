@@ -12,6 +12,8 @@
 
 use std::fmt::Write;
 
+pub mod objects;
+
 /// A 64-bit linear congruential generator (Knuth's MMIX constants).
 #[derive(Clone, Debug)]
 pub struct Lcg(u64);

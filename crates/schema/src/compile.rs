@@ -6,8 +6,7 @@
 //! cycles cost nothing. JSON pointers for errors are kept as parent links and
 //! only turned into text when an error is reported.
 
-use rustc_hash::FxHashMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::doc::Doc;
 use crate::error::{SchemaError, SchemaErrorKind};
@@ -21,7 +20,7 @@ use crate::model::{
 pub(crate) struct Builder {
     nodes: Vec<Node>,
     by_name: FxHashMap<Box<str>, NodeId>,
-    by_gvk: HashMap<Gvk, NodeId>,
+    by_gvk: FxHashMap<Gvk, NodeId>,
     unknown: Option<NodeId>,
 }
 
@@ -87,10 +86,10 @@ impl Builder {
         let mut c = Compiler {
             b: self,
             source,
-            local: HashMap::new(),
+            local: FxHashMap::default(),
             paths: Vec::new(),
             tasks: Vec::new(),
-            aliases: HashMap::new(),
+            aliases: FxHashMap::default(),
             native: false,
         };
         c.run(defs, roots)
@@ -120,12 +119,12 @@ struct Task<D> {
 struct Compiler<'b, 'd, D> {
     b: &'b mut Builder,
     source: &'b str,
-    local: HashMap<&'d str, NodeId>,
+    local: FxHashMap<&'d str, NodeId>,
     /// Parent-linked JSON pointer segments; entry 0.. are roots whose text is
     /// in `root_text`.
     paths: Vec<(u32, PathSeg<'d>)>,
     tasks: Vec<Task<D>>,
-    aliases: HashMap<NodeId, (NodeId, u32)>,
+    aliases: FxHashMap<NodeId, (NodeId, u32)>,
     /// `native` of the task being compiled.
     native: bool,
 }
@@ -556,7 +555,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             );
         }
         // No field may belong to two unions (KEP-1027).
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (u, p) in unions.iter().zip(&union_paths) {
             let names = u
                 .discriminator
@@ -619,7 +618,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             },
         };
         let mut members = Vec::new();
-        let mut values: HashSet<&str> = HashSet::new();
+        let mut values: FxHashSet<&str> = FxHashSet::default();
         if let Some(f) = entry.get("fields-to-discriminateBy") {
             let Some(list) = f.members() else {
                 return Err(bad(
@@ -708,8 +707,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             .map(|e| e.into_iter().map(|v| v.scalar_text()).collect());
         let mut members = Vec::new();
         let mut empty_values = Vec::new();
-        let mut fields: HashSet<&str> = HashSet::new();
-        let mut values: HashSet<&str> = HashSet::new();
+        let mut fields: FxHashSet<&str> = FxHashSet::default();
+        let mut values: FxHashSet<&str> = FxHashSet::default();
         for (value, m) in fm {
             if !values.insert(value) {
                 return Err(bad(

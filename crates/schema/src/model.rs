@@ -1,7 +1,6 @@
 //! The compiled schema model and the cursor the merge algorithms walk with.
 
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
 
 /// Index of a node in a compiled [`Schema`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -267,7 +266,7 @@ impl std::fmt::Display for Gvk {
 pub struct Schema {
     pub(crate) nodes: Vec<Node>,
     pub(crate) by_name: FxHashMap<Box<str>, NodeId>,
-    pub(crate) by_gvk: HashMap<Gvk, NodeId>,
+    pub(crate) by_gvk: FxHashMap<Gvk, NodeId>,
     /// Per node: the node declares a union or an `enum`, or some node below
     /// it does (computed once when the schema is finished or merged).
     pub(crate) reaches_checks: Vec<bool>,
@@ -610,30 +609,42 @@ impl Schema {
     /// so `$ref` cycles cost nothing).
     pub(crate) fn index_checks(&mut self) {
         let n = self.nodes.len();
-        let mut parents: Vec<Vec<u32>> = vec![Vec::new(); n];
+        // The reverse edges (child -> parents) in one table: `start[c]..start[c + 1]`
+        // of `parents` are the parents of `c` (counted, then filled; no
+        // list per node).
+        let children = |node: &Node, each: &mut dyn FnMut(NodeId)| match &node.kind {
+            NodeKind::Struct { fields, .. } => fields.values().for_each(|f| each(f.node)),
+            NodeKind::Map { value } => each(*value),
+            NodeKind::List { items } => each(*items),
+            NodeKind::Scalar { .. } | NodeKind::Unknown => {}
+        };
+        let mut start = vec![0u32; n + 1];
+        for node in &self.nodes {
+            children(node, &mut |c| {
+                if c.index() < n {
+                    start[c.index() + 1] += 1;
+                }
+            });
+        }
+        for c in 0..n {
+            start[c + 1] += start[c];
+        }
+        let mut fill = start.clone();
+        let mut parents = vec![0u32; start[n] as usize];
         let mut marked = vec![false; n];
         let mut work = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            let mut edge = |child: NodeId| {
-                if let Some(p) = parents.get_mut(child.index()) {
-                    p.push(i as u32);
+            children(node, &mut |c| {
+                if c.index() < n {
+                    let at = &mut fill[c.index()];
+                    parents[*at as usize] = i as u32;
+                    *at += 1;
                 }
-            };
+            });
             let direct = match &node.kind {
-                NodeKind::Struct { fields, unions } => {
-                    fields.values().for_each(|f| edge(f.node));
-                    !unions.is_empty()
-                }
-                NodeKind::Map { value } => {
-                    edge(*value);
-                    false
-                }
-                NodeKind::List { items } => {
-                    edge(*items);
-                    false
-                }
+                NodeKind::Struct { unions, .. } => !unions.is_empty(),
                 NodeKind::Scalar { enum_values } => enum_values.is_some(),
-                NodeKind::Unknown => false,
+                _ => false,
             };
             if direct {
                 marked[i] = true;
@@ -641,7 +652,7 @@ impl Schema {
             }
         }
         while let Some(i) = work.pop() {
-            for &p in &parents[i] {
+            for &p in &parents[start[i] as usize..start[i + 1] as usize] {
                 let p = p as usize;
                 if !marked[p] {
                     marked[p] = true;

@@ -278,7 +278,7 @@ pub fn client_apply_json(
     let l = live
         .map(|l| crate::Input::read(l, &arena, &apply, "live"))
         .transpose()?;
-    finish(run(&arena, m, l, &[schema], ty, opts)?)
+    finish(run(&arena, m, l, &[schema], ty, opts)?, 0)
 }
 
 /// [`client_apply_json`] on JSON bytes: answers compact JSON bytes with
@@ -309,19 +309,31 @@ pub fn client_apply_bytes(
     ty: &TypeRef,
     opts: &ClientApplyOptions,
 ) -> Result<ClientApplied<Vec<u8>>, Error> {
-    let arena = Arena::new();
     let apply = Op::Apply(opts.apply.clone());
+    // One arena chunk for the two documents, the annotation and both
+    // results (sized as a three-way patch of manifest, manifest and live).
+    let sized: [&[u8]; 3] = [manifest, manifest, live.unwrap_or_default()];
+    let create = Op::Create3 {
+        options: opts.create.clone(),
+        overwrite: opts.overwrite,
+    };
+    let arena = crate::arena_for(&create, &sized);
     let m = crate::Input::read(manifest, &arena, &apply, "manifest")?;
     let l = live
         .map(|l| crate::Input::read(l, &arena, &apply, "live"))
         .transpose()?;
-    finish(run(&arena, m, l, &[schema], ty, opts)?)
+    // The merged object is about the live object plus the new annotation
+    // (the manifest again, escaped): its buffer is reserved once.
+    let merged_hint = live.map_or(0, <[u8]>::len) + manifest.len().saturating_mul(2);
+    finish(run(&arena, m, l, &[schema], ty, opts)?, merged_hint)
 }
 
-fn finish<T: Output>(r: ClientApply<'_>) -> Result<ClientApplied<T>, Error> {
+/// The owned answer; `merged_hint` is about the merged object's size in
+/// bytes (0 when unknown).
+fn finish<T: Output>(r: ClientApply<'_>, merged_hint: usize) -> Result<ClientApplied<T>, Error> {
     Ok(ClientApplied {
         patch: T::from_value(&r.patch)?,
-        merged: T::from_value(&r.merged)?,
+        merged: T::from_value_sized(&r.merged, merged_hint)?,
         last_applied: r.last_applied.to_owned(),
         action: r.action,
         resource: r.resource,

@@ -4,8 +4,8 @@
 //! batch options of the `fields` and `extract` ops.
 
 use crate::input::{parse_options, read_document};
-use crate::ops::{Op, Outcome};
-use crate::{document, pipeline, Error, Input, Output, TypeRef};
+use crate::ops::{self, Op};
+use crate::{arena_for, document, Error, Input, TypeRef};
 use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_schema::Schema;
 use smpatch_value::{Arena, Value};
@@ -17,6 +17,10 @@ impl Input for JsonOrYaml<'_> {
     fn read<'a>(&'a self, arena: &'a Arena, op: &Op, what: &str) -> Result<Value<'a>, Error> {
         let opts = parse_options(op.max_depth());
         read_document(arena, self.0, op.empty(), true, what, &opts)
+    }
+
+    fn text_len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -103,16 +107,17 @@ pub fn fields_bytes(
     ty: &TypeRef,
     opts: &FieldsOptions,
 ) -> Result<Vec<u8>, Error> {
-    pipeline(
-        Op::Fields(opts.clone()),
-        &[&JsonOrYaml(object)],
-        schema,
-        ty,
-        |out| match out {
-            Outcome::FieldSet { set, .. } => Ok(set.to_json().into_bytes()),
-            other => Vec::<u8>::from_value(&other.into_value()),
-        },
-    )
+    // The set is written once, straight from the set: the pipeline's
+    // `Outcome::FieldSet` also builds the FieldsV1 value (written, then
+    // parsed back into the arena), which bytes out do not need.
+    let op = Op::Fields(opts.clone());
+    let object = JsonOrYaml(object);
+    let docs: [&JsonOrYaml<'_>; 1] = [&object];
+    let arena = arena_for(&op, &docs);
+    let value = object.read(&arena, &op, op.roles()[0])?;
+    let cursor = ops::resolve_type(&op, &[schema], ty, &[value])?;
+    let set = smpatch_fieldsets::fields_of(&value, cursor, opts)?;
+    Ok(set.to_json().into_bytes())
 }
 
 /// The apply configuration that `manager` owns in the live `object`
@@ -324,4 +329,52 @@ pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
         opts.include_key_fields = b;
     }
     Ok(extract_op(manager, &opts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fields_bytes` writes the set straight from the walk (no FieldsV1
+    /// value in between): the same set as `fields_json`, in canonical
+    /// order, from JSON and from YAML, and the same errors.
+    #[test]
+    fn fields_bytes_is_the_set_fields_json_answers() {
+        let schema = crate::embedded_schema().unwrap();
+        let opts = FieldsOptions::default();
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "labels": {"b": "1", "a": "2"}, "finalizers": ["fz", "fy"]},
+            "spec": {"containers": [{"name": "c", "image": "i", "ports": [
+                {"containerPort": 80, "protocol": "TCP"}, {"containerPort": 53, "protocol": "UDP"}]}]}});
+        let want = fields_json(&pod, schema, &TypeRef::Detect, &opts).unwrap();
+        let json_text = serde_json::to_vec(&pod).unwrap();
+        let got = fields_bytes(&json_text, schema, &TypeRef::Detect, &opts).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&got).unwrap(),
+            want
+        );
+        assert_eq!(
+            String::from_utf8(got.clone()).unwrap(),
+            serde_json::to_string(&want).unwrap(),
+            "canonical member order"
+        );
+        let yaml =
+            b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {b: '1', a: '2'}\n  \
+            finalizers: [fz, fy]\nspec:\n  containers:\n  - name: c\n    image: i\n    ports:\n    \
+            - {containerPort: 80, protocol: TCP}\n    - {containerPort: 53, protocol: UDP}\n";
+        assert_eq!(
+            fields_bytes(yaml, schema, &TypeRef::Detect, &opts).unwrap(),
+            got
+        );
+        let ty = TypeRef::Gvk("v1/NoSuchKind".into());
+        let e_bytes = fields_bytes(&json_text, schema, &ty, &opts).unwrap_err();
+        let e_json = fields_json(&pod, schema, &ty, &opts).unwrap_err();
+        assert_eq!(e_bytes, e_json);
+        assert_eq!(
+            fields_bytes(b"  ", schema, &TypeRef::Detect, &opts)
+                .unwrap_err()
+                .name(),
+            "invalid_document"
+        );
+    }
 }

@@ -134,56 +134,34 @@ fn number_from_serde<'a>(arena: &'a Arena, n: &serde_json::Number) -> Number<'a>
 /// that overflow `f64` are errors (serde_json cannot hold them without
 /// `arbitrary_precision`). Iterative.
 pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
+    // No path is kept per node (that was an allocation per value): a number
+    // serde_json cannot hold is located again by `unrepresentable`.
     enum Frame<'v, 'a> {
-        Enter(Value<'a>, Vec<Step<'v>>),
+        Enter(Value<'a>),
         BuildArray(usize),
         BuildObject(&'v [Member<'a>]),
     }
-    let mut work: Vec<Frame<'_, '_>> = vec![Frame::Enter(*v, Vec::new())];
+    let root = *v;
+    let mut work: Vec<Frame<'_, '_>> = vec![Frame::Enter(root)];
     let mut out: Vec<serde_json::Value> = Vec::new();
     while let Some(frame) = work.pop() {
         match frame {
-            Frame::Enter(v, path) => match v {
+            Frame::Enter(v) => match v {
                 Value::Null => out.push(serde_json::Value::Null),
                 Value::Bool(b) => out.push(serde_json::Value::Bool(b)),
                 Value::String(s) => out.push(serde_json::Value::String(s.to_owned())),
-                Value::Number(n) => {
-                    let converted = match n.kind() {
-                        NumberKind::Int => n
-                            .as_i64()
-                            .map(serde_json::Number::from)
-                            .or_else(|| n.as_u64().map(serde_json::Number::from)),
-                        NumberKind::Float => serde_json::Number::from_f64(n.as_f64()),
-                    };
-                    match converted {
-                        Some(num) => out.push(serde_json::Value::Number(num)),
-                        None => {
-                            return Err(ConvertError {
-                                path: pointer_of(path.iter().copied()),
-                                message: format!(
-                                    "number {} does not fit serde_json's number types",
-                                    n.literal()
-                                ),
-                            })
-                        }
-                    }
-                }
+                Value::Number(n) => match serde_number(&n) {
+                    Some(num) => out.push(serde_json::Value::Number(num)),
+                    None => return Err(unrepresentable(root)),
+                },
                 Value::Array(items) => {
                     work.push(Frame::BuildArray(items.len()));
-                    for (i, item) in items.iter().enumerate().rev() {
-                        let mut p = path.clone();
-                        p.push(Step::Index(i));
-                        work.push(Frame::Enter(*item, p));
-                    }
+                    work.extend(items.iter().rev().map(|item| Frame::Enter(*item)));
                 }
                 Value::Object(o) => {
                     let members = o.members();
                     work.push(Frame::BuildObject(members));
-                    for m in members.iter().rev() {
-                        let mut p = path.clone();
-                        p.push(Step::Key(m.key));
-                        work.push(Frame::Enter(m.value, p));
-                    }
+                    work.extend(members.iter().rev().map(|m| Frame::Enter(m.value)));
                 }
             },
             Frame::BuildArray(n) => {
@@ -207,4 +185,95 @@ pub fn to_serde(v: &Value<'_>) -> Result<serde_json::Value, ConvertError> {
         path: String::new(),
         message: "empty conversion".into(),
     })
+}
+
+/// The number as serde_json holds it, if it can.
+fn serde_number(n: &Number<'_>) -> Option<serde_json::Number> {
+    match n.kind() {
+        NumberKind::Int => n
+            .as_i64()
+            .map(serde_json::Number::from)
+            .or_else(|| n.as_u64().map(serde_json::Number::from)),
+        NumberKind::Float => serde_json::Number::from_f64(n.as_f64()),
+    }
+}
+
+/// The error of [`to_serde`]: the first number of `root` in document
+/// order that serde_json cannot hold (the one the conversion stopped at),
+/// with its pointer.
+fn unrepresentable(root: Value<'_>) -> ConvertError {
+    let mut work: Vec<(Value<'_>, Vec<Step<'_>>)> = vec![(root, Vec::new())];
+    while let Some((v, path)) = work.pop() {
+        match v {
+            Value::Number(n) if serde_number(&n).is_none() => {
+                return ConvertError {
+                    path: pointer_of(path.iter().copied()),
+                    message: format!(
+                        "number {} does not fit serde_json's number types",
+                        n.literal()
+                    ),
+                };
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    let mut p = path.clone();
+                    p.push(Step::Index(i));
+                    work.push((*item, p));
+                }
+            }
+            Value::Object(o) => {
+                for m in o.members().iter().rev() {
+                    let mut p = path.clone();
+                    p.push(Step::Key(m.key));
+                    work.push((m.value, p));
+                }
+            }
+            _ => {}
+        }
+    }
+    ConvertError {
+        path: String::new(),
+        message: "a number does not fit serde_json's number types".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A number serde_json cannot hold is an error naming its pointer: the
+    /// first such number in document order, however deep, with later ones
+    /// and representable neighbours around it; documents without one
+    /// convert.
+    #[test]
+    fn to_serde_names_the_first_unrepresentable_number() {
+        let arena = Arena::new();
+        let opts = crate::ParseOptions::default();
+        let doc = br#"{"a": [1, {"x": 2.5}, {"b~/c": [0, 123456789012345678901234567890]}],
+            "z": -99999999999999999999, "ok": 18446744073709551615}"#;
+        let v = crate::parse_json(&arena, doc, &opts).unwrap();
+        let e = to_serde(&v).unwrap_err();
+        assert_eq!(e.path, "/a/2/b~0~1c/1");
+        assert_eq!(
+            e.message,
+            "number 123456789012345678901234567890 does not fit serde_json's number types"
+        );
+        let second = crate::parse_json(
+            &arena,
+            br#"{"a": {"b": [1, -99999999999999999999]}}"#,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(to_serde(&second).unwrap_err().path, "/a/b/1");
+        let fine = crate::parse_json(
+            &arena,
+            br#"{"a": [1, -2, 18446744073709551615, 0.5]}"#,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(
+            to_serde(&fine).unwrap(),
+            serde_json::json!({"a": [1, -2, 18446744073709551615u64, 0.5]})
+        );
+    }
 }

@@ -483,13 +483,55 @@ fn push_u_escape(out: &mut String, c: u32) {
     }
 }
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` that Go's escaping changes or must look
+/// at: `"`, `\`, control bytes, `<`, `>`, `&` and 0xE2 (the first byte of
+/// U+2028 / U+2029). Exact in the lowest flagged byte (only that one is
+/// used): a borrow can flag a byte only above a byte that matches.
+#[inline(always)]
+fn go_stop_mask(w: u64) -> u64 {
+    let eq = |c: u8| {
+        let x = w ^ (LO * u64::from(c));
+        x.wrapping_sub(LO) & !x
+    };
+    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+    (eq(b'"') | eq(b'\\') | eq(b'<') | eq(b'>') | eq(b'&') | eq(0xE2) | ctrl) & HI
+}
+
+/// Index of the first byte at or after `i` that escaping (standard, or
+/// Go's when `go`) has to look at, or `b.len()`: eight bytes per step.
+#[inline(always)]
+fn next_stop(b: &[u8], mut i: usize, go: bool) -> usize {
+    if !go {
+        return find_stop(b, i);
+    }
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let m = go_stop_mask(u64::from_le_bytes(*chunk));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if ESCAPE[c as usize] != 0 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 fn write_str(out: &mut String, s: &str, go: bool) {
     out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
-    // Standard escaping: skip to the first byte that needs it, eight bytes
-    // at a time (the parser's scan: `"`, `\\`, control characters).
-    let mut i = if go { 0 } else { find_stop(b, 0) };
+    // Skip to the first byte that needs escaping (or, for Go, a look), and
+    // from each escape to the next, eight bytes at a time: text with an
+    // escape every few words (embedded JSON or YAML, such as kubectl's
+    // last-applied annotation) is copied in runs, not byte by byte.
+    let mut i = next_stop(b, 0, go);
     if i == b.len() {
         out.push_str(s);
         out.push('"');
@@ -500,12 +542,12 @@ fn write_str(out: &mut String, s: &str, go: bool) {
         let c = b[i];
         let e = ESCAPE[c as usize];
         if e == 0 {
-            i += 1;
+            i = next_stop(b, i + 1, go);
             continue;
         }
         if e == 2 {
             if !go {
-                i += 1;
+                i = next_stop(b, i + 1, go);
                 continue;
             }
             if c == 0xE2 {
@@ -515,8 +557,9 @@ fn write_str(out: &mut String, s: &str, go: bool) {
                     push_u_escape(out, if b[i + 2] == 0xA8 { 0x2028 } else { 0x2029 });
                     i += 3;
                     run = i;
+                    i = next_stop(b, i, go);
                 } else {
-                    i += 1;
+                    i = next_stop(b, i + 1, go);
                 }
                 continue;
             }
@@ -530,6 +573,7 @@ fn write_str(out: &mut String, s: &str, go: bool) {
         }
         i += 1;
         run = i;
+        i = next_stop(b, i, go);
     }
     out.push_str(&s[run..]);
     out.push('"');
@@ -591,6 +635,57 @@ mod tests {
             (0.1, "0.1"),
         ] {
             assert_eq!(go_format_float(f), want, "{f}");
+        }
+    }
+
+    /// The escaping of one string, a character at a time (what
+    /// `write_str` must write, whatever runs it skips).
+    fn escaped_slowly(s: &str, go: bool) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' if !go => out.push_str("\\b"),
+                '\u{c}' if !go => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if go => {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// Strings with escapes and Go's special characters at every offset of
+    /// the eight-byte words, in runs of every length up to 20, with plain
+    /// and multi-byte text between them: the word-at-a-time skips write
+    /// exactly what escaping one character at a time writes, in both modes.
+    #[test]
+    fn write_str_skips_runs_and_escapes_like_one_character_at_a_time() {
+        let specials = [
+            "\"", "\\", "\n", "\t", "\u{1}", "\u{8}", "\u{c}", "\u{1f}", "<", ">", "&", "\u{2028}",
+            "\u{2029}", "\u{2027}", "\u{20ac}", "é", "\u{7f}",
+        ];
+        for len in 0..20 {
+            let plain: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            for at in 0..=len {
+                for a in specials {
+                    for b in specials {
+                        let t = format!("{}{a}{}{b}{}", &plain[..at], &plain[at..], &plain[..at]);
+                        for go in [false, true] {
+                            let mut out = String::new();
+                            write_str(&mut out, &t, go);
+                            assert_eq!(out, escaped_slowly(&t, go), "{t:?} go={go}");
+                        }
+                    }
+                }
+            }
         }
     }
 
