@@ -162,6 +162,16 @@ fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
     true
 }
 
+/// True when the three objects were read from one compact text (so they
+/// are equal member by member, see `Object::compact_source`).
+#[inline]
+fn same_source(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
+    match (o.compact_source(), m.compact_source(), c.compact_source()) {
+        (Some(x), Some(y), Some(z)) => x == y && y == z,
+        _ => false,
+    }
+}
+
 fn ident(v: &Value<'_>) -> Ident {
     match v {
         Value::Object(o) => Ident::Object(o.members().as_ptr() as usize, o.len()),
@@ -337,6 +347,15 @@ impl<'a> Differ<'a> {
         rk: RetainKeys,
         run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
+        if same_source(o, m, c) && self.unchanged(m, w) {
+            #[cfg(test)]
+            tests::SKIPPED.with(|n| n.set(n.get() + 1));
+            return Some(Three {
+                delta: Object::default(),
+                deletions: Object::default(),
+                changed: Object::default(),
+            });
+        }
         if aligned_objects(o, m, c) {
             return self.diff_three_aligned(o, m, c, w, rk, run);
         }
@@ -401,6 +420,71 @@ impl<'a> Differ<'a> {
             deletions,
             changed,
         })
+    }
+
+    /// True when every diff of the object `x` (at `w`, already checked
+    /// for depth) with an equal copy of itself is empty and without error,
+    /// as `diff_objects` works it out: no `$patch` member other than a
+    /// string, no `replace` object (Q17 sends those unchanged unless
+    /// quirks are fixed), no primitive merge list (Q1 can order those),
+    /// keyed lists of objects holding their keys (so both pairing paths
+    /// pair each element with itself), nothing deeper than the limit.
+    /// `false` only means "not shown": the caller then walks as usual.
+    fn unchanged(&self, x: Object<'a>, w: Walk<'_, '_>) -> bool {
+        let (cur, path) = (w.cursor(), w.path());
+        for mem in x.members() {
+            let k = mem.key;
+            match mem.value {
+                Value::Object(_) | Value::Array(_) if k == PATCH => return false,
+                Value::Object(sub) => {
+                    // A failed lookup: equal values diff to nothing.
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::Object) else {
+                        continue;
+                    };
+                    if field.meta.strategy == Strategy::Replace {
+                        if self.rules.fix_quirks {
+                            continue;
+                        }
+                        return false;
+                    }
+                    let here = Path::Key(path, k);
+                    let ww = w.step(&here, field.cursor);
+                    if ww.check().is_err() || !grow_stack(|| self.unchanged(sub, ww)) {
+                        return false;
+                    }
+                }
+                Value::Array(list) => {
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::List) else {
+                        continue;
+                    };
+                    let keys = match self.rules.list_plan(field.meta) {
+                        ListPlan::Atomic => continue,
+                        _ if list.is_empty() => continue,
+                        ListPlan::Merge(KeySpec::Value) => return false,
+                        ListPlan::Merge(keys) => keys,
+                    };
+                    let here = Path::Key(path, k);
+                    let lw = w.step(&here, field.cursor);
+                    for (i, e) in list.iter().enumerate() {
+                        let Value::Object(eo) = *e else {
+                            return false;
+                        };
+                        if !keys.names().all(|n| eo.contains_key(n)) {
+                            return false;
+                        }
+                        let ih = Path::Index(lw.path(), i);
+                        let ew = lw.step(&ih, lw.cursor());
+                        if ew.check().is_err() || !grow_stack(|| self.unchanged(eo, ew)) {
+                            return false;
+                        }
+                    }
+                }
+                Value::String(_) => {}
+                _ if k == PATCH => return false,
+                _ => {}
+            }
+        }
+        true
     }
 
     /// [`Self::diff_three_inner`] for three objects with the same keys in
@@ -1024,7 +1108,19 @@ mod tests {
     /// the separate diffs (or answers where one of them fails).
     fn compare(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> Outcome {
         let arena = Arena::new();
-        let doc = |v: &J| from_serde(&arena, v, 256).unwrap().as_object();
+        let doc = |v: &J| {
+            if PARSED.with(std::cell::Cell::get) {
+                // From compact text: large objects keep it (and one text
+                // in all three documents is skipped).
+                let text = arena.alloc_str(&serde_json::to_string(v).unwrap());
+                let popts = smpatch_value::ParseOptions::default();
+                smpatch_value::parse_json(&arena, text.as_bytes(), &popts)
+                    .unwrap()
+                    .as_object()
+            } else {
+                from_serde(&arena, v, 256).unwrap().as_object()
+            }
+        };
         let (Some(ov), Some(mv), Some(cv)) = (doc(o), doc(m), doc(c)) else {
             return Outcome::GaveUp;
         };
@@ -1083,6 +1179,57 @@ mod tests {
     thread_local! {
         /// How many [`compare`] calls the fast composition answered.
         static FAST_COMPOSED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        /// How many objects the walk skipped as one text in all three
+        /// documents.
+        pub(super) static SKIPPED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        /// [`compare`] reads its documents from compact text (else from
+        /// serde values, which keep no text).
+        static PARSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn skipped() -> u32 {
+        SKIPPED.with(std::cell::Cell::get)
+    }
+
+    /// `v` with every string value (outside `$` directives and their
+    /// lists) lengthened, so that most objects holding strings reach the
+    /// size from which the parser keeps their text.
+    fn lengthen(v: &J) -> J {
+        match v {
+            J::String(s) => J::String(format!("{s}-{}", "p".repeat(90))),
+            J::Array(a) => J::Array(a.iter().map(lengthen).collect()),
+            J::Object(o) => J::Object(
+                o.iter()
+                    .map(|(k, v)| {
+                        let v = if k.starts_with('$') {
+                            v.clone()
+                        } else {
+                            lengthen(v)
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            _ => v.clone(),
+        }
+    }
+
+    /// [`compare`] on documents read from compact text, strings
+    /// lengthened when `long` (so subtrees shared by the three documents
+    /// are skipped as one text).
+    fn compare_parsed(
+        o: &J,
+        m: &J,
+        c: &J,
+        cursor: Cursor<'_>,
+        opts: &CreateOptions,
+        long: bool,
+    ) -> Outcome {
+        let fix = |v: &J| if long { lengthen(v) } else { v.clone() };
+        PARSED.with(|p| p.set(true));
+        let out = compare(&fix(o), &fix(m), &fix(c), cursor, opts);
+        PARSED.with(|p| p.set(false));
+        out
     }
 
     fn fast_composed() -> u32 {
@@ -1376,6 +1523,96 @@ mod tests {
             compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
         }
 
+        /// The widget triples read from compact text, strings lengthened
+        /// or not: subtrees shared by the three documents are skipped.
+        #[test]
+        fn fused_equals_separate_diffs_parsed(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+            long in any::<bool>(),
+            merge_item in any::<bool>(),
+            share in any::<bool>(),
+        ) {
+            let widget_schema = || {
+                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../testdata/schemas/widget.v2.json");
+                Schema::load_path(p).unwrap()
+            };
+            let (schema, ty) = match merge_item_schema() {
+                Some(s) if merge_item => (s, "mergeItem"),
+                _ => (widget_schema(), "Widget"),
+            };
+            let cursor = schema.cursor(ty).unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                // Mostly copies and mixes of the document before (many
+                // subtrees shared by all three).
+                let kind = if share { (kinds[i] & !7) | (3 + kinds[i] % 5) } else { kinds[i] };
+                let d = if ty == "Widget" {
+                    let fresh = |wf: bool| {
+                        from_bytes(&bytes[i], |u| widget(u, wf).map(Some)).unwrap_or_default()
+                    };
+                    pick_doc(fresh, kind, &docs)
+                } else {
+                    doc(&bytes[i], kind, &docs)
+                };
+                docs.push(d);
+            }
+            let opts = options(fix_quirks, compound_keys);
+            compare_parsed(&docs[0], &docs[1], &docs[2], cursor, &opts, long);
+        }
+
+        /// Where the walk skips an object (one text in all three
+        /// documents), every diff of that object with itself is empty and
+        /// without error: checked on single documents of every shape, at
+        /// low depth limits too.
+        #[test]
+        fn unchanged_objects_diff_to_nothing(
+            bytes in prop::collection::vec(any::<u8>(), 0..300),
+            well_formed in any::<bool>(),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+            merge_item in any::<bool>(),
+            limit in 1usize..8,
+        ) {
+            let widget_schema = || {
+                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../testdata/schemas/widget.v2.json");
+                Schema::load_path(p).unwrap()
+            };
+            let (schema, ty) = match merge_item_schema() {
+                Some(s) if merge_item => (s, "mergeItem"),
+                _ => (widget_schema(), "Widget"),
+            };
+            let cursor = schema.cursor(ty).unwrap();
+            let x = if ty == "Widget" {
+                from_bytes(&bytes, |u| widget(u, well_formed).map(Some)).unwrap_or_default()
+            } else if well_formed {
+                from_bytes(&bytes, |u| merge_item_doc(u, 3))
+            } else {
+                from_bytes(&bytes, |u| merge_item_patch(u, 3))
+            };
+            let limit = if limit == 7 { 256 } else { limit };
+            let opts = options(fix_quirks, compound_keys).with_max_depth(limit);
+            let arena = Arena::new();
+            let obj = |v: &J| from_serde(&arena, v, 512).unwrap().as_object();
+            let (Some(a), Some(b)) = (obj(&x), obj(&x)) else { return Ok(()) };
+            let differ = opts.differ(&arena);
+            let root = Path::Root;
+            if differ.unchanged(b, differ.root(&root, cursor)) {
+                for flags in [DELTA, DELETIONS, CHANGED] {
+                    let d = differ.diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip);
+                    prop_assert!(
+                        matches!(&d, Ok(p) if p.is_empty()),
+                        "x={} opts={:?} flags={:?}: {:?}",
+                        x, opts, flags, d.map(|p| to_json_string(&Value::Object(p)))
+                    );
+                }
+            }
+        }
+
         #[test]
         fn fused_equals_separate_diffs(
             bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
@@ -1394,6 +1631,129 @@ mod tests {
             }
             compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
         }
+    }
+
+    /// How many objects one fused walk over the documents (read from
+    /// compact text) skips as one text in all three.
+    fn skips(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> u32 {
+        let arena = Arena::new();
+        let doc = |v: &J| {
+            let text = arena.alloc_str(&serde_json::to_string(v).unwrap());
+            let popts = smpatch_value::ParseOptions::default();
+            smpatch_value::parse_json(&arena, text.as_bytes(), &popts)
+                .unwrap()
+                .as_object()
+                .unwrap()
+        };
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let before = skipped();
+        let w = differ.root(&root, cursor);
+        let _ = differ.diff_three(doc(o), doc(m), doc(c), w, RetainKeys::Skip, run(true));
+        skipped() - before
+    }
+
+    /// Containers the three documents hold as one text are skipped, with
+    /// the separate diffs' answer: keyed lists by string and integer keys
+    /// inside, `$patch` strings, unknown fields; not skipped (walked, same
+    /// answer) where a self-diff is not empty or fails: a primitive merge
+    /// list (Q1), a keyed-list element without its key, a non-string
+    /// `$patch`, a subtree deeper than the limit.
+    #[test]
+    fn skips_subtrees_one_text_in_all_three() {
+        use serde_json::json;
+        let schema = smpatch_schema::embedded();
+        let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+        let container = |i: usize, image: &str, extra: Option<(&str, J)>| {
+            let env: Vec<J> = (0..6)
+                .map(|j| {
+                    if j % 3 == 0 {
+                        json!({"name": format!("SECRET_{j}"), "valueFrom": {"secretKeyRef": {"name": format!("s{i}"), "key": "password"}}})
+                    } else {
+                        json!({"name": format!("VAR_{j}"), "value": format!("http://svc-{i}.example:{j}/v1")})
+                    }
+                })
+                .collect();
+            let mut c = json!({
+                "name": format!("c{i}"), "image": image, "args": ["--a", "--b"],
+                "ports": [{"name": "http", "containerPort": 8080 + i, "protocol": "TCP"}],
+                "env": env,
+                "resources": {"limits": {"cpu": "100m"}},
+                "volumeMounts": [{"name": "config", "mountPath": format!("/etc/c{i}")}],
+            });
+            if let Some((k, v)) = extra {
+                c[k] = v;
+            }
+            c
+        };
+        // Under 256 bytes each (no text kept), over it together.
+        let labels: serde_json::Map<String, J> = (0..4)
+            .map(|i| {
+                (
+                    format!("example.com/label-{i}"),
+                    json!(format!("value-{i}-{}", "v".repeat(20))),
+                )
+            })
+            .collect();
+        let deploy = |cs: Vec<J>, replicas: u32, finalizers: &J| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "labels": labels, "annotations": labels, "finalizers": finalizers},
+                "spec": {"replicas": replicas, "template": {"spec": {"containers": cs}}}})
+        };
+        let with = |extra: Option<(&str, J)>, finalizers: J| {
+            let cs = || {
+                (0..4)
+                    .map(|i| container(i, "a:1", extra.clone()))
+                    .collect::<Vec<J>>()
+            };
+            let mut mc = cs();
+            mc[1] = container(1, "a:2", extra.clone());
+            (
+                deploy(cs(), 1, &finalizers),
+                deploy(mc, 2, &finalizers),
+                deploy(cs(), 3, &finalizers),
+            )
+        };
+        // (With compound keys the containers' list, keyed by its list-map
+        // keys, takes the separate diffs: checked for the answer only.)
+        for (fq, ck) in [(false, false), (true, false), (true, true)] {
+            let opts = options(fq, ck);
+            let cases = [
+                // Three containers and the metadata (with an empty merge
+                // list) skipped.
+                (None, json!([]), 4),
+                (
+                    Some(("x-unknown", json!({"$patch": "delete", "k": [1]}))),
+                    json!([]),
+                    4,
+                ),
+                // A primitive merge list (Q1 orders an unsorted one even
+                // unchanged): the metadata is walked.
+                (None, json!(["z", "a"]), 3),
+                (None, json!(["a", "z"]), 3),
+                // The containers are walked.
+                (Some(("ports", json!([{"protocol": "TCP"}]))), json!([]), 1),
+                (Some(("$patch", json!(1))), json!([]), 1),
+            ];
+            for (extra, finalizers, want) in cases {
+                let (o, m, c) = with(extra.clone(), finalizers.clone());
+                let ctx = format!("{extra:?} {finalizers} {fq} {ck}");
+                if !ck {
+                    assert_eq!(skips(&o, &m, &c, cursor, &opts), want, "{ctx}");
+                }
+                compare_parsed(&o, &m, &c, cursor, &opts, false);
+            }
+        }
+        // Deeper than the limit inside a shared container (an env
+        // element's `valueFrom` at depth 8): the walk gives up (the
+        // separate diffs report it); only the metadata was skipped.
+        let (o, m, c) = with(None, json!([]));
+        let shallow = options(false, false).with_max_depth(7);
+        assert_eq!(skips(&o, &m, &c, cursor, &shallow), 1);
+        assert_eq!(
+            compare_parsed(&o, &m, &c, cursor, &shallow, false),
+            Outcome::GaveUp
+        );
     }
 
     /// The fused walk answers for most well-formed triples (the oracle test
