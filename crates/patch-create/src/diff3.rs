@@ -167,7 +167,16 @@ fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
 #[inline]
 fn same_source(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
     match (o.compact_source(), m.compact_source(), c.compact_source()) {
-        (Some(x), Some(y), Some(z)) => x == y && y == z,
+        (Some(x), Some(y), Some(z)) => x == y && (std::ptr::eq(z, x) || y == z),
+        _ => false,
+    }
+}
+
+/// True when the two objects were read from one compact text.
+#[inline]
+fn same_text(a: Object<'_>, b: Object<'_>) -> bool {
+    match (a.compact_source(), b.compact_source()) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y) || x == y,
         _ => false,
     }
 }
@@ -222,7 +231,9 @@ impl Pairing {
     /// compared; a repeated hash or a pair of unequal keys sends them to
     /// the hash maps.
     fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
-        let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
+        // (One list for both: current's object stands for original's.)
+        let c_aligned = std::ptr::eq(c, o)
+            || c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
         if pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len()) {
             if let Some(p) = Self::by_sort(o, m, c, c_aligned) {
                 return Some(p);
@@ -347,6 +358,9 @@ impl<'a> Differ<'a> {
         rk: RetainKeys,
         run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
+        // Current read from original's text stands for it: the same
+        // value (so the same diffs), one tree fewer to read.
+        let c = if same_text(o, c) { o } else { c };
         if same_source(o, m, c) && self.unchanged(m, w) {
             #[cfg(test)]
             tests::SKIPPED.with(|n| n.set(n.get() + 1));
@@ -703,14 +717,19 @@ impl<'a> Differ<'a> {
         };
         // Objects with string keys in three lists, one non-empty: the kind
         // checks of the separate diffs answer "objects".
-        let (Some(o_e), Some(m_e), Some(c_e)) = (
-            keyed_elems(o, key),
-            keyed_elems(m, key),
-            keyed_elems(c, key),
-        ) else {
+        let (Some(o_e), Some(m_e)) = (keyed_elems(o, key), keyed_elems(m, key)) else {
             return Keyed::Apart;
         };
-        let Some(pairs) = Pairing::new(&o_e, &m_e, &c_e) else {
+        let c_own = if std::ptr::eq(c, o) {
+            None
+        } else {
+            let Some(c_e) = keyed_elems(c, key) else {
+                return Keyed::Apart;
+            };
+            Some(c_e)
+        };
+        let c_e = c_own.as_deref().unwrap_or(&o_e);
+        let Some(pairs) = Pairing::new(&o_e, &m_e, c_e) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -771,10 +790,10 @@ impl<'a> Differ<'a> {
             b,
             b_to_a,
         };
-        let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
+        let d = self.assemble(pair(c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
         let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
         let c = if run.ch {
-            self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED)
+            self.assemble(pair(&o_e, c, c_e, &pairs.c_o), &c_sub, key, CHANGED)
         } else {
             Some(ListDiff::default())
         };
