@@ -20,7 +20,7 @@ use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
 use crate::keys::{
     key_hash, key_index, pair_by_index, pair_by_sort, pairs_by_sort, SortItems, UNPAIRED,
 };
-use crate::shared::{key_member, order_list, Index};
+use crate::shared::{key_member, order_list_of_members, Index};
 use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
@@ -194,13 +194,26 @@ fn ident(v: &Value<'_>) -> Ident {
 type Elem<'a> = (Object<'a>, &'a Member<'a>, &'a str);
 
 /// The elements of `list`, when every element is an object with a string
-/// merge key (repeats are found by [`Pairing::new`]).
-fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
+/// merge key (repeats are found by [`Pairing::new`]), and with `hashes`
+/// each key's [`key_hash`] (taken while the key is at hand: a pass of
+/// its own read every key again, past the caches on long lists).
+fn keyed_elems<'a>(
+    list: &'a [Value<'a>],
+    key: &str,
+    mut hashes: Option<&mut Vec<u64>>,
+) -> Option<Vec<Elem<'a>>> {
     let mut elems = Vec::with_capacity(list.len());
+    if let Some(h) = hashes.as_deref_mut() {
+        h.reserve(list.len());
+    }
     for v in list {
         let obj = v.as_object()?;
         let mem = key_member(&obj, key)?;
-        elems.push((obj, mem, mem.value.as_str()?));
+        let text = mem.value.as_str()?;
+        if let Some(h) = hashes.as_deref_mut() {
+            h.push(key_hash(text));
+        }
+        elems.push((obj, mem, text));
     }
     Some(elems)
 }
@@ -230,12 +243,17 @@ impl Pairing {
     /// probe per element that misses the caches), each pair's keys then
     /// compared; a repeated hash or a pair of unequal keys sends them to
     /// the hash maps.
-    fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
+    fn new<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        hashes: Option<[&[u64]; 3]>,
+    ) -> Option<Pairing> {
         // (One list for both: current's object stands for original's.)
         let c_aligned = std::ptr::eq(c, o)
             || c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
-        if pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len()) {
-            if let Some(p) = Self::by_sort(o, m, c, c_aligned) {
+        if let Some(h) = hashes {
+            if let Some(p) = Self::by_sort(o, m, c, c_aligned, h) {
                 return Some(p);
             }
         }
@@ -258,14 +276,15 @@ impl Pairing {
         Some(Pairing { m_o, m_c, c_o })
     }
 
-    /// [`Pairing::new`] by sorting the key hashes; `None`: use the maps.
+    /// [`Pairing::new`] by sorting the key hashes (`[oh, mh, ch]`, one per
+    /// element of `o`, `m`, `c`); `None`: use the maps.
     fn by_sort<'a>(
         o: &[Elem<'a>],
         m: &[Elem<'a>],
         c: &[Elem<'a>],
         c_aligned: bool,
+        [oh, mh, ch]: [&[u64]; 3],
     ) -> Option<Pairing> {
-        let hashes = |l: &[Elem<'a>]| l.iter().map(|e| key_hash(e.2)).collect::<Vec<u64>>();
         let items = |h: &[u64]| {
             let mut s = SortItems::with_capacity(h.len());
             for &x in h {
@@ -282,8 +301,7 @@ impl Pairing {
                 .all(|(&ai, e)| ai == UNPAIRED || same_str(a[ai as usize].2, e.2));
             equal.then_some(p)
         };
-        let (oh, mh) = (hashes(o), hashes(m));
-        let m_o = pair(o, &oh, m, &mh)?;
+        let m_o = pair(o, oh, m, mh)?;
         if c_aligned {
             let c_o = (0..c.len() as u32).collect();
             return Some(Pairing {
@@ -292,9 +310,8 @@ impl Pairing {
                 c_o,
             });
         }
-        let ch = hashes(c);
-        let m_c = pair(c, &ch, m, &mh)?;
-        let c_o = pair(o, &oh, c, &ch)?;
+        let m_c = pair(c, ch, m, mh)?;
+        let c_o = pair(o, oh, c, ch)?;
         Some(Pairing { m_o, m_c, c_o })
     }
 }
@@ -717,19 +734,29 @@ impl<'a> Differ<'a> {
         };
         // Objects with string keys in three lists, one non-empty: the kind
         // checks of the separate diffs answer "objects".
-        let (Some(o_e), Some(m_e)) = (keyed_elems(o, key), keyed_elems(m, key)) else {
+        // Long lists pair by sorting key hashes (see `Pairing::new`).
+        let sorting = pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len());
+        let (mut oh, mut mh, mut ch) = (Vec::new(), Vec::new(), Vec::new());
+        let (Some(o_e), Some(m_e)) = (
+            keyed_elems(o, key, sorting.then_some(&mut oh)),
+            keyed_elems(m, key, sorting.then_some(&mut mh)),
+        ) else {
             return Keyed::Apart;
         };
         let c_own = if std::ptr::eq(c, o) {
             None
         } else {
-            let Some(c_e) = keyed_elems(c, key) else {
+            let Some(c_e) = keyed_elems(c, key, sorting.then_some(&mut ch)) else {
                 return Keyed::Apart;
             };
             Some(c_e)
         };
-        let c_e = c_own.as_deref().unwrap_or(&o_e);
-        let Some(pairs) = Pairing::new(&o_e, &m_e, c_e) else {
+        let (c_e, ch) = match &c_own {
+            Some(c_e) => (&c_e[..], &ch[..]),
+            None => (&o_e[..], &oh[..]),
+        };
+        let hashes = sorting.then_some([&oh[..], &mh[..], ch]);
+        let Some(pairs) = Pairing::new(&o_e, &m_e, c_e, hashes) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -790,10 +817,30 @@ impl<'a> Differ<'a> {
             b,
             b_to_a,
         };
-        let d = self.assemble(pair(c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
-        let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
+        // One `$setElementOrder` list (modified's keys) serves both.
+        let mut m_order = None;
+        let d = self.assemble(
+            pair(c_e, m, &m_e, &pairs.m_c),
+            &d_sub,
+            key,
+            DELTA,
+            &mut m_order,
+        );
+        let x = self.assemble(
+            pair(&o_e, m, &m_e, &pairs.m_o),
+            &x_sub,
+            key,
+            DELETIONS,
+            &mut m_order,
+        );
         let c = if run.ch {
-            self.assemble(pair(&o_e, c, c_e, &pairs.c_o), &c_sub, key, CHANGED)
+            self.assemble(
+                pair(&o_e, c, c_e, &pairs.c_o),
+                &c_sub,
+                key,
+                CHANGED,
+                &mut None,
+            )
         } else {
             Some(ListDiff::default())
         };
@@ -874,6 +921,9 @@ impl<'a> Differ<'a> {
         }
         // Per diff: which sub, the new list's side, the flags.
         let mut out = [ListDiff::default(); 3];
+        // One `$setElementOrder` list (modified's keys) serves `delta` and
+        // `deletions`.
+        let mut m_order = None;
         let slots = if run.ch { 3 } else { 2 };
         for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
             .into_iter()
@@ -896,7 +946,12 @@ impl<'a> Differ<'a> {
             let emit_order =
                 flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
             let order = if emit_order && !m.is_empty() {
-                Some(order_list(self.arena, elems.iter().map(|e| *e[b].1)))
+                let list = || order_list_of_members(self.arena, elems.iter().map(|e| e[b].1));
+                Some(if b == 1 {
+                    *m_order.get_or_insert_with(list)
+                } else {
+                    list()
+                })
             } else {
                 None
             };
@@ -1018,6 +1073,7 @@ impl<'a> Differ<'a> {
         subs: &[Option<Sub<'a>>],
         key: &str,
         flags: DiffFlags,
+        order: &mut Option<Value<'a>>,
     ) -> Option<ListDiff<'a>> {
         let ica = flags.ignore_changes_and_additions;
         let mut keep: Vec<Value<'a>> = Vec::new();
@@ -1067,7 +1123,10 @@ impl<'a> Differ<'a> {
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !p.b.is_empty() {
-            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| *mem)))
+            // The elements' own key members (one `Value` per element).
+            Some(*order.get_or_insert_with(|| {
+                order_list_of_members(self.arena, p.b.iter().map(|&(_, mem, _)| mem))
+            }))
         } else {
             None
         };
