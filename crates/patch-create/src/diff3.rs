@@ -234,15 +234,21 @@ struct Pairing {
     m_o: Vec<u32>,
     m_c: Vec<u32>,
     c_o: Vec<u32>,
+    /// False when paired by equal key hashes only: the caller compares
+    /// each pair's keys before it diffs the pair (while the elements are
+    /// at hand, instead of a pass of its own that read every key again)
+    /// and, on a difference, pairs again with [`Pairing::by_maps`].
+    verified: bool,
 }
 
 impl Pairing {
     /// `None` when a key repeats within a list. Long lists (from
     /// `keys::SORT_PAIRING_MIN` elements) are paired by sorting their key
     /// hashes (`keys::pair_by_sort`: sequential passes instead of a hash
-    /// probe per element that misses the caches), each pair's keys then
-    /// compared; a repeated hash or a pair of unequal keys sends them to
-    /// the hash maps.
+    /// probe per element that misses the caches) from `hashes` (the key
+    /// hashes of `o`, `m`, `c`); a repeated hash sends them to the hash
+    /// maps, and so does a pair of unequal keys, which the caller finds
+    /// (see [`Pairing::verified`]).
     fn new<'a>(
         o: &[Elem<'a>],
         m: &[Elem<'a>],
@@ -253,10 +259,20 @@ impl Pairing {
         let c_aligned = std::ptr::eq(c, o)
             || c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
         if let Some(h) = hashes {
-            if let Some(p) = Self::by_sort(o, m, c, c_aligned, h) {
+            if let Some(p) = Self::by_sort(c_aligned, h) {
                 return Some(p);
             }
         }
+        Self::by_maps(o, m, c, c_aligned)
+    }
+
+    /// [`Pairing::new`] by hash maps of the keys (checked pairs).
+    fn by_maps<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        c_aligned: bool,
+    ) -> Option<Pairing> {
         let keys = |l: &[Elem<'a>]| l.iter().map(|e| e.2).collect::<Vec<&'a str>>();
         let o_ix = key_index(o.iter().map(|e| e.2))?;
         let m_o = pair_by_index(&o_ix, m.iter().map(|e| Some(e.2)))?.pair;
@@ -267,24 +283,25 @@ impl Pairing {
                 m_c: m_o.clone(),
                 m_o,
                 c_o,
+                verified: true,
             });
         }
         let c_keys = keys(c);
         let c_ix = key_index(c_keys.iter().copied())?;
         let m_c = pair_by_index(&c_ix, m.iter().map(|e| Some(e.2)))?.pair;
         let c_o = pair_by_index(&o_ix, c_keys.into_iter().map(Some))?.pair;
-        Some(Pairing { m_o, m_c, c_o })
+        Some(Pairing {
+            m_o,
+            m_c,
+            c_o,
+            verified: true,
+        })
     }
 
     /// [`Pairing::new`] by sorting the key hashes (`[oh, mh, ch]`, one per
-    /// element of `o`, `m`, `c`); `None`: use the maps.
-    fn by_sort<'a>(
-        o: &[Elem<'a>],
-        m: &[Elem<'a>],
-        c: &[Elem<'a>],
-        c_aligned: bool,
-        [oh, mh, ch]: [&[u64]; 3],
-    ) -> Option<Pairing> {
+    /// element of original, modified and current), unchecked; `None`: use
+    /// the maps.
+    fn by_sort(c_aligned: bool, [oh, mh, ch]: [&[u64]; 3]) -> Option<Pairing> {
         let items = |h: &[u64]| {
             let mut s = SortItems::with_capacity(h.len());
             for &x in h {
@@ -292,27 +309,29 @@ impl Pairing {
             }
             s
         };
-        // The pairs of `b` with `a` by hash, once their keys are compared.
-        let pair = |a: &[Elem<'a>], ah: &[u64], b: &[Elem<'a>], bh: &[u64]| -> Option<Vec<u32>> {
-            let p = pair_by_sort(items(ah), items(bh))?.pair;
-            let equal = p
-                .iter()
-                .zip(b)
-                .all(|(&ai, e)| ai == UNPAIRED || same_str(a[ai as usize].2, e.2));
-            equal.then_some(p)
+        // The pairs of `b` with `a` by hash (no hash repeats within a
+        // list, so equal keys pair); the caller compares their keys.
+        let pair = |ah: &[u64], bh: &[u64]| -> Option<Vec<u32>> {
+            Some(pair_by_sort(items(ah), items(bh))?.pair)
         };
-        let m_o = pair(o, oh, m, mh)?;
+        let m_o = pair(oh, mh)?;
         if c_aligned {
-            let c_o = (0..c.len() as u32).collect();
+            let c_o = (0..ch.len() as u32).collect();
             return Some(Pairing {
                 m_c: m_o.clone(),
                 m_o,
                 c_o,
+                verified: false,
             });
         }
-        let m_c = pair(c, ch, m, mh)?;
-        let c_o = pair(o, oh, c, ch)?;
-        Some(Pairing { m_o, m_c, c_o })
+        let m_c = pair(ch, mh)?;
+        let c_o = pair(oh, ch)?;
+        Some(Pairing {
+            m_o,
+            m_c,
+            c_o,
+            verified: false,
+        })
     }
 }
 
@@ -756,7 +775,7 @@ impl<'a> Differ<'a> {
             None => (&o_e[..], &oh[..]),
         };
         let hashes = sorting.then_some([&oh[..], &mh[..], ch]);
-        let Some(pairs) = Pairing::new(&o_e, &m_e, c_e, hashes) else {
+        let Some(mut pairs) = Pairing::new(&o_e, &m_e, c_e, hashes) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -766,50 +785,84 @@ impl<'a> Differ<'a> {
         let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
         let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
         let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
-        for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
-            let here = Path::Index(path, mi);
-            let ww = w.step(&here, w.cursor());
-            let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
-            match (oi != UNPAIRED, ci != UNPAIRED) {
-                (true, true) => {
-                    let (oi, ci) = (oi as usize, ci as usize);
-                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run) else {
-                        return Keyed::Bail;
-                    };
-                    d_sub[mi] = Some(self.element_patch(t.delta, m_key));
-                    x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
-                    c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
-                }
-                (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
+        // Pairs by hash are checked before their diff; unequal keys (a
+        // hash collision) pair the lists again by the maps and start over
+        // (the element patches made so far stay unused in the arena).
+        'pairs: loop {
+            let differs = |a: &Elem<'a>, b: &Elem<'a>| !same_str(a.2, b.2);
+            for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
+                let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
+                if !pairs.verified
+                    && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
+                        || ci != UNPAIRED && differs(&c_e[ci as usize], &m_e[mi]))
                 {
-                    Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
-                    Err(_) => return Keyed::Bail,
-                },
-                (true, false) => {
-                    match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                        Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
-                        Err(_) => return Keyed::Bail,
-                    }
+                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
+                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                        return Keyed::Apart;
+                    };
+                    pairs = p;
+                    d_sub.fill(None);
+                    x_sub.fill(None);
+                    c_sub.fill(None);
+                    continue 'pairs;
                 }
-                (false, false) => {}
+                let here = Path::Index(path, mi);
+                let ww = w.step(&here, w.cursor());
+                match (oi != UNPAIRED, ci != UNPAIRED) {
+                    (true, true) => {
+                        let (oi, ci) = (oi as usize, ci as usize);
+                        let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run)
+                        else {
+                            return Keyed::Bail;
+                        };
+                        d_sub[mi] = Some(self.element_patch(t.delta, m_key));
+                        x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                        c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
+                    }
+                    (false, true) => {
+                        match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain) {
+                            Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Err(_) => return Keyed::Bail,
+                        }
+                    }
+                    (true, false) => {
+                        match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
+                            Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Err(_) => return Keyed::Bail,
+                        }
+                    }
+                    (false, false) => {}
+                }
             }
-        }
-        for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
-            let oi = pairs.c_o[ci];
-            if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
-                continue;
+            for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
+                let oi = pairs.c_o[ci];
+                if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
+                    continue;
+                }
+                if !pairs.verified && differs(&o_e[oi as usize], &c_e[ci]) {
+                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
+                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                        return Keyed::Apart;
+                    };
+                    pairs = p;
+                    d_sub.fill(None);
+                    x_sub.fill(None);
+                    c_sub.fill(None);
+                    continue 'pairs;
+                }
+                let here = Path::Index(path, ci);
+                match self.diff_objects(
+                    o_e[oi as usize].0,
+                    ce,
+                    w.step(&here, w.cursor()),
+                    CHANGED,
+                    retain,
+                ) {
+                    Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
+                    Err(_) => return Keyed::Bail,
+                }
             }
-            let here = Path::Index(path, ci);
-            match self.diff_objects(
-                o_e[oi as usize].0,
-                ce,
-                w.step(&here, w.cursor()),
-                CHANGED,
-                retain,
-            ) {
-                Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
-                Err(_) => return Keyed::Bail,
-            }
+            break;
         }
         let pair = |a, b_list, b, b_to_a| Pair {
             a,
