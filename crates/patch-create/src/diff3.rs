@@ -20,7 +20,7 @@ use crate::diff::{same_value, DiffFlags, Differ, ListDiff, RetainKeys};
 use crate::keys::{
     key_hash, key_index, pair_by_index, pair_by_sort, pairs_by_sort, SortItems, UNPAIRED,
 };
-use crate::shared::{key_member, order_list, Index};
+use crate::shared::{key_member, order_list_of_members, Index};
 use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
@@ -162,6 +162,25 @@ fn aligned_objects(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
     true
 }
 
+/// True when the three objects were read from one compact text (so they
+/// are equal member by member, see `Object::compact_source`).
+#[inline]
+fn same_source(o: Object<'_>, m: Object<'_>, c: Object<'_>) -> bool {
+    match (o.compact_source(), m.compact_source(), c.compact_source()) {
+        (Some(x), Some(y), Some(z)) => x == y && (std::ptr::eq(z, x) || y == z),
+        _ => false,
+    }
+}
+
+/// True when the two objects were read from one compact text.
+#[inline]
+fn same_text(a: Object<'_>, b: Object<'_>) -> bool {
+    match (a.compact_source(), b.compact_source()) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y) || x == y,
+        _ => false,
+    }
+}
+
 fn ident(v: &Value<'_>) -> Ident {
     match v {
         Value::Object(o) => Ident::Object(o.members().as_ptr() as usize, o.len()),
@@ -175,13 +194,26 @@ fn ident(v: &Value<'_>) -> Ident {
 type Elem<'a> = (Object<'a>, &'a Member<'a>, &'a str);
 
 /// The elements of `list`, when every element is an object with a string
-/// merge key (repeats are found by [`Pairing::new`]).
-fn keyed_elems<'a>(list: &'a [Value<'a>], key: &str) -> Option<Vec<Elem<'a>>> {
+/// merge key (repeats are found by [`Pairing::new`]), and with `hashes`
+/// each key's [`key_hash`] (taken while the key is at hand: a pass of
+/// its own read every key again, past the caches on long lists).
+fn keyed_elems<'a>(
+    list: &'a [Value<'a>],
+    key: &str,
+    mut hashes: Option<&mut Vec<u64>>,
+) -> Option<Vec<Elem<'a>>> {
     let mut elems = Vec::with_capacity(list.len());
+    if let Some(h) = hashes.as_deref_mut() {
+        h.reserve(list.len());
+    }
     for v in list {
         let obj = v.as_object()?;
         let mem = key_member(&obj, key)?;
-        elems.push((obj, mem, mem.value.as_str()?));
+        let text = mem.value.as_str()?;
+        if let Some(h) = hashes.as_deref_mut() {
+            h.push(key_hash(text));
+        }
+        elems.push((obj, mem, text));
     }
     Some(elems)
 }
@@ -202,22 +234,45 @@ struct Pairing {
     m_o: Vec<u32>,
     m_c: Vec<u32>,
     c_o: Vec<u32>,
+    /// False when paired by equal key hashes only: the caller compares
+    /// each pair's keys before it diffs the pair (while the elements are
+    /// at hand, instead of a pass of its own that read every key again)
+    /// and, on a difference, pairs again with [`Pairing::by_maps`].
+    verified: bool,
 }
 
 impl Pairing {
     /// `None` when a key repeats within a list. Long lists (from
     /// `keys::SORT_PAIRING_MIN` elements) are paired by sorting their key
     /// hashes (`keys::pair_by_sort`: sequential passes instead of a hash
-    /// probe per element that misses the caches), each pair's keys then
-    /// compared; a repeated hash or a pair of unequal keys sends them to
-    /// the hash maps.
-    fn new<'a>(o: &[Elem<'a>], m: &[Elem<'a>], c: &[Elem<'a>]) -> Option<Pairing> {
-        let c_aligned = c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
-        if pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len()) {
-            if let Some(p) = Self::by_sort(o, m, c, c_aligned) {
+    /// probe per element that misses the caches) from `hashes` (the key
+    /// hashes of `o`, `m`, `c`); a repeated hash sends them to the hash
+    /// maps, and so does a pair of unequal keys, which the caller finds
+    /// (see [`Pairing::verified`]).
+    fn new<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        hashes: Option<[&[u64]; 3]>,
+    ) -> Option<Pairing> {
+        // (One list for both: current's object stands for original's.)
+        let c_aligned = std::ptr::eq(c, o)
+            || c.len() == o.len() && c.iter().zip(o).all(|(x, y)| same_str(x.2, y.2));
+        if let Some(h) = hashes {
+            if let Some(p) = Self::by_sort(c_aligned, h) {
                 return Some(p);
             }
         }
+        Self::by_maps(o, m, c, c_aligned)
+    }
+
+    /// [`Pairing::new`] by hash maps of the keys (checked pairs).
+    fn by_maps<'a>(
+        o: &[Elem<'a>],
+        m: &[Elem<'a>],
+        c: &[Elem<'a>],
+        c_aligned: bool,
+    ) -> Option<Pairing> {
         let keys = |l: &[Elem<'a>]| l.iter().map(|e| e.2).collect::<Vec<&'a str>>();
         let o_ix = key_index(o.iter().map(|e| e.2))?;
         let m_o = pair_by_index(&o_ix, m.iter().map(|e| Some(e.2)))?.pair;
@@ -228,23 +283,25 @@ impl Pairing {
                 m_c: m_o.clone(),
                 m_o,
                 c_o,
+                verified: true,
             });
         }
         let c_keys = keys(c);
         let c_ix = key_index(c_keys.iter().copied())?;
         let m_c = pair_by_index(&c_ix, m.iter().map(|e| Some(e.2)))?.pair;
         let c_o = pair_by_index(&o_ix, c_keys.into_iter().map(Some))?.pair;
-        Some(Pairing { m_o, m_c, c_o })
+        Some(Pairing {
+            m_o,
+            m_c,
+            c_o,
+            verified: true,
+        })
     }
 
-    /// [`Pairing::new`] by sorting the key hashes; `None`: use the maps.
-    fn by_sort<'a>(
-        o: &[Elem<'a>],
-        m: &[Elem<'a>],
-        c: &[Elem<'a>],
-        c_aligned: bool,
-    ) -> Option<Pairing> {
-        let hashes = |l: &[Elem<'a>]| l.iter().map(|e| key_hash(e.2)).collect::<Vec<u64>>();
+    /// [`Pairing::new`] by sorting the key hashes (`[oh, mh, ch]`, one per
+    /// element of original, modified and current), unchecked; `None`: use
+    /// the maps.
+    fn by_sort(c_aligned: bool, [oh, mh, ch]: [&[u64]; 3]) -> Option<Pairing> {
         let items = |h: &[u64]| {
             let mut s = SortItems::with_capacity(h.len());
             for &x in h {
@@ -252,29 +309,29 @@ impl Pairing {
             }
             s
         };
-        // The pairs of `b` with `a` by hash, once their keys are compared.
-        let pair = |a: &[Elem<'a>], ah: &[u64], b: &[Elem<'a>], bh: &[u64]| -> Option<Vec<u32>> {
-            let p = pair_by_sort(items(ah), items(bh))?.pair;
-            let equal = p
-                .iter()
-                .zip(b)
-                .all(|(&ai, e)| ai == UNPAIRED || same_str(a[ai as usize].2, e.2));
-            equal.then_some(p)
+        // The pairs of `b` with `a` by hash (no hash repeats within a
+        // list, so equal keys pair); the caller compares their keys.
+        let pair = |ah: &[u64], bh: &[u64]| -> Option<Vec<u32>> {
+            Some(pair_by_sort(items(ah), items(bh))?.pair)
         };
-        let (oh, mh) = (hashes(o), hashes(m));
-        let m_o = pair(o, &oh, m, &mh)?;
+        let m_o = pair(oh, mh)?;
         if c_aligned {
-            let c_o = (0..c.len() as u32).collect();
+            let c_o = (0..ch.len() as u32).collect();
             return Some(Pairing {
                 m_c: m_o.clone(),
                 m_o,
                 c_o,
+                verified: false,
             });
         }
-        let ch = hashes(c);
-        let m_c = pair(c, &ch, m, &mh)?;
-        let c_o = pair(o, &oh, c, &ch)?;
-        Some(Pairing { m_o, m_c, c_o })
+        let m_c = pair(ch, mh)?;
+        let c_o = pair(oh, ch)?;
+        Some(Pairing {
+            m_o,
+            m_c,
+            c_o,
+            verified: false,
+        })
     }
 }
 
@@ -337,6 +394,18 @@ impl<'a> Differ<'a> {
         rk: RetainKeys,
         run: Run<'a, '_>,
     ) -> Option<Three<'a>> {
+        // Current read from original's text stands for it: the same
+        // value (so the same diffs), one tree fewer to read.
+        let c = if same_text(o, c) { o } else { c };
+        if same_source(o, m, c) && self.unchanged(m, w) {
+            #[cfg(test)]
+            tests::SKIPPED.with(|n| n.set(n.get() + 1));
+            return Some(Three {
+                delta: Object::default(),
+                deletions: Object::default(),
+                changed: Object::default(),
+            });
+        }
         if aligned_objects(o, m, c) {
             return self.diff_three_aligned(o, m, c, w, rk, run);
         }
@@ -401,6 +470,71 @@ impl<'a> Differ<'a> {
             deletions,
             changed,
         })
+    }
+
+    /// True when every diff of the object `x` (at `w`, already checked
+    /// for depth) with an equal copy of itself is empty and without error,
+    /// as `diff_objects` works it out: no `$patch` member other than a
+    /// string, no `replace` object (Q17 sends those unchanged unless
+    /// quirks are fixed), no primitive merge list (Q1 can order those),
+    /// keyed lists of objects holding their keys (so both pairing paths
+    /// pair each element with itself), nothing deeper than the limit.
+    /// `false` only means "not shown": the caller then walks as usual.
+    fn unchanged(&self, x: Object<'a>, w: Walk<'_, '_>) -> bool {
+        let (cur, path) = (w.cursor(), w.path());
+        for mem in x.members() {
+            let k = mem.key;
+            match mem.value {
+                Value::Object(_) | Value::Array(_) if k == PATCH => return false,
+                Value::Object(sub) => {
+                    // A failed lookup: equal values diff to nothing.
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::Object) else {
+                        continue;
+                    };
+                    if field.meta.strategy == Strategy::Replace {
+                        if self.rules.fix_quirks {
+                            continue;
+                        }
+                        return false;
+                    }
+                    let here = Path::Key(path, k);
+                    let ww = w.step(&here, field.cursor);
+                    if ww.check().is_err() || !grow_stack(|| self.unchanged(sub, ww)) {
+                        return false;
+                    }
+                }
+                Value::Array(list) => {
+                    let Ok(field) = self.rules.field(cur, k, FieldShape::List) else {
+                        continue;
+                    };
+                    let keys = match self.rules.list_plan(field.meta) {
+                        ListPlan::Atomic => continue,
+                        _ if list.is_empty() => continue,
+                        ListPlan::Merge(KeySpec::Value) => return false,
+                        ListPlan::Merge(keys) => keys,
+                    };
+                    let here = Path::Key(path, k);
+                    let lw = w.step(&here, field.cursor);
+                    for (i, e) in list.iter().enumerate() {
+                        let Value::Object(eo) = *e else {
+                            return false;
+                        };
+                        if !keys.names().all(|n| eo.contains_key(n)) {
+                            return false;
+                        }
+                        let ih = Path::Index(lw.path(), i);
+                        let ew = lw.step(&ih, lw.cursor());
+                        if ew.check().is_err() || !grow_stack(|| self.unchanged(eo, ew)) {
+                            return false;
+                        }
+                    }
+                }
+                Value::String(_) => {}
+                _ if k == PATCH => return false,
+                _ => {}
+            }
+        }
+        true
     }
 
     /// [`Self::diff_three_inner`] for three objects with the same keys in
@@ -619,14 +753,29 @@ impl<'a> Differ<'a> {
         };
         // Objects with string keys in three lists, one non-empty: the kind
         // checks of the separate diffs answer "objects".
-        let (Some(o_e), Some(m_e), Some(c_e)) = (
-            keyed_elems(o, key),
-            keyed_elems(m, key),
-            keyed_elems(c, key),
+        // Long lists pair by sorting key hashes (see `Pairing::new`).
+        let sorting = pairs_by_sort(o.len(), m.len()) && pairs_by_sort(c.len(), m.len());
+        let (mut oh, mut mh, mut ch) = (Vec::new(), Vec::new(), Vec::new());
+        let (Some(o_e), Some(m_e)) = (
+            keyed_elems(o, key, sorting.then_some(&mut oh)),
+            keyed_elems(m, key, sorting.then_some(&mut mh)),
         ) else {
             return Keyed::Apart;
         };
-        let Some(pairs) = Pairing::new(&o_e, &m_e, &c_e) else {
+        let c_own = if std::ptr::eq(c, o) {
+            None
+        } else {
+            let Some(c_e) = keyed_elems(c, key, sorting.then_some(&mut ch)) else {
+                return Keyed::Apart;
+            };
+            Some(c_e)
+        };
+        let (c_e, ch) = match &c_own {
+            Some(c_e) => (&c_e[..], &ch[..]),
+            None => (&o_e[..], &oh[..]),
+        };
+        let hashes = sorting.then_some([&oh[..], &mh[..], ch]);
+        let Some(mut pairs) = Pairing::new(&o_e, &m_e, c_e, hashes) else {
             return Keyed::Apart;
         };
         // Per element of m: its diff against current's and original's
@@ -636,50 +785,84 @@ impl<'a> Differ<'a> {
         let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
         let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
         let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
-        for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
-            let here = Path::Index(path, mi);
-            let ww = w.step(&here, w.cursor());
-            let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
-            match (oi != UNPAIRED, ci != UNPAIRED) {
-                (true, true) => {
-                    let (oi, ci) = (oi as usize, ci as usize);
-                    let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run) else {
-                        return Keyed::Bail;
-                    };
-                    d_sub[mi] = Some(self.element_patch(t.delta, m_key));
-                    x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
-                    c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
-                }
-                (false, true) => match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain)
+        // Pairs by hash are checked before their diff; unequal keys (a
+        // hash collision) pair the lists again by the maps and start over
+        // (the element patches made so far stay unused in the arena).
+        'pairs: loop {
+            let differs = |a: &Elem<'a>, b: &Elem<'a>| !same_str(a.2, b.2);
+            for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
+                let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
+                if !pairs.verified
+                    && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
+                        || ci != UNPAIRED && differs(&c_e[ci as usize], &m_e[mi]))
                 {
-                    Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
-                    Err(_) => return Keyed::Bail,
-                },
-                (true, false) => {
-                    match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                        Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
-                        Err(_) => return Keyed::Bail,
-                    }
+                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
+                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                        return Keyed::Apart;
+                    };
+                    pairs = p;
+                    d_sub.fill(None);
+                    x_sub.fill(None);
+                    c_sub.fill(None);
+                    continue 'pairs;
                 }
-                (false, false) => {}
+                let here = Path::Index(path, mi);
+                let ww = w.step(&here, w.cursor());
+                match (oi != UNPAIRED, ci != UNPAIRED) {
+                    (true, true) => {
+                        let (oi, ci) = (oi as usize, ci as usize);
+                        let Some(t) = self.diff_three(o_e[oi].0, me, c_e[ci].0, ww, retain, run)
+                        else {
+                            return Keyed::Bail;
+                        };
+                        d_sub[mi] = Some(self.element_patch(t.delta, m_key));
+                        x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                        c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
+                    }
+                    (false, true) => {
+                        match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain) {
+                            Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Err(_) => return Keyed::Bail,
+                        }
+                    }
+                    (true, false) => {
+                        match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
+                            Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Err(_) => return Keyed::Bail,
+                        }
+                    }
+                    (false, false) => {}
+                }
             }
-        }
-        for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
-            let oi = pairs.c_o[ci];
-            if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
-                continue;
+            for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
+                let oi = pairs.c_o[ci];
+                if !run.ch || c_sub[ci].is_some() || oi == UNPAIRED {
+                    continue;
+                }
+                if !pairs.verified && differs(&o_e[oi as usize], &c_e[ci]) {
+                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
+                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                        return Keyed::Apart;
+                    };
+                    pairs = p;
+                    d_sub.fill(None);
+                    x_sub.fill(None);
+                    c_sub.fill(None);
+                    continue 'pairs;
+                }
+                let here = Path::Index(path, ci);
+                match self.diff_objects(
+                    o_e[oi as usize].0,
+                    ce,
+                    w.step(&here, w.cursor()),
+                    CHANGED,
+                    retain,
+                ) {
+                    Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
+                    Err(_) => return Keyed::Bail,
+                }
             }
-            let here = Path::Index(path, ci);
-            match self.diff_objects(
-                o_e[oi as usize].0,
-                ce,
-                w.step(&here, w.cursor()),
-                CHANGED,
-                retain,
-            ) {
-                Ok(s) => c_sub[ci] = Some(self.element_patch(s, c_key)),
-                Err(_) => return Keyed::Bail,
-            }
+            break;
         }
         let pair = |a, b_list, b, b_to_a| Pair {
             a,
@@ -687,10 +870,30 @@ impl<'a> Differ<'a> {
             b,
             b_to_a,
         };
-        let d = self.assemble(pair(&c_e, m, &m_e, &pairs.m_c), &d_sub, key, DELTA);
-        let x = self.assemble(pair(&o_e, m, &m_e, &pairs.m_o), &x_sub, key, DELETIONS);
+        // One `$setElementOrder` list (modified's keys) serves both.
+        let mut m_order = None;
+        let d = self.assemble(
+            pair(c_e, m, &m_e, &pairs.m_c),
+            &d_sub,
+            key,
+            DELTA,
+            &mut m_order,
+        );
+        let x = self.assemble(
+            pair(&o_e, m, &m_e, &pairs.m_o),
+            &x_sub,
+            key,
+            DELETIONS,
+            &mut m_order,
+        );
         let c = if run.ch {
-            self.assemble(pair(&o_e, c, &c_e, &pairs.c_o), &c_sub, key, CHANGED)
+            self.assemble(
+                pair(&o_e, c, c_e, &pairs.c_o),
+                &c_sub,
+                key,
+                CHANGED,
+                &mut None,
+            )
         } else {
             Some(ListDiff::default())
         };
@@ -771,6 +974,9 @@ impl<'a> Differ<'a> {
         }
         // Per diff: which sub, the new list's side, the flags.
         let mut out = [ListDiff::default(); 3];
+        // One `$setElementOrder` list (modified's keys) serves `delta` and
+        // `deletions`.
+        let mut m_order = None;
         let slots = if run.ch { 3 } else { 2 };
         for (slot, (which, b, flags)) in [(0, 1, DELTA), (1, 1, DELETIONS), (2, 2, CHANGED)]
             .into_iter()
@@ -793,7 +999,12 @@ impl<'a> Differ<'a> {
             let emit_order =
                 flags.set_element_order && !add.is_empty() && (!ica || !flags.ignore_deletions);
             let order = if emit_order && !m.is_empty() {
-                Some(order_list(self.arena, elems.iter().map(|e| *e[b].1)))
+                let list = || order_list_of_members(self.arena, elems.iter().map(|e| e[b].1));
+                Some(if b == 1 {
+                    *m_order.get_or_insert_with(list)
+                } else {
+                    list()
+                })
             } else {
                 None
             };
@@ -915,6 +1126,7 @@ impl<'a> Differ<'a> {
         subs: &[Option<Sub<'a>>],
         key: &str,
         flags: DiffFlags,
+        order: &mut Option<Value<'a>>,
     ) -> Option<ListDiff<'a>> {
         let ica = flags.ignore_changes_and_additions;
         let mut keep: Vec<Value<'a>> = Vec::new();
@@ -964,7 +1176,10 @@ impl<'a> Differ<'a> {
         let emit_order = flags.set_element_order
             && ((!ica && (n_add != 0 || !same_order)) || (!flags.ignore_deletions && n_add != 0));
         let order = if emit_order && !p.b.is_empty() {
-            Some(order_list(self.arena, p.b.iter().map(|&(_, mem, _)| *mem)))
+            // The elements' own key members (one `Value` per element).
+            Some(*order.get_or_insert_with(|| {
+                order_list_of_members(self.arena, p.b.iter().map(|&(_, mem, _)| mem))
+            }))
         } else {
             None
         };
@@ -1024,7 +1239,19 @@ mod tests {
     /// the separate diffs (or answers where one of them fails).
     fn compare(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> Outcome {
         let arena = Arena::new();
-        let doc = |v: &J| from_serde(&arena, v, 256).unwrap().as_object();
+        let doc = |v: &J| {
+            if PARSED.with(std::cell::Cell::get) {
+                // From compact text: large objects keep it (and one text
+                // in all three documents is skipped).
+                let text = arena.alloc_str(&serde_json::to_string(v).unwrap());
+                let popts = smpatch_value::ParseOptions::default();
+                smpatch_value::parse_json(&arena, text.as_bytes(), &popts)
+                    .unwrap()
+                    .as_object()
+            } else {
+                from_serde(&arena, v, 256).unwrap().as_object()
+            }
+        };
         let (Some(ov), Some(mv), Some(cv)) = (doc(o), doc(m), doc(c)) else {
             return Outcome::GaveUp;
         };
@@ -1083,6 +1310,57 @@ mod tests {
     thread_local! {
         /// How many [`compare`] calls the fast composition answered.
         static FAST_COMPOSED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        /// How many objects the walk skipped as one text in all three
+        /// documents.
+        pub(super) static SKIPPED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        /// [`compare`] reads its documents from compact text (else from
+        /// serde values, which keep no text).
+        static PARSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn skipped() -> u32 {
+        SKIPPED.with(std::cell::Cell::get)
+    }
+
+    /// `v` with every string value (outside `$` directives and their
+    /// lists) lengthened, so that most objects holding strings reach the
+    /// size from which the parser keeps their text.
+    fn lengthen(v: &J) -> J {
+        match v {
+            J::String(s) => J::String(format!("{s}-{}", "p".repeat(90))),
+            J::Array(a) => J::Array(a.iter().map(lengthen).collect()),
+            J::Object(o) => J::Object(
+                o.iter()
+                    .map(|(k, v)| {
+                        let v = if k.starts_with('$') {
+                            v.clone()
+                        } else {
+                            lengthen(v)
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            _ => v.clone(),
+        }
+    }
+
+    /// [`compare`] on documents read from compact text, strings
+    /// lengthened when `long` (so subtrees shared by the three documents
+    /// are skipped as one text).
+    fn compare_parsed(
+        o: &J,
+        m: &J,
+        c: &J,
+        cursor: Cursor<'_>,
+        opts: &CreateOptions,
+        long: bool,
+    ) -> Outcome {
+        let fix = |v: &J| if long { lengthen(v) } else { v.clone() };
+        PARSED.with(|p| p.set(true));
+        let out = compare(&fix(o), &fix(m), &fix(c), cursor, opts);
+        PARSED.with(|p| p.set(false));
+        out
     }
 
     fn fast_composed() -> u32 {
@@ -1376,6 +1654,96 @@ mod tests {
             compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
         }
 
+        /// The widget triples read from compact text, strings lengthened
+        /// or not: subtrees shared by the three documents are skipped.
+        #[test]
+        fn fused_equals_separate_diffs_parsed(
+            bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
+            kinds in prop::array::uniform3(any::<u8>()),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+            long in any::<bool>(),
+            merge_item in any::<bool>(),
+            share in any::<bool>(),
+        ) {
+            let widget_schema = || {
+                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../testdata/schemas/widget.v2.json");
+                Schema::load_path(p).unwrap()
+            };
+            let (schema, ty) = match merge_item_schema() {
+                Some(s) if merge_item => (s, "mergeItem"),
+                _ => (widget_schema(), "Widget"),
+            };
+            let cursor = schema.cursor(ty).unwrap();
+            let mut docs: Vec<J> = Vec::new();
+            for i in 0..3 {
+                // Mostly copies and mixes of the document before (many
+                // subtrees shared by all three).
+                let kind = if share { (kinds[i] & !7) | (3 + kinds[i] % 5) } else { kinds[i] };
+                let d = if ty == "Widget" {
+                    let fresh = |wf: bool| {
+                        from_bytes(&bytes[i], |u| widget(u, wf).map(Some)).unwrap_or_default()
+                    };
+                    pick_doc(fresh, kind, &docs)
+                } else {
+                    doc(&bytes[i], kind, &docs)
+                };
+                docs.push(d);
+            }
+            let opts = options(fix_quirks, compound_keys);
+            compare_parsed(&docs[0], &docs[1], &docs[2], cursor, &opts, long);
+        }
+
+        /// Where the walk skips an object (one text in all three
+        /// documents), every diff of that object with itself is empty and
+        /// without error: checked on single documents of every shape, at
+        /// low depth limits too.
+        #[test]
+        fn unchanged_objects_diff_to_nothing(
+            bytes in prop::collection::vec(any::<u8>(), 0..300),
+            well_formed in any::<bool>(),
+            fix_quirks in any::<bool>(),
+            compound_keys in any::<bool>(),
+            merge_item in any::<bool>(),
+            limit in 1usize..8,
+        ) {
+            let widget_schema = || {
+                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../testdata/schemas/widget.v2.json");
+                Schema::load_path(p).unwrap()
+            };
+            let (schema, ty) = match merge_item_schema() {
+                Some(s) if merge_item => (s, "mergeItem"),
+                _ => (widget_schema(), "Widget"),
+            };
+            let cursor = schema.cursor(ty).unwrap();
+            let x = if ty == "Widget" {
+                from_bytes(&bytes, |u| widget(u, well_formed).map(Some)).unwrap_or_default()
+            } else if well_formed {
+                from_bytes(&bytes, |u| merge_item_doc(u, 3))
+            } else {
+                from_bytes(&bytes, |u| merge_item_patch(u, 3))
+            };
+            let limit = if limit == 7 { 256 } else { limit };
+            let opts = options(fix_quirks, compound_keys).with_max_depth(limit);
+            let arena = Arena::new();
+            let obj = |v: &J| from_serde(&arena, v, 512).unwrap().as_object();
+            let (Some(a), Some(b)) = (obj(&x), obj(&x)) else { return Ok(()) };
+            let differ = opts.differ(&arena);
+            let root = Path::Root;
+            if differ.unchanged(b, differ.root(&root, cursor)) {
+                for flags in [DELTA, DELETIONS, CHANGED] {
+                    let d = differ.diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip);
+                    prop_assert!(
+                        matches!(&d, Ok(p) if p.is_empty()),
+                        "x={} opts={:?} flags={:?}: {:?}",
+                        x, opts, flags, d.map(|p| to_json_string(&Value::Object(p)))
+                    );
+                }
+            }
+        }
+
         #[test]
         fn fused_equals_separate_diffs(
             bytes in prop::array::uniform3(prop::collection::vec(any::<u8>(), 0..200)),
@@ -1394,6 +1762,129 @@ mod tests {
             }
             compare(&docs[0], &docs[1], &docs[2], cursor, &options(fix_quirks, compound_keys));
         }
+    }
+
+    /// How many objects one fused walk over the documents (read from
+    /// compact text) skips as one text in all three.
+    fn skips(o: &J, m: &J, c: &J, cursor: Cursor<'_>, opts: &CreateOptions) -> u32 {
+        let arena = Arena::new();
+        let doc = |v: &J| {
+            let text = arena.alloc_str(&serde_json::to_string(v).unwrap());
+            let popts = smpatch_value::ParseOptions::default();
+            smpatch_value::parse_json(&arena, text.as_bytes(), &popts)
+                .unwrap()
+                .as_object()
+                .unwrap()
+        };
+        let differ = opts.differ(&arena);
+        let root = Path::Root;
+        let before = skipped();
+        let w = differ.root(&root, cursor);
+        let _ = differ.diff_three(doc(o), doc(m), doc(c), w, RetainKeys::Skip, run(true));
+        skipped() - before
+    }
+
+    /// Containers the three documents hold as one text are skipped, with
+    /// the separate diffs' answer: keyed lists by string and integer keys
+    /// inside, `$patch` strings, unknown fields; not skipped (walked, same
+    /// answer) where a self-diff is not empty or fails: a primitive merge
+    /// list (Q1), a keyed-list element without its key, a non-string
+    /// `$patch`, a subtree deeper than the limit.
+    #[test]
+    fn skips_subtrees_one_text_in_all_three() {
+        use serde_json::json;
+        let schema = smpatch_schema::embedded();
+        let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+        let container = |i: usize, image: &str, extra: Option<(&str, J)>| {
+            let env: Vec<J> = (0..6)
+                .map(|j| {
+                    if j % 3 == 0 {
+                        json!({"name": format!("SECRET_{j}"), "valueFrom": {"secretKeyRef": {"name": format!("s{i}"), "key": "password"}}})
+                    } else {
+                        json!({"name": format!("VAR_{j}"), "value": format!("http://svc-{i}.example:{j}/v1")})
+                    }
+                })
+                .collect();
+            let mut c = json!({
+                "name": format!("c{i}"), "image": image, "args": ["--a", "--b"],
+                "ports": [{"name": "http", "containerPort": 8080 + i, "protocol": "TCP"}],
+                "env": env,
+                "resources": {"limits": {"cpu": "100m"}},
+                "volumeMounts": [{"name": "config", "mountPath": format!("/etc/c{i}")}],
+            });
+            if let Some((k, v)) = extra {
+                c[k] = v;
+            }
+            c
+        };
+        // Under 256 bytes each (no text kept), over it together.
+        let labels: serde_json::Map<String, J> = (0..4)
+            .map(|i| {
+                (
+                    format!("example.com/label-{i}"),
+                    json!(format!("value-{i}-{}", "v".repeat(20))),
+                )
+            })
+            .collect();
+        let deploy = |cs: Vec<J>, replicas: u32, finalizers: &J| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "labels": labels, "annotations": labels, "finalizers": finalizers},
+                "spec": {"replicas": replicas, "template": {"spec": {"containers": cs}}}})
+        };
+        let with = |extra: Option<(&str, J)>, finalizers: J| {
+            let cs = || {
+                (0..4)
+                    .map(|i| container(i, "a:1", extra.clone()))
+                    .collect::<Vec<J>>()
+            };
+            let mut mc = cs();
+            mc[1] = container(1, "a:2", extra.clone());
+            (
+                deploy(cs(), 1, &finalizers),
+                deploy(mc, 2, &finalizers),
+                deploy(cs(), 3, &finalizers),
+            )
+        };
+        // (With compound keys the containers' list, keyed by its list-map
+        // keys, takes the separate diffs: checked for the answer only.)
+        for (fq, ck) in [(false, false), (true, false), (true, true)] {
+            let opts = options(fq, ck);
+            let cases = [
+                // Three containers and the metadata (with an empty merge
+                // list) skipped.
+                (None, json!([]), 4),
+                (
+                    Some(("x-unknown", json!({"$patch": "delete", "k": [1]}))),
+                    json!([]),
+                    4,
+                ),
+                // A primitive merge list (Q1 orders an unsorted one even
+                // unchanged): the metadata is walked.
+                (None, json!(["z", "a"]), 3),
+                (None, json!(["a", "z"]), 3),
+                // The containers are walked.
+                (Some(("ports", json!([{"protocol": "TCP"}]))), json!([]), 1),
+                (Some(("$patch", json!(1))), json!([]), 1),
+            ];
+            for (extra, finalizers, want) in cases {
+                let (o, m, c) = with(extra.clone(), finalizers.clone());
+                let ctx = format!("{extra:?} {finalizers} {fq} {ck}");
+                if !ck {
+                    assert_eq!(skips(&o, &m, &c, cursor, &opts), want, "{ctx}");
+                }
+                compare_parsed(&o, &m, &c, cursor, &opts, false);
+            }
+        }
+        // Deeper than the limit inside a shared container (an env
+        // element's `valueFrom` at depth 8): the walk gives up (the
+        // separate diffs report it); only the metadata was skipped.
+        let (o, m, c) = with(None, json!([]));
+        let shallow = options(false, false).with_max_depth(7);
+        assert_eq!(skips(&o, &m, &c, cursor, &shallow), 1);
+        assert_eq!(
+            compare_parsed(&o, &m, &c, cursor, &shallow, false),
+            Outcome::GaveUp
+        );
     }
 
     /// The fused walk answers for most well-formed triples (the oracle test

@@ -49,23 +49,8 @@ pub(crate) fn key_member<'a>(obj: &Object<'a>, key: &str) -> Option<&'a Member<'
 }
 
 /// The `$setElementOrder` list of a keyed list with one merge key: one
-/// object `{key: value}` per element, from its key member (the member
-/// itself, so key and value keep their arena strings).
-pub(crate) fn order_list<'a>(
-    arena: &'a Arena,
-    key_members: impl ExactSizeIterator<Item = Member<'a>>,
-) -> Value<'a> {
-    let members = arena.alloc_slice_fill_iter(key_members);
-    let items = arena.alloc_slice_fill_iter(
-        members
-            .iter()
-            .map(|mem| Value::Object(Object::from_members(std::slice::from_ref(mem)))),
-    );
-    Value::Array(items)
-}
-
-/// [`order_list`] whose objects are the elements' own key members (the
-/// member itself, not a copy: one `Value` per element is all it writes).
+/// object `{key: value}` per element, whose member is the element's own key
+/// member (not a copy: one `Value` per element is all it writes).
 pub(crate) fn order_list_of_members<'a>(
     arena: &'a Arena,
     key_members: impl ExactSizeIterator<Item = &'a Member<'a>>,

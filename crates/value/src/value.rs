@@ -441,9 +441,15 @@ impl<'a> Object<'a> {
     /// no whitespace and no escape sequence anywhere inside (and no
     /// duplicate key). Objects built any other way have none.
     ///
+    /// The text determines the value: two objects with equal texts are
+    /// equal member by member, in the same order, down to each number's
+    /// literal (the three-way diff skips subtrees the three documents hold
+    /// as one text).
+    ///
     /// [`COMPACT_SOURCE_MIN`]: crate::parse_json::COMPACT_SOURCE_MIN
     #[inline]
-    pub(crate) fn compact_source(&self) -> Option<&'a str> {
+    #[allow(rustdoc::private_intra_doc_links)]
+    pub fn compact_source(&self) -> Option<&'a str> {
         match self.members.first() {
             Some(Member {
                 key,
