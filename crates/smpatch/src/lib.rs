@@ -105,6 +105,9 @@ pub use input::{check_object, looks_like_json, parse_document};
 pub use smpatch_fieldsets as fieldsets;
 pub use smpatch_fieldsets::ErrorKind as FieldsErrorKind;
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
+/// RFC 7386 JSON merge patches on arena values (kubectl's patch type for
+/// custom resources): merge, two-way and the three-way `kubectl apply` patch.
+pub use smpatch_patch_create::json_merge;
 pub use smpatch_patch_create::{CreateOptions, OnConflict};
 pub use smpatch_schema::{Cursor, LoadOptions, Schema, SchemaErrorKind};
 pub use smpatch_union_normalize::ErrorKind as UnionErrorKind;
