@@ -244,11 +244,9 @@ fn keep<'a>(arena: &'a Arena, patch: Object<'a>, nulls: bool) -> Vec<Member<'a>>
         match m.value {
             Value::Null if nulls => out.push(*m),
             Value::Null => {}
-            Value::Object(o) if o.is_empty() => {
-                if !nulls {
-                    out.push(*m);
-                }
-            }
+            // An empty object is a value: a change, never a deletion.
+            Value::Object(o) if o.is_empty() && !nulls => out.push(*m),
+            Value::Object(o) if o.is_empty() => {}
             Value::Object(o) => {
                 let inner = grow(|| keep(arena, o, nulls));
                 if !inner.is_empty() {
