@@ -181,3 +181,37 @@ fn merged_object_equals_kubectls_merge_of_the_patch() {
     let theirs: J = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(serde_json::from_str::<J>(&ours).unwrap(), theirs);
 }
+
+/// Differential of the three-way patch itself against `kubectl apply`,
+/// which computes it only while talking to an API server: the script runs
+/// a fake one that records the patch kubectl sends
+/// (`tests/kubectl/apply_merge_differential.py`). Skipped without kubectl
+/// or python3 on PATH.
+#[test]
+fn three_way_patch_equals_kubectl_apply_against_a_fake_server() {
+    let has = |cmd: &str, arg: &str| {
+        std::process::Command::new(cmd)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has("kubectl", "help") || !has("python3", "--version") {
+        eprintln!("kubectl or python3 not on PATH: differential skipped");
+        return;
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kubectl/apply_merge_differential.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_smpatch"))
+        .arg("60")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(": 60 agree ("), "{report}");
+}
