@@ -90,7 +90,9 @@ The patch is a strategic merge patch (--type strategic, the default): what \
 kubectl sends for the built-in Kubernetes types. For custom resources and any \
 kind it has no Go type for, kubectl computes a three-way JSON merge patch \
 (RFC 7386; kubernetes/kubernetes#58414) instead: --type merge does the same \
-(no schema needed, lists replaced whole, no conflict check).";
+(no schema needed, lists replaced whole, no conflict check), and --type auto \
+chooses per object as kubectl does (strategic for the built-in types, merge for \
+the rest).";
 
 /// `smpatch patch --help` examples (run from the repository root).
 const PATCH_EXAMPLES: &str = "\
@@ -254,6 +256,9 @@ enum ApplyType {
     /// Three-way RFC 7386 JSON merge patch: kubectl's choice for custom resources
     /// (no schema needed; lists replaced whole).
     Merge,
+    /// Per object, as kubectl chooses: strategic for the built-in Kubernetes
+    /// types (the embedded schema), merge for every other kind.
+    Auto,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -347,8 +352,8 @@ struct ApplyArgs {
     /// `-o yaml`, a comment names each patch's object).
     #[arg(long)]
     show_patch: bool,
-    /// The three-way patch: strategic (built-in types) or merge (RFC 7386,
-    /// as kubectl applies custom resources).
+    /// The three-way patch: strategic (built-in types), merge (RFC 7386, as
+    /// kubectl applies custom resources) or auto (kubectl's choice per object).
     #[arg(long = "type", value_enum, default_value = "strategic")]
     patch_type: ApplyType,
     /// Output format.
@@ -1180,14 +1185,25 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
                 .with_fix_quirks(a.engine.fix_quirks)
                 .with_compound_keys(a.engine.compound_keys),
         )
-        .max_depth(limits.max_depth)
-        .patch_type(match a.patch_type {
-            ApplyType::Strategic => ApplyPatchType::Strategic,
-            ApplyType::Merge => ApplyPatchType::Merge,
-        });
+        .max_depth(limits.max_depth);
+    let embedded = [smpatch::embedded_schema()?];
     let mut results = Vec::with_capacity(manifests.len());
     let mut labels = Vec::new();
     for (i, manifest) in manifests.iter().enumerate() {
+        let patch_type = match a.patch_type {
+            ApplyType::Strategic => ApplyPatchType::Strategic,
+            ApplyType::Merge => ApplyPatchType::Merge,
+            // kubectl: a strategic merge patch for the types compiled into
+            // it, a JSON merge patch for everything else.
+            ApplyType::Auto => {
+                let probe = Op::Apply(ApplyOptions::default());
+                match ops::resolve_type(&probe, &embedded, &TypeRef::Detect, &[*manifest]) {
+                    Ok(_) => ApplyPatchType::Strategic,
+                    Err(_) => ApplyPatchType::Merge,
+                }
+            }
+        };
+        let opts = opts.clone().patch_type(patch_type);
         let live = find_live(&lives, *manifest);
         let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
             if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {

@@ -128,11 +128,11 @@ fn merge_and_strategic_differ_on_a_crds_keyed_list() {
 }
 
 #[test]
-fn only_the_two_apply_types_are_accepted() {
+fn json_patch_is_no_apply_type() {
     let (code, _, stderr) = run(&["apply", "--type", "json", "-f", MANIFEST, "--live", LIVE]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("[possible values: strategic, merge]"),
+        stderr.contains("[possible values: strategic, merge, auto]"),
         "{stderr}"
     );
     let (code, help, _) = run(&["apply", "--help"]);
@@ -214,4 +214,54 @@ fn three_way_patch_equals_kubectl_apply_against_a_fake_server() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(report.contains(": 60 agree ("), "{report}");
+}
+
+#[test]
+fn auto_type_chooses_per_object_as_kubectl_does() {
+    // A Deployment (built in: strategic, the sidecar only the live object
+    // has stays) and a Widget (no Go type in kubectl: JSON merge patch, the
+    // live-only port goes), in one manifest.
+    let args = [
+        "apply",
+        "--type",
+        "auto",
+        "-f",
+        "crates/cli/testdata/apply-auto-manifest.yaml",
+        "--live",
+        "crates/cli/testdata/apply-auto-live.yaml",
+    ];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "deployment.apps/web configured\nwidget.example.com/w configured\n"
+    );
+    let docs: Vec<J> = serde_json::Deserializer::from_str(&stdout)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let names: Vec<&J> = docs[0]["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["name"])
+        .collect();
+    assert_eq!(names, [&json!("web"), &json!("sidecar")]);
+    assert_eq!(
+        docs[1]["spec"]["ports"],
+        json!([{"port": 8080, "protocol": "TCP", "name": "http"}])
+    );
+    // The patches: a strategic one (with its directive), a merge one.
+    let (_, patches, _) = run(&[&args[..], &["--show-patch"]].concat());
+    let patches: Vec<J> = serde_json::Deserializer::from_str(&patches)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert!(patches[0]["spec"]["template"]["spec"]
+        .get("$setElementOrder/containers")
+        .is_some());
+    assert_eq!(
+        patches[1]["spec"],
+        json!({"ports": [{"port": 8080, "protocol": "TCP", "name": "http"}]})
+    );
 }
