@@ -178,11 +178,18 @@ pub fn two_way<'a>(arena: &'a Arena, original: Value<'a>, modified: Value<'a>) -
         .collect();
     for m in b.members() {
         match a.get(m.key) {
+            // Objects on both sides: their own patch, when not empty (no
+            // deep comparison first, so nesting stays linear).
+            Some(av) if av.is_object() && m.value.is_object() => {
+                let inner = grow(|| two_way(arena, av, m.value));
+                if inner.as_object().is_some_and(|o| !o.is_empty()) {
+                    out.push(Member {
+                        key: m.key,
+                        value: inner,
+                    });
+                }
+            }
             Some(av) if av.deep_eq(&m.value) => {}
-            Some(av) if av.is_object() && m.value.is_object() => out.push(Member {
-                key: m.key,
-                value: grow(|| two_way(arena, av, m.value)),
-            }),
             _ => out.push(*m),
         }
     }

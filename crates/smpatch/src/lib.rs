@@ -26,6 +26,7 @@
 //! | the patch between two versions (`kubectl edit`) | [`create_two_way_json`] |
 //! | `kubectl apply`'s three-way patch | [`create_three_way_json`] with [`ThreeWayDocs`] and [`OnConflict`] |
 //! | the whole `kubectl apply` flow (last-applied annotation, merge, `configured`) | [`apply_flow::client_apply_json`] |
+//! | `kubectl apply` of a custom resource (three-way JSON merge patch) | the same with [`apply_flow::ApplyPatchType::Merge`]; [`json_merge`] |
 //! | whether two patches conflict; one patch for two | [`conflicts_json`], [`compose_json`] |
 //! | unions (KEP-1027) and enums (KEP-2887) | [`server_apply_json`], [`normalize_json`], [`validate_json`] |
 //! | field sets and extract (KEP-2155) | [`fields_json`], [`extract_json`], [`owners_json`] |

@@ -307,3 +307,32 @@ fn merge_type_on_bytes_keeps_numbers() {
     );
     assert!(out.warning.is_some());
 }
+
+#[test]
+fn merge_type_survives_deep_documents_and_keeps_the_depth_limit() {
+    // 20,000 levels (limit raised): the recursive walks grow their stack.
+    let schema = smpatch::embedded_schema().unwrap();
+    let (m, l) = (widget_bytes(19_999), widget_bytes(20_000));
+    let opts = merge_opts().max_depth(30_000);
+    let out = client_apply_bytes(&m, Some(&l), schema, &TypeRef::Detect, &opts).unwrap();
+    assert_eq!(out.action, ApplyAction::Configured);
+    let merged = String::from_utf8(out.merged).unwrap();
+    // The manifest's depth: the live object's innermost level is gone.
+    assert_eq!(merged.matches(r#"{"a":"#).count(), 19_999);
+    assert!(merged.contains(r#"{"a":1}"#));
+    // The default limit refuses the same documents with `too_deep`.
+    let e = client_apply_bytes(&m, Some(&l), schema, &TypeRef::Detect, &merge_opts()).unwrap_err();
+    assert_eq!(e.name(), "too_deep");
+}
+
+/// A Widget whose `spec` nests `n` objects deep, as JSON bytes.
+fn widget_bytes(n: usize) -> Vec<u8> {
+    let mut s = String::from(
+        r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":"#,
+    );
+    s.push_str(&r#"{"a":"#.repeat(n));
+    s.push('1');
+    s.push_str(&"}".repeat(n));
+    s.push('}');
+    s.into_bytes()
+}
