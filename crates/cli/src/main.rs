@@ -16,7 +16,7 @@
 //! reached through `smpatch::ops`).
 
 use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
-use smpatch::apply_flow::{self, ClientApplyOptions};
+use smpatch::apply_flow::{self, ApplyPatchType, ClientApplyOptions};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
 use smpatch::{looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef, UnionOptions};
@@ -84,7 +84,15 @@ kubectl.kubernetes.io/last-applied-configuration annotation (empty when \
 absent, with kubectl's warning), modified = MANIFEST, current = LIVE. Fields \
 dropped from the manifest since the last apply are deleted; fields only the \
 live object has are kept. stdout: the new live objects (or, with --show-patch, \
-the patches); stderr: kubectl's `KIND/NAME configured|unchanged|created` lines.";
+the patches); stderr: kubectl's `KIND/NAME configured|unchanged|created` lines.
+
+The patch is a strategic merge patch (--type strategic, the default): what \
+kubectl sends for the built-in Kubernetes types. For custom resources and any \
+kind it has no Go type for, kubectl computes a three-way JSON merge patch \
+(RFC 7386; kubernetes/kubernetes#58414) instead: --type merge does the same \
+(no schema needed, lists replaced whole, no conflict check), and --type auto \
+chooses per object as kubectl does (strategic for the built-in types, merge for \
+the rest).";
 
 /// `smpatch patch --help` examples (run from the repository root).
 const PATCH_EXAMPLES: &str = "\
@@ -109,7 +117,9 @@ const APPLY_EXAMPLES: &str = "\
 Examples (run from the repository root):
   smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml -o yaml
   smpatch apply -f testdata/examples/deployment-v2.yaml --live testdata/examples/live.yaml --show-patch -o yaml
-  kubectl get deploy web -o yaml > live.yaml && smpatch apply -f manifest.yaml --live live.yaml";
+  kubectl get deploy web -o yaml > live.yaml && smpatch apply -f manifest.yaml --live live.yaml
+  # a custom resource as kubectl applies it (three-way JSON merge patch, no schema needed):
+  smpatch apply --type merge -f crates/cli/testdata/widget-v2.yaml --live crates/cli/testdata/widget-live.yaml";
 
 /// `smpatch explain --help` examples.
 const EXPLAIN_EXAMPLES: &str = "\
@@ -238,6 +248,19 @@ enum PatchType {
     Json,
 }
 
+/// `smpatch apply --type`: the three-way patch kubectl computes.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ApplyType {
+    /// Strategic merge patch: kubectl's choice for the built-in Kubernetes types.
+    Strategic,
+    /// Three-way RFC 7386 JSON merge patch: kubectl's choice for custom resources
+    /// (no schema needed; lists replaced whole).
+    Merge,
+    /// Per object, as kubectl chooses: strategic for the built-in Kubernetes
+    /// types (the embedded schema), merge for every other kind.
+    Auto,
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Output {
     /// kubectl's `-o json` layout.
@@ -329,6 +352,10 @@ struct ApplyArgs {
     /// `-o yaml`, a comment names each patch's object).
     #[arg(long)]
     show_patch: bool,
+    /// The three-way patch: strategic (built-in types), merge (RFC 7386, as
+    /// kubectl applies custom resources) or auto (kubectl's choice per object).
+    #[arg(long = "type", value_enum, default_value = "strategic")]
+    patch_type: ApplyType,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     output: Output,
@@ -481,6 +508,19 @@ fn merge_type_hint(mut f: Failure) -> Failure {
         f.message = format!(
             "{message}; or use --type merge, which needs no schema (kubectl's choice for \
              custom resources) [unknown_type]"
+        );
+    }
+    f
+}
+
+/// `f` with, for an `unknown_type` error of `apply`, the patch type that
+/// needs no schema: `kubectl apply` computes a three-way JSON merge patch
+/// for kinds it has no Go type for (kubernetes/kubernetes#58414).
+fn apply_merge_hint(mut f: Failure) -> Failure {
+    if let Some(message) = f.message.strip_suffix(" [unknown_type]") {
+        f.message = format!(
+            "{message}; or use --type merge, which needs no schema (the three-way JSON merge \
+             patch kubectl applies custom resources with) [unknown_type]"
         );
     }
     f
@@ -961,7 +1001,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             }
             for obj in &objects {
                 if a.patch_type == PatchType::Merge {
-                    results.push(rfc::merge_like_kubectl(&arena, obj.value, p));
+                    results.push(smpatch::json_merge::merge_like_go(&arena, obj.value, p));
                     continue;
                 }
                 match rfc::json_patch(&arena, obj.value, p) {
@@ -1057,7 +1097,7 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
             })?
             .into_value()
         }
-        PatchType::Merge => rfc::merge_diff(&arena, o, m),
+        PatchType::Merge => smpatch::json_merge::two_way(&arena, o, m),
         PatchType::Json => rfc::json_diff(&arena, o, m),
     };
     let empty = match patch {
@@ -1146,9 +1186,24 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
                 .with_compound_keys(a.engine.compound_keys),
         )
         .max_depth(limits.max_depth);
+    let embedded = [smpatch::embedded_schema()?];
     let mut results = Vec::with_capacity(manifests.len());
     let mut labels = Vec::new();
     for (i, manifest) in manifests.iter().enumerate() {
+        let patch_type = match a.patch_type {
+            ApplyType::Strategic => ApplyPatchType::Strategic,
+            ApplyType::Merge => ApplyPatchType::Merge,
+            // kubectl: a strategic merge patch for the types compiled into
+            // it, a JSON merge patch for everything else.
+            ApplyType::Auto => {
+                let probe = Op::Apply(ApplyOptions::default());
+                match ops::resolve_type(&probe, &embedded, &TypeRef::Detect, &[*manifest]) {
+                    Ok(_) => ApplyPatchType::Strategic,
+                    Err(_) => ApplyPatchType::Merge,
+                }
+            }
+        };
+        let opts = opts.clone().patch_type(patch_type);
         let live = find_live(&lives, *manifest);
         let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
             if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {
@@ -1157,7 +1212,7 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
                     format!("{} [{}]", e.message(), e.name()),
                 )
             } else {
-                Failure::in_document(e, &manifest_name, i, manifests.len())
+                apply_merge_hint(Failure::in_document(e, &manifest_name, i, manifests.len()))
             }
         })?;
         // kubectl's warning and summary line, on stderr so that stdout stays

@@ -1,9 +1,10 @@
-//! `--type merge` (RFC 7386 JSON merge patch) and `--type json` (RFC 6902
-//! JSON patch) on arena values, so numbers keep their exact text (big
-//! integers included) and compare as in the strategic path
-//! ([`Value::deep_eq`]: integers and floats distinct, numerically within a
-//! kind). Object members keep their order; a removed member leaves the
-//! others where they were.
+//! `--type json` (RFC 6902 JSON patch) on arena values, so numbers keep
+//! their exact text (big integers included) and compare as in the strategic
+//! path ([`Value::deep_eq`]: integers and floats distinct, numerically
+//! within a kind). Object members keep their order; a removed member leaves
+//! the others where they were. `--type merge` (RFC 7386) is
+//! `smpatch::json_merge`, shared with `smpatch apply --type merge`; the
+//! tests here compare both with the `json-patch` crate.
 //!
 //! The walks recurse on document depth, which the parser bounds
 //! (`--max-depth`); the stack grows on demand like the engines' walks.
@@ -16,114 +17,6 @@ const STACK_GROWTH: usize = 1024 * 1024;
 
 fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, f)
-}
-
-/// RFC 7386: `patch` merged into `target` (lists stored as sent). The CLI
-/// uses [`merge_like_kubectl`]; this strict form is what the tests compare
-/// with the `json-patch` crate.
-#[cfg(test)]
-pub fn merge<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>) -> Value<'a> {
-    merge_with(arena, target, patch, false)
-}
-
-/// `kubectl patch --type merge`: RFC 7386 as the Go library kubectl uses
-/// (`evanphx/json-patch` v4 `MergePatch`) does it. A patch value stored where
-/// the target holds no object (absent, `null`, a scalar or a list) loses its
-/// `null` members at every depth, inside lists too (`{"a":[{"b":null}]}`
-/// stores `{"a":[{}]}`; `null` list items stay); a list replacing an object
-/// is stored as sent. [`merge`] keeps lists as sent everywhere (RFC 7386).
-/// The patch itself must be an object (the caller checks).
-pub fn merge_like_kubectl<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>) -> Value<'a> {
-    merge_with(arena, target, patch, true)
-}
-
-fn merge_with<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>, go: bool) -> Value<'a> {
-    let Some(p) = patch.as_object() else {
-        if go && !target.is_object() {
-            return prune_nulls(arena, patch);
-        }
-        return patch;
-    };
-    let mut members: Vec<Member<'a>> = target
-        .as_object()
-        .map(|t| t.members().to_vec())
-        .unwrap_or_default();
-    for m in p.members() {
-        let at = members.iter().position(|t| t.key == m.key);
-        match (at, m.value.is_null()) {
-            (Some(i), true) => {
-                members.remove(i);
-            }
-            (None, true) => {}
-            (Some(i), false) => {
-                let merged = grow(|| merge_with(arena, members[i].value, m.value, go));
-                members[i].value = merged;
-            }
-            (None, false) => members.push(Member {
-                key: m.key,
-                value: grow(|| merge_with(arena, Value::Null, m.value, go)),
-            }),
-        }
-    }
-    Value::object_from_members(arena, &members)
-}
-
-/// `v` without the `null` members of its objects, at every depth (`null`
-/// list items stay): the Go library's `pruneNulls`.
-fn prune_nulls<'a>(arena: &'a Arena, v: Value<'a>) -> Value<'a> {
-    if let Some(items) = v.as_array() {
-        let items: Vec<Value<'a>> = items
-            .iter()
-            .map(|x| {
-                if x.is_null() {
-                    *x
-                } else {
-                    grow(|| prune_nulls(arena, *x))
-                }
-            })
-            .collect();
-        return Value::array_from(arena, &items);
-    }
-    let Some(o) = v.as_object() else {
-        return v;
-    };
-    let members: Vec<Member<'a>> = o
-        .members()
-        .iter()
-        .filter(|m| !m.value.is_null())
-        .map(|m| Member {
-            key: m.key,
-            value: grow(|| prune_nulls(arena, m.value)),
-        })
-        .collect();
-    Value::object_from_members(arena, &members)
-}
-
-/// RFC 7386: the merge patch that turns `original` into `modified`.
-pub fn merge_diff<'a>(arena: &'a Arena, original: Value<'a>, modified: Value<'a>) -> Value<'a> {
-    let (Some(a), Some(b)) = (original.as_object(), modified.as_object()) else {
-        return modified;
-    };
-    let mut out: Vec<Member<'a>> = a
-        .members()
-        .iter()
-        .filter(|m| !b.contains_key(m.key))
-        .map(|m| Member {
-            key: m.key,
-            value: Value::Null,
-        })
-        .collect();
-    for m in b.members() {
-        match a.get(m.key) {
-            Some(av) if av.deep_eq(&m.value) => {}
-            Some(av) if av.is_object() && m.value.is_object() => out.push(Member {
-                key: m.key,
-                value: grow(|| merge_diff(arena, av, m.value)),
-            }),
-            _ => out.push(*m),
-        }
-    }
-    Value::object_from_members(arena, &out)
 }
 
 /// RFC 6902: the operations that turn `original` into `modified`: members
@@ -434,6 +327,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value as J;
+    use smpatch::json_merge::{merge, merge_like_go as merge_like_kubectl, two_way as merge_diff};
     use smpatch_value::{from_serde, parse_json, to_json_string, to_serde, ParseOptions};
 
     fn json() -> impl Strategy<Value = J> {

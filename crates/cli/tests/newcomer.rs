@@ -560,7 +560,7 @@ fn extract_of_an_unknown_manager_lists_the_managers() {
 /// `apply` of a custom resource with its CRD merges strategically (keyed
 /// by the CRD's list-map keys): a port only the live object has stays.
 /// kubectl would send a JSON merge patch and drop it (docs/DIVERGENCES.md,
-/// "Custom resources").
+/// "Custom resources"; `apply --type merge` does that, tests/apply_merge.rs).
 #[test]
 fn custom_resource_apply_merges_strategically() {
     let dir = std::env::temp_dir().join(format!("smpatch-cr-{}", std::process::id()));
@@ -704,9 +704,9 @@ fn type_name_takes_kinds_and_short_names() {
     assert!(err.trim_end().ends_with("[unknown_type]"), "{err}");
 }
 
-/// A custom resource without its CRD: `patch` and `diff` also name
-/// `--type merge`, which needs no schema (kubectl's choice for custom
-/// resources); `apply` has no such flag and does not.
+/// A custom resource without its CRD: `patch`, `diff` and `apply` also
+/// name `--type merge`, which needs no schema (kubectl's choice for custom
+/// resources; `apply --type merge` is the three-way JSON merge patch).
 #[test]
 fn unknown_kind_names_merge_for_patch_and_diff() {
     let widget = "crates/cli/testdata/widget.yaml";
@@ -723,5 +723,11 @@ fn unknown_kind_names_merge_for_patch_and_diff() {
     assert!(out.contains("\"kind\": \"Widget\""), "{out}");
     let (code, _, err) = run(&["apply", "-f", widget, "--live", widget]);
     assert_eq!(code, 1, "{err}");
-    assert!(!err.contains("--type merge"), "{err}");
+    assert!(
+        err.ends_with(
+            "; or use --type merge, which needs no schema (the three-way JSON merge patch \
+             kubectl applies custom resources with) [unknown_type]\n"
+        ),
+        "{err}"
+    );
 }

@@ -4,9 +4,12 @@
 //! `MergingMapsHaveConflicts` and its patch composition).
 //!
 //! Owns: [`create_two_way`], [`create_three_way`] (the `kubectl apply` diff),
-//! [`conflicts`], [`compose`], [`CreateOptions`] and [`Precondition`].
+//! [`conflicts`], [`compose`], [`CreateOptions`] and [`Precondition`];
+//! [`json_merge`], the RFC 7386 JSON merge patch kubectl uses for kinds it
+//! has no Go type for (two-way, the three-way `kubectl apply` patch, and the
+//! schema-free merge those need).
 //!
-//! Must not: parse schemas or documents itself, or merge patches on its own:
+//! Must not: parse schemas or documents itself, or merge strategic patches on its own:
 //! composition reuses `smpatch-patch-apply`'s COMPOSE mode (the three-way
 //! patch's composition takes the long keyed lists its diff already
 //! composed, and hands every object it cannot reproduce exactly to that
@@ -36,6 +39,7 @@ mod conflict;
 mod diff;
 mod diff3;
 mod gosort;
+pub mod json_merge;
 mod keys;
 mod shared;
 

@@ -15,6 +15,13 @@
 //! 4. The three-way patch of original, modified and live (a `conflict`
 //!    error without `overwrite`), then the patch merged into the live object.
 //!
+//! That is kubectl's flow for the kinds compiled into it (the built-in
+//! Kubernetes types): a strategic merge patch. For every other kind (custom
+//! resources, [kubernetes/kubernetes#58414](https://github.com/kubernetes/kubernetes/issues/58414))
+//! kubectl computes a three-way JSON merge patch (RFC 7386) instead and the
+//! API server merges it as one: [`ApplyPatchType::Merge`] does the same
+//! (no schema needed, lists replaced whole; see [`crate::json_merge::three_way`]).
+//!
 //! The engines do the merging; this module only builds the documents.
 //!
 //! ```
@@ -39,10 +46,11 @@
 //! ```
 
 use crate::input::{check_object, parse_options};
+use crate::json_merge;
 use crate::ops::{self, Op};
 use crate::{Error, ErrorKind, Output, PatchErrorKind, TypeRef};
 use smpatch_patch_apply::ApplyOptions;
-use smpatch_patch_create::CreateOptions;
+use smpatch_patch_create::{CreateOptions, Precondition};
 use smpatch_schema::Schema;
 use smpatch_value::{parse_json, to_go_json, Arena, Member, Object, Value};
 use std::fmt;
@@ -55,14 +63,46 @@ pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-co
 pub const LAST_APPLIED_POINTER: &str =
     "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration";
 
-/// Options of the apply flow. `Default`: overwrite on (kubectl's default),
-/// the engines' default options.
+/// The patch type of the apply flow: which three-way patch kubectl computes
+/// and the API server merges.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ApplyPatchType {
+    /// Strategic merge patch, with the type's patch metadata (merge keys,
+    /// strategies): kubectl's choice for the built-in Kubernetes types.
+    #[default]
+    Strategic,
+    /// RFC 7386 JSON merge patch (`CreateThreeWayJSONMergePatch`): kubectl's
+    /// choice for every kind it has no Go type for (custom resources). No
+    /// schema is needed or used; lists are replaced whole; there is no
+    /// conflict check (kubectl has none in this mode, so
+    /// [`ClientApplyOptions::overwrite`] does not apply); a patch that would
+    /// change `apiVersion`, `kind` or `metadata.name` of a live object is
+    /// kubectl's `precondition_failed` error.
+    Merge,
+}
+
+impl ApplyPatchType {
+    /// The name `--type` takes: `strategic`, `merge`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyPatchType::Strategic => "strategic",
+            ApplyPatchType::Merge => "merge",
+        }
+    }
+}
+
+/// Options of the apply flow. `Default`: a strategic merge patch,
+/// overwrite on (kubectl's default), the engines' default options.
 ///
 /// ```
-/// use smpatch::apply_flow::ClientApplyOptions;
+/// use smpatch::apply_flow::{ApplyPatchType, ClientApplyOptions};
 /// let opts = ClientApplyOptions::default().overwrite(false).max_depth(64);
 /// assert!(!opts.overwrite);
 /// assert_eq!(opts.create.max_depth, 64);
+/// assert_eq!(opts.patch_type, ApplyPatchType::Strategic);
+/// let crd = ClientApplyOptions::default().patch_type(ApplyPatchType::Merge);
+/// assert_eq!(crd.patch_type, ApplyPatchType::Merge);
 /// ```
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,6 +115,9 @@ pub struct ClientApplyOptions {
     pub create: CreateOptions,
     /// Options of merging the patch into the live object.
     pub apply: ApplyOptions,
+    /// The three-way patch to compute: strategic (default) or, as kubectl
+    /// does for custom resources, an RFC 7386 JSON merge patch.
+    pub patch_type: ApplyPatchType,
 }
 
 impl Default for ClientApplyOptions {
@@ -83,6 +126,7 @@ impl Default for ClientApplyOptions {
             overwrite: true,
             create: CreateOptions::default(),
             apply: ApplyOptions::default(),
+            patch_type: ApplyPatchType::Strategic,
         }
     }
 }
@@ -110,6 +154,12 @@ impl ClientApplyOptions {
     /// Sets the options of the merge into the live object.
     pub fn apply_options(mut self, apply: ApplyOptions) -> Self {
         self.apply = apply;
+        self
+    }
+
+    /// Sets [`patch_type`](ClientApplyOptions::patch_type).
+    pub fn patch_type(mut self, patch_type: ApplyPatchType) -> Self {
+        self.patch_type = patch_type;
         self
     }
 }
@@ -210,12 +260,16 @@ pub struct ClientApplied<T> {
 }
 
 /// The apply flow on documents already read into `arena`: `live` is `None`
-/// when the object does not exist yet. The type is found in `schemas`
+/// when the object does not exist yet. With a strategic patch
+/// ([`ClientApplyOptions::patch_type`]) the type is found in `schemas`
 /// (first that has it wins) from the manifest, then the last-applied
-/// configuration, then the live object.
+/// configuration, then the live object; a JSON merge patch reads neither
+/// `schemas` nor `ty`.
 ///
 /// Errors: the engines' (a `conflict` without `overwrite`, …), `unknown_type`,
-/// and a bad last-applied annotation (path under [`LAST_APPLIED_POINTER`]).
+/// a bad last-applied annotation (path under [`LAST_APPLIED_POINTER`]) and,
+/// for a JSON merge patch, `precondition_failed` (the manifest changes the
+/// live object's `apiVersion`, `kind` or `metadata.name`).
 pub fn run<'a>(
     arena: &'a Arena,
     manifest: Value<'a>,
@@ -237,17 +291,17 @@ pub fn run<'a>(
     encoded.push('\n');
     let last_applied: &'a str = arena.alloc_str(&encoded);
     let modified = set_last_applied(arena, base, Some(Value::String(last_applied)));
-    let create = Op::Create3 {
-        options: opts.create.clone(),
-        overwrite: opts.overwrite,
+    let (patch, merged) = match opts.patch_type {
+        ApplyPatchType::Strategic => strategic(
+            arena,
+            [original, modified, live],
+            schemas,
+            ty,
+            opts,
+            manifest,
+        )?,
+        ApplyPatchType::Merge => merge_patch(arena, [original, modified, live], exists, manifest)?,
     };
-    let docs = [original, modified, live];
-    let cursor = ops::resolve_type(&create, schemas, ty, &docs)?;
-    let patch = ops::execute(arena, &create, &docs, cursor)
-        .map_err(|e| short_conflict(e, &resource_name(manifest)))?
-        .into_value();
-    let merge = Op::Apply(opts.apply.clone());
-    let merged = ops::execute(arena, &merge, &[live, patch], cursor)?.into_value();
     let action = match patch {
         _ if !exists => ApplyAction::Created,
         Value::Object(o) if o.is_empty() => ApplyAction::Unchanged,
@@ -261,6 +315,65 @@ pub fn run<'a>(
         resource: resource_name(manifest),
         warning,
     })
+}
+
+/// The strategic three-way patch of `[original, modified, live]` and the
+/// live object with it merged in.
+fn strategic<'a>(
+    arena: &'a Arena,
+    docs: [Value<'a>; 3],
+    schemas: &[&Schema],
+    ty: &TypeRef,
+    opts: &ClientApplyOptions,
+    manifest: Value<'a>,
+) -> Result<(Value<'a>, Value<'a>), Error> {
+    let live = docs[2];
+    let create = Op::Create3 {
+        options: opts.create.clone(),
+        overwrite: opts.overwrite,
+    };
+    let cursor = ops::resolve_type(&create, schemas, ty, &docs)?;
+    let patch = ops::execute(arena, &create, &docs, cursor)
+        .map_err(|e| short_conflict(e, &resource_name(manifest)))?
+        .into_value();
+    let merge = Op::Apply(opts.apply.clone());
+    let merged = ops::execute(arena, &merge, &[live, patch], cursor)?.into_value();
+    Ok((patch, merged))
+}
+
+/// kubectl's three-way JSON merge patch of `[original, modified, live]`
+/// (with its preconditions when the object exists: kubectl creates a new
+/// object instead of patching it) and the live object with it merged in as
+/// the API server merges one.
+fn merge_patch<'a>(
+    arena: &'a Arena,
+    [original, modified, live]: [Value<'a>; 3],
+    exists: bool,
+    manifest: Value<'a>,
+) -> Result<(Value<'a>, Value<'a>), Error> {
+    let preconditions = if exists {
+        vec![
+            Precondition::RequireKeyUnchanged("apiVersion".into()),
+            Precondition::RequireKeyUnchanged("kind".into()),
+            Precondition::RequireMetadataKeyUnchanged("name".into()),
+        ]
+    } else {
+        Vec::new()
+    };
+    let patch =
+        json_merge::three_way(arena, original, modified, live, &preconditions).map_err(|e| {
+            let e = Error::from(e);
+            // kubectl's words, with the object and the field.
+            let message = format!(
+                "{}: at least one of apiVersion, kind and name was changed ({} differs from the \
+                 live object; a JSON merge patch cannot change it)",
+                resource_name(manifest),
+                e.path()
+            );
+            let path = e.path().to_owned();
+            Error::new(e.kind(), path, message).with_source(e)
+        })?;
+    Ok((patch, json_merge::merge_like_go(arena, live, patch)))
 }
 
 /// The apply flow on `serde_json` values: `live` is `None` when the object

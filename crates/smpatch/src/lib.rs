@@ -26,6 +26,7 @@
 //! | the patch between two versions (`kubectl edit`) | [`create_two_way_json`] |
 //! | `kubectl apply`'s three-way patch | [`create_three_way_json`] with [`ThreeWayDocs`] and [`OnConflict`] |
 //! | the whole `kubectl apply` flow (last-applied annotation, merge, `configured`) | [`apply_flow::client_apply_json`] |
+//! | `kubectl apply` of a custom resource (three-way JSON merge patch) | the same with [`apply_flow::ApplyPatchType::Merge`]; [`json_merge`] |
 //! | whether two patches conflict; one patch for two | [`conflicts_json`], [`compose_json`] |
 //! | unions (KEP-1027) and enums (KEP-2887) | [`server_apply_json`], [`normalize_json`], [`validate_json`] |
 //! | field sets and extract (KEP-2155) | [`fields_json`], [`extract_json`], [`owners_json`] |
@@ -105,6 +106,9 @@ pub use input::{check_object, looks_like_json, parse_document};
 pub use smpatch_fieldsets as fieldsets;
 pub use smpatch_fieldsets::ErrorKind as FieldsErrorKind;
 pub use smpatch_patch_apply::{ApplyOptions, ErrorKind as PatchErrorKind};
+/// RFC 7386 JSON merge patches on arena values (kubectl's patch type for
+/// custom resources): merge, two-way and the three-way `kubectl apply` patch.
+pub use smpatch_patch_create::json_merge;
 pub use smpatch_patch_create::{CreateOptions, OnConflict};
 pub use smpatch_schema::{Cursor, LoadOptions, Schema, SchemaErrorKind};
 pub use smpatch_union_normalize::ErrorKind as UnionErrorKind;
