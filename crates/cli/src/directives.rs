@@ -81,7 +81,18 @@ fn check(key: &str) -> Option<String> {
         .iter()
         .map(|d| (edit_distance(&lower, &d.to_ascii_lowercase()), *d))
         .min()?;
-    if distance > 2 {
+    // Two edits for a head as long as the directive (`$retainkeys` with a
+    // swapped pair); one for a long head of another length (`$retainKey`);
+    // none otherwise, so a CRD field such as `$path` or `$patches` is no
+    // misspelled `$patch`.
+    let allowed = if lower.len() == d.len() {
+        2
+    } else if head.len() >= 7 {
+        1
+    } else {
+        0
+    };
+    if distance > allowed {
         return None;
     }
     let meant = match field {
@@ -147,5 +158,16 @@ mod tests {
         assert!(found[3]
             .message
             .contains("did you mean \"$deleteFromPrimitiveList/finalizers\""));
+    }
+
+    /// Short `$` fields of custom resources that are one or two edits from
+    /// `$patch` are fields, not misspellings (no warning on every patch).
+    #[test]
+    fn short_dollar_fields_are_not_taken_for_directives() {
+        assert!(run(r#"{"spec":{"$path":"/a","$patches":[1],"$pat":0,"$match":"x"}}"#).is_empty());
+        // A long head one edit away still is.
+        let found = run(r#"{"spec":{"$retainKey":["a"]}}"#);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("did you mean \"$retainKeys\""));
     }
 }

@@ -661,7 +661,10 @@ fn parse_texts<'a>(
     if looks_like_json(bytes) {
         return match parse_json(arena, bytes, &opts) {
             Ok(v) => Ok(vec![v]),
-            Err(e) if e.kind == smpatch::ParseErrorKind::Syntax => {
+            Err(e)
+                if e.kind == smpatch::ParseErrorKind::Syntax
+                    || (read_flow_yaml && yaml_may_read(e.kind)) =>
+            {
                 match std::str::from_utf8(bytes).ok().map(yaml) {
                     Some(Ok(docs)) if read_flow_yaml => Ok(docs),
                     Some(Ok(_)) => {
@@ -683,6 +686,17 @@ fn parse_texts<'a>(
 
 /// What the CLI adds to a JSON syntax error in text that is valid YAML flow
 /// style: kubectl reads text starting with `{` or `[` as JSON only.
+/// Whether a JSON error of this kind leaves YAML a chance to read the
+/// text (kubectl reads an RFC 6902 patch as YAML whatever its JSON
+/// error; a limit the input broke is final either way).
+fn yaml_may_read(kind: smpatch::ParseErrorKind) -> bool {
+    use smpatch::ParseErrorKind as K;
+    !matches!(
+        kind,
+        K::TooDeep | K::TooLarge | K::StringTooLong | K::InvalidUtf8
+    )
+}
+
 const FLOW_YAML_HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl \
     reads it; quote the keys and strings, or write the YAML in block style)";
 

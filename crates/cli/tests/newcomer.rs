@@ -731,3 +731,33 @@ fn unknown_kind_names_merge_for_patch_and_diff() {
         "{err}"
     );
 }
+
+/// An RFC 6902 patch (`--type json`) is read as YAML whatever the JSON
+/// parser found wrong, as kubectl reads it: a trailing YAML comment is
+/// accepted (kubectl 1.32 prints `replicas: 3` for the same command).
+#[test]
+fn json_patch_with_a_trailing_comment_is_read_as_yaml() {
+    let (code, out, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/replicas","value":3}] # three"#,
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nspec:\n  replicas: 3\n"), "{out}");
+    // A strategic patch is still read as JSON only, as kubectl reads it.
+    let (code, _, err) = run(&[
+        "patch",
+        "-f",
+        DEPLOY,
+        "-p",
+        r#"{"spec":{"replicas":3}} # three"#,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("[invalid_document]"), "{err}");
+}

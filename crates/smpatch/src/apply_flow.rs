@@ -437,7 +437,9 @@ pub fn client_apply_bytes(
         .transpose()?;
     // The merged object is about the live object plus the new annotation
     // (the manifest again, escaped): its buffer is reserved once.
-    let merged_hint = live.map_or(0, <[u8]>::len) + manifest.len().saturating_mul(2);
+    let merged_hint = live
+        .map_or(0, <[u8]>::len)
+        .saturating_add(manifest.len().saturating_mul(2));
     finish(run(&arena, m, l, &[schema], ty, opts)?, merged_hint)
 }
 

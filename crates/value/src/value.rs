@@ -437,7 +437,7 @@ impl<'a> Object<'a> {
 
     /// The compact JSON text this object was parsed from, when that text is
     /// exactly what the compact writer would write for it: the JSON parser
-    /// records it for objects of at least [`COMPACT_SOURCE_MIN`] bytes with
+    /// records it for objects of at least 256 bytes of text with
     /// no whitespace and no escape sequence anywhere inside (and no
     /// duplicate key). Objects built any other way have none.
     ///
@@ -445,10 +445,7 @@ impl<'a> Object<'a> {
     /// equal member by member, in the same order, down to each number's
     /// literal (the three-way diff skips subtrees the three documents hold
     /// as one text).
-    ///
-    /// [`COMPACT_SOURCE_MIN`]: crate::parse_json::COMPACT_SOURCE_MIN
     #[inline]
-    #[allow(rustdoc::private_intra_doc_links)]
     pub fn compact_source(&self) -> Option<&'a str> {
         match self.members.first() {
             Some(Member {
