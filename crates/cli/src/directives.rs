@@ -81,16 +81,17 @@ fn check(key: &str) -> Option<String> {
         .iter()
         .map(|d| (edit_distance(&lower, &d.to_ascii_lowercase()), *d))
         .min()?;
-    // Two edits for a head as long as the directive (`$retainkeys` with a
-    // swapped pair); one for a long head of another length (`$retainKey`);
-    // none otherwise, so a CRD field such as `$path` or `$patches` is no
-    // misspelled `$patch`.
-    let allowed = if lower.len() == d.len() {
-        2
-    } else if head.len() >= 7 {
-        1
-    } else {
+    // A short head (`$path`, `$match`, `$patches`: fields a custom
+    // resource may have) is a misspelling only when it differs from the
+    // directive in case alone (`$Patch`); a longer one may be two edits
+    // away when it is as long as the directive (`$retainkeys` with a
+    // swapped pair), one otherwise (`$retainKey`).
+    let allowed = if head.len() < 9 {
         0
+    } else if lower.len() == d.len() {
+        2
+    } else {
+        1
     };
     if distance > allowed {
         return None;
