@@ -191,6 +191,50 @@ pub(crate) fn find_stop(b: &[u8], i: usize) -> usize {
     at
 }
 
+/// The position of the first byte at or after `pos` that is not JSON
+/// whitespace (`pos` is at a whitespace byte or the end).
+///
+/// Pretty-printed input is a newline and a run of spaces before nearly every
+/// token (four per nesting level in `kubectl get -o json`): runs of spaces
+/// go eight bytes per step, right after the byte that starts them.
+///
+/// Inline: out of line (a call in the reading loop) it cost compact input
+/// 1.4 % more instructions, and so did a separate test for the single
+/// space of `": "` (docs/BENCHMARKS.md).
+#[inline]
+fn skip_ws_run(b: &[u8], mut pos: usize) -> usize {
+    loop {
+        match b.get(pos) {
+            // The newline (or other whitespace) and the indentation after it.
+            Some(b' ' | b'\n' | b'\r' | b'\t') => pos = skip_spaces(b, pos + 1),
+            _ => return pos,
+        }
+    }
+}
+
+/// The position of the first byte at or after `pos` that is not a space.
+///
+/// SWAR: a word xor eight spaces is zero exactly when all eight bytes are
+/// spaces, and its lowest non-zero byte is the first other byte (xor works
+/// byte by byte, no carries).
+#[inline(always)]
+fn skip_spaces(b: &[u8], pos: usize) -> usize {
+    let mut at = pos;
+    while let Some(c) = b.get(at..at + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let other = u64::from_le_bytes(w) ^ (LO * u64::from(b' '));
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
 impl<'a> Parser<'a, '_> {
     /// The reading loop. The position is a local (`pos`), passed to and
     /// returned from the helpers, never a field: the parser's speed is
@@ -349,20 +393,13 @@ impl<'a> Parser<'a, '_> {
     /// The position of the first byte at or after `pos` that is not JSON
     /// whitespace.
     #[inline(always)]
-    fn skip_ws(&mut self, mut pos: usize) -> usize {
+    fn skip_ws(&mut self, pos: usize) -> usize {
         // Compact input has no whitespace: one comparison settles it.
         if self.b.get(pos).is_none_or(|&c| c > b' ') {
             return pos;
         }
         self.events += 1;
-        while let Some(&c) = self.b.get(pos) {
-            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                pos += 1;
-            } else {
-                break;
-            }
-        }
-        pos
+        skip_ws_run(self.b, pos)
     }
 
     fn literal(&self, pos: &mut usize, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
