@@ -10,7 +10,8 @@
 //! `parse` (the 121 KB Deployment of the apply bench), `parse-serde` (the
 //! same with serde_json's `from_slice` into `serde_json::Value`),
 //! `parse-doc` / `parse-doc-serde` (the compact 120 KB `k8s_doc` of the
-//! `value` bench),
+//! `value` bench), `parse-pretty` (the 121 KB Deployment as `kubectl get -o
+//! json` writes it: newlines, four spaces per level, `": "` after keys),
 //! `deploy-apply-bytes` (`deploy-apply` through the facade's `apply_bytes`,
 //! which adds its per-call work: arena, type look-up, output buffer), or
 //! `op-only` variants
@@ -64,6 +65,22 @@ fn operate<'a>(
     Some(ops::engine(arena, kind(base)?, v, cursor, opts))
 }
 
+/// `text` as `kubectl get -o json` writes it (four spaces per level):
+/// serde_json's pretty form (two) with each line's indentation doubled
+/// (JSON strings hold no raw newline, so every line starts outside one).
+fn pretty4(text: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let two = serde_json::to_string_pretty(&v).unwrap();
+    let lines: Vec<String> = two
+        .lines()
+        .map(|l| {
+            let body = l.trim_start_matches(' ');
+            format!("{}{body}", " ".repeat(2 * (l.len() - body.len())))
+        })
+        .collect();
+    lines.join("\n")
+}
+
 #[inline(never)]
 fn measured<R>(f: impl FnOnce() -> R) -> R {
     f()
@@ -105,7 +122,7 @@ fn main() {
     let case = match base {
         "apply-one" => case_env_one(n),
         "deploy-apply" | "deploy-apply-bytes" | "deploy-create2" | "deploy-create3" | "parse"
-        | "parse-serde" | "parse-doc" | "parse-doc-serde" => case_deployment_50(),
+        | "parse-serde" | "parse-doc" | "parse-doc-serde" | "parse-pretty" => case_deployment_50(),
         _ => case_env_all(n),
     };
     let schema = smpatch_schema::embedded();
@@ -114,6 +131,11 @@ fn main() {
     let opts = ops::Opts::default();
     // The compact 120 KB document of the `value` bench (`value_parse/120KB`).
     let doc120 = smpatch_benches::k8s_doc(120_000);
+    let pretty = if base == "parse-pretty" {
+        pretty4(&case.original)
+    } else {
+        String::new()
+    };
     let docs: Vec<&[u8]> = match base {
         "apply-all" | "apply-one" | "deploy-apply" | "deploy-apply-bytes" => {
             vec![case.original.as_bytes(), case.patch.as_bytes()]
@@ -121,6 +143,7 @@ fn main() {
         "create2" | "deploy-create2" => vec![case.original.as_bytes(), case.modified.as_bytes()],
         "parse" | "parse-serde" => vec![case.original.as_bytes()],
         "parse-doc" | "parse-doc-serde" => vec![doc120.as_bytes()],
+        "parse-pretty" => vec![pretty.as_bytes()],
         _ => vec![
             case.original.as_bytes(),
             case.modified.as_bytes(),

@@ -191,6 +191,50 @@ pub(crate) fn find_stop(b: &[u8], i: usize) -> usize {
     at
 }
 
+/// The position of the first byte at or after `pos` that is not JSON
+/// whitespace (`pos` is at a whitespace byte or the end).
+///
+/// Pretty-printed input is a newline and a run of spaces before nearly every
+/// token (four per nesting level in `kubectl get -o json`): runs of spaces
+/// go eight bytes per step, right after the byte that starts them.
+///
+/// Inline: out of line (a call in the reading loop) it cost compact input
+/// 1.4 % more instructions, and so did a separate test for the single
+/// space of `": "` (docs/BENCHMARKS.md).
+#[inline]
+fn skip_ws_run(b: &[u8], mut pos: usize) -> usize {
+    loop {
+        match b.get(pos) {
+            // The newline (or other whitespace) and the indentation after it.
+            Some(b' ' | b'\n' | b'\r' | b'\t') => pos = skip_spaces(b, pos + 1),
+            _ => return pos,
+        }
+    }
+}
+
+/// The position of the first byte at or after `pos` that is not a space.
+///
+/// SWAR: a word xor eight spaces is zero exactly when all eight bytes are
+/// spaces, and its lowest non-zero byte is the first other byte (xor works
+/// byte by byte, no carries).
+#[inline(always)]
+fn skip_spaces(b: &[u8], pos: usize) -> usize {
+    let mut at = pos;
+    while let Some(c) = b.get(at..at + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let other = u64::from_le_bytes(w) ^ (LO * u64::from(b' '));
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
 impl<'a> Parser<'a, '_> {
     /// The reading loop. The position is a local (`pos`), passed to and
     /// returned from the helpers, never a field: the parser's speed is
@@ -349,20 +393,13 @@ impl<'a> Parser<'a, '_> {
     /// The position of the first byte at or after `pos` that is not JSON
     /// whitespace.
     #[inline(always)]
-    fn skip_ws(&mut self, mut pos: usize) -> usize {
+    fn skip_ws(&mut self, pos: usize) -> usize {
         // Compact input has no whitespace: one comparison settles it.
         if self.b.get(pos).is_none_or(|&c| c > b' ') {
             return pos;
         }
         self.events += 1;
-        while let Some(&c) = self.b.get(pos) {
-            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                pos += 1;
-            } else {
-                break;
-            }
-        }
-        pos
+        skip_ws_run(self.b, pos)
     }
 
     fn literal(&self, pos: &mut usize, word: &[u8], v: Value<'a>) -> Result<Value<'a>, ParseError> {
@@ -1314,5 +1351,212 @@ mod tests {
         // Non-ASCII bytes are never stops.
         let s = "héllo wörld, ünïcode\"";
         assert_eq!(find_stop(s.as_bytes(), 0), s.len() - 1);
+    }
+
+    /// Whitespace runs of every length from 0 to 40: all spaces, a newline
+    /// and indentation, CR LF and indentation, tabs, and mixes of all four
+    /// with spaces between them (so the eight-byte steps over spaces stop
+    /// and restart at every alignment).
+    fn ws_runs() -> Vec<String> {
+        const MIX: [char; 8] = [' ', ' ', ' ', '\n', ' ', '\t', ' ', '\r'];
+        let mut out = Vec::new();
+        for len in 0..=40usize {
+            let sp = " ".repeat(len);
+            out.push(sp.clone());
+            out.push(format!("\n{sp}"));
+            out.push(format!("\r\n{sp}"));
+            out.push(format!("{sp}\t"));
+            out.push("\t".repeat(len));
+            out.push((0..len).map(|i| MIX[(i * 5 + len) % 8]).collect());
+            out.push(format!("{sp}\n{sp}"));
+        }
+        out
+    }
+
+    /// Every place JSON allows whitespace, filled with every run of
+    /// [`ws_runs`] after a string of 0 to 7 bytes (all alignments): the value
+    /// is serde_json's, and the same as the compact text's.
+    #[test]
+    fn whitespace_runs_everywhere_read_as_serde_json_reads_them() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let template =
+            r#"W{W"p"W:W"PAD"W,W"a"W:W[W1W,W"s"W,W{W}W,W[W]W,WtrueW,W-2.50e1W]W,W"b"W:WnullW}W"#;
+        for pad in 0..8 {
+            let compact = template.replace('W', "").replace("PAD", &"x".repeat(pad));
+            let want =
+                crate::to_json_string(&parse_json(&arena, compact.as_bytes(), &opts).unwrap());
+            for ws in ws_runs() {
+                let doc = template.replace('W', &ws).replace("PAD", &"x".repeat(pad));
+                let v = parse_json(&arena, doc.as_bytes(), &opts).expect(&doc);
+                let theirs: serde_json::Value = serde_json::from_str(&doc).expect(&doc);
+                let back: serde_json::Value =
+                    serde_json::from_str(&crate::to_json_string(&v)).unwrap();
+                assert_eq!(back, theirs, "{doc:?}");
+                assert_eq!(crate::to_json_string(&v), want, "{doc:?}");
+            }
+        }
+    }
+
+    /// Errors right after a whitespace run (every run of [`ws_runs`], after
+    /// a string of 0 to 7 bytes): the kind, the offset of the offending
+    /// byte (or the end of the input), the pointer, and the line and column
+    /// counted over the whitespace; serde_json refuses the same text.
+    #[test]
+    fn errors_after_whitespace_runs_keep_kind_offset_path_and_line_column() {
+        use ParseErrorKind::{DuplicateKey, Empty, InvalidUtf8, Syntax, TrailingCharacters};
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        // (text before the run, text after it, kind, pointer, error at the
+        // end of the input instead of right after the run)
+        let cases: &[(&str, &[u8], ParseErrorKind, &str, bool)] = &[
+            (r#"{"p":"PAD","a":1,"#, b"}", Syntax, "", false),
+            (r#"{"p":"PAD","a""#, b"1}", Syntax, "", false),
+            (r#"{"p":"PAD","a":"#, b"}", Syntax, "/a", false),
+            (r#"["PAD",1"#, br#""s"]"#, Syntax, "/2", false),
+            (r#"["PAD","#, b"]", Syntax, "/1", false),
+            (r#"["PAD"]"#, b"x", TrailingCharacters, "", false),
+            (r#"["PAD","#, b"\x01]", Syntax, "/1", false),
+            (r#"{"p":"PAD","a":"#, b"\xFF}", InvalidUtf8, "/a", false),
+            (r#"{"a":"PAD","#, br#""a":2}"#, DuplicateKey, "/a", false),
+            (r#"{"p":"PAD","a":1"#, b"", Syntax, "", true),
+            (r#"["PAD","#, b"", Syntax, "/1", true),
+            (r#"{"p":"PAD","a":"#, b"", Syntax, "/a", true),
+        ];
+        let mut checked = 0;
+        for pad in 0..8 {
+            let padding = "x".repeat(pad);
+            for &(before, after, kind, path, at_end) in cases {
+                let before = before.replace("PAD", &padding);
+                for ws in ws_runs() {
+                    let mut doc = format!("{before}{ws}").into_bytes();
+                    let at = if at_end {
+                        doc.len() + after.len()
+                    } else {
+                        doc.len()
+                    };
+                    doc.extend_from_slice(after);
+                    let e = parse_json(&arena, &doc, &opts).unwrap_err();
+                    let shown = String::from_utf8_lossy(&doc);
+                    assert_eq!(
+                        (e.kind, e.offset, e.path.as_str()),
+                        (kind, at, path),
+                        "{shown:?}: {e}"
+                    );
+                    let text = &doc[..at];
+                    let line = text.iter().filter(|&&c| c == b'\n').count() + 1;
+                    let col = at - text.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1) + 1;
+                    assert_eq!((e.line, e.column), (line, col), "{shown:?}: {e}");
+                    if kind != DuplicateKey {
+                        assert!(serde_json::from_slice::<serde_json::Value>(&doc).is_err());
+                    }
+                    checked += 1;
+                }
+            }
+            // Whitespace alone, and nothing at all.
+            for ws in ws_runs() {
+                let e = parse_json(&arena, ws.as_bytes(), &opts).unwrap_err();
+                assert_eq!((e.kind, e.offset), (Empty, ws.len()), "{ws:?}");
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
+
+    /// Line and column after indentation, written out by hand.
+    #[test]
+    fn line_and_column_count_indentation() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let deep = format!("[\n{}tru", " ".repeat(37));
+        // (input, line, column)
+        let cases: &[(&str, usize, usize)] = &[
+            ("{\n    \"a\": 1,\n    \"b\": x\n}", 3, 10),
+            ("{\n\t\"a\": [\r\n\t\t1,\r\n\t\t]\n}", 4, 3),
+            (&deep, 2, 41),
+            ("{\n        \"a\": 1\n        \n    ,}", 4, 6),
+            ("[1,\n                \"\u{1}\"]", 2, 18),
+        ];
+        for &(input, line, column) in cases {
+            let e = parse_json(&arena, input.as_bytes(), &opts).unwrap_err();
+            assert_eq!((e.line, e.column), (line, column), "{input:?}: {e}");
+        }
+    }
+
+    /// A document as `kubectl get -o json` writes it (four spaces per
+    /// level), with tabs, and with CR LF line ends reads as its compact
+    /// text does, and keeps no compact source of the pretty text.
+    #[test]
+    fn pretty_printed_documents_read_as_their_compact_text() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        let compact = doc_of(6000);
+        let want = crate::to_json_string(&parse_json(&arena, compact.as_bytes(), &opts).unwrap());
+        // Indentation `unit` per level, `eol` line ends, `": "` after keys
+        // (the compact text holds no raw newline inside its strings).
+        let pretty = |unit: &str, eol: &str| -> String {
+            let (mut out, mut depth, mut in_str, mut esc) = (String::new(), 0usize, false, false);
+            for c in compact.chars() {
+                if in_str {
+                    out.push(c);
+                    (in_str, esc) = (esc || c != '"', !esc && c == '\\');
+                    continue;
+                }
+                match c {
+                    '{' | '[' => {
+                        depth += 1;
+                        out.push(c);
+                        out.push_str(&format!("{eol}{}", unit.repeat(depth)));
+                    }
+                    '}' | ']' => {
+                        depth -= 1;
+                        out.push_str(&format!("{eol}{}", unit.repeat(depth)));
+                        out.push(c);
+                    }
+                    ',' => out.push_str(&format!(",{eol}{}", unit.repeat(depth))),
+                    ':' => out.push_str(": "),
+                    '"' => {
+                        in_str = true;
+                        out.push(c);
+                    }
+                    _ => out.push(c),
+                }
+            }
+            out
+        };
+        let two = pretty("  ", "\n");
+        assert!(two.len() > compact.len() + 1000);
+        for doc in [
+            two.clone(),
+            pretty("    ", "\n"),
+            pretty("\t", "\n"),
+            pretty("    ", "\r\n"),
+            format!("\n\n{}\n   \n", pretty("        ", "\n")),
+        ] {
+            let v = parse_json(&arena, doc.as_bytes(), &opts).unwrap();
+            assert_eq!(crate::to_json_string(&v), want);
+        }
+    }
+
+    #[test]
+    fn skip_spaces_and_runs_stop_at_the_first_other_byte() {
+        for len in 0..30 {
+            for at in 0..=len {
+                for &c in &[
+                    b'\n', b'\t', b'\r', b'"', b'x', 0x00, 0x80, 0xff, 0x21, 0x1f,
+                ] {
+                    let mut v = vec![b' '; len];
+                    if at < len {
+                        v[at] = c;
+                    }
+                    let first = v.iter().position(|&x| x != b' ').unwrap_or(len);
+                    assert_eq!(skip_spaces(&v, 0), first, "{v:?}");
+                    let run = v
+                        .iter()
+                        .position(|&x| !matches!(x, b' ' | b'\n' | b'\r' | b'\t'))
+                        .unwrap_or(len);
+                    assert_eq!(skip_ws_run(&v, 0), run, "{v:?}");
+                }
+            }
+        }
     }
 }
