@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
 use crate::error::{Error, ErrorKind};
-use crate::pe::{write_string, PathElement};
+use crate::pe::{write_escaped, write_string, PathElement};
 use crate::set::FieldSet;
 use smpatch_value::{Path, Step};
 
@@ -23,7 +23,9 @@ impl FieldSet {
     /// first in the object of a node that is a member and has paths below
     /// it, no whitespace. The empty set is `{}`.
     pub fn to_json(&self) -> String {
-        let mut out = String::with_capacity(64);
+        // About 16 bytes per path (`"f:name":{}` and the separators);
+        // counting them is cheap next to growing the buffer repeatedly.
+        let mut out = String::with_capacity(self.len().saturating_mul(16).max(2));
         out.push('{');
         self.write_body(&mut out, false);
         out.push('}');
@@ -44,9 +46,16 @@ impl FieldSet {
         let mut key = String::new();
         for e in self.entries() {
             sep(out);
-            key.clear();
-            e.element.write(&mut key);
-            write_string(out, &key, false);
+            if let PathElement::Field(name) = e.element {
+                // `"f:` + the escaped name: the common case, no copy.
+                out.push_str("\"f:");
+                write_escaped(out, name);
+                out.push('"');
+            } else {
+                key.clear();
+                e.element.write(&mut key);
+                write_string(out, &key, false);
+            }
             out.push_str(":{");
             if let Some(ch) = e.below {
                 ch.write_body(out, e.member);
