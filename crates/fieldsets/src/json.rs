@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
 use crate::error::{Error, ErrorKind};
-use crate::pe::{write_string, PathElement};
+use crate::pe::{write_escaped, write_string, PathElement};
 use crate::set::FieldSet;
 use smpatch_value::{Path, Step};
 
@@ -23,7 +23,9 @@ impl FieldSet {
     /// first in the object of a node that is a member and has paths below
     /// it, no whitespace. The empty set is `{}`.
     pub fn to_json(&self) -> String {
-        let mut out = String::with_capacity(64);
+        // About 16 bytes per path (`"f:name":{}` and the separators);
+        // counting them is cheap next to growing the buffer repeatedly.
+        let mut out = String::with_capacity(self.len().saturating_mul(16).max(2));
         out.push('{');
         self.write_body(&mut out, false);
         out.push('}');
@@ -42,36 +44,56 @@ impl FieldSet {
             out.push_str("\".\":{}");
         }
         let mut key = String::new();
-        let (mut mi, mut ci) = (0, 0);
-        loop {
-            let m = self.members.get(mi);
-            let c = self.children.get(ci);
-            let (pe, member, child) = match (m, c) {
-                (None, None) => break,
-                (Some(m), None) => (m, true, None),
-                (None, Some((p, ch))) => (p, false, Some(ch)),
-                (Some(m), Some((p, ch))) => match m.cmp(p) {
-                    std::cmp::Ordering::Less => (m, true, None),
-                    std::cmp::Ordering::Greater => (p, false, Some(ch)),
-                    std::cmp::Ordering::Equal => (m, true, Some(ch)),
-                },
-            };
-            if member {
-                mi += 1;
-            }
-            if child.is_some() {
-                ci += 1;
-            }
+        for e in self.entries() {
             sep(out);
-            key.clear();
-            pe.write(&mut key);
-            write_string(out, &key, false);
+            if let PathElement::Field(name) = e.element {
+                // `"f:` + the escaped name: the common case, no copy.
+                out.push_str("\"f:");
+                write_escaped(out, name);
+                out.push('"');
+            } else {
+                key.clear();
+                e.element.write(&mut key);
+                write_string(out, &key, false);
+            }
             out.push_str(":{");
-            if let Some(ch) = child {
-                ch.write_body(out, member);
+            if let Some(ch) = e.below {
+                ch.write_body(out, e.member);
             }
             out.push('}');
         }
+    }
+
+    /// The canonical FieldsV1 JSON as a `serde_json` value, built straight
+    /// from the set: the value [`FieldSet::to_json`] parses to, members in
+    /// canonical order (this crate enables serde_json's `preserve_order`).
+    ///
+    /// ```
+    /// use smpatch_fieldsets::FieldSet;
+    /// let s = FieldSet::from_json(br#"{"f:b":{},"f:a":{".":{},"f:x":{}}}"#).unwrap();
+    /// let v = s.to_serde();
+    /// assert_eq!(serde_json::to_string(&v).unwrap(), s.to_json());
+    /// ```
+    pub fn to_serde(&self) -> serde_json::Value {
+        serde_json::Value::Object(self.serde_body(false))
+    }
+
+    fn serde_body(&self, include_self: bool) -> serde_json::Map<String, serde_json::Value> {
+        let (lo, _) = self.entries().size_hint();
+        let mut map = serde_json::Map::with_capacity(lo + usize::from(include_self));
+        if include_self && !self.is_empty() {
+            map.insert(".".to_owned(), empty_object());
+        }
+        for e in self.entries() {
+            let mut key = String::new();
+            e.element.write(&mut key);
+            let v = match e.below {
+                Some(ch) => serde_json::Value::Object(ch.serde_body(e.member)),
+                None => empty_object(),
+            };
+            map.insert(key, v);
+        }
+        map
     }
 
     /// Reads FieldsV1 JSON (any member order and whitespace; escapes
@@ -122,6 +144,10 @@ impl FieldSet {
             Err(e) => Err(Error::new(ErrorKind::InvalidFieldsV1, "", e.to_string())),
         }
     }
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
 }
 
 /// The place `at` (then the key `last`, if any) as FieldsV1 path elements

@@ -43,5 +43,5 @@ pub use extract::{
     ManagedFieldsEntry, MissingEntry, Owner, Unmatched,
 };
 pub use pe::{path_string, Path, PathElement, PeValue};
-pub use set::{FieldSet, MAX_SET_DEPTH};
+pub use set::{Entries, Entry, FieldSet, MAX_SET_DEPTH};
 pub use walk::{fields_of, server_fields, FieldsOptions, Shape};

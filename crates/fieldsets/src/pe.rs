@@ -411,6 +411,46 @@ pub fn path_string(path: &[PathElement]) -> String {
 /// of bytes that need no escape are copied at once.
 pub(crate) fn write_string(out: &mut String, s: &str, html: bool) {
     out.push('"');
+    if html {
+        write_escaped_html(out, s);
+    } else {
+        write_escaped(out, s);
+    }
+    out.push('"');
+}
+
+/// The body of a plainly escaped JSON string (no quotes): only `"`, `\`
+/// and control characters are escaped, so one comparison per byte finds
+/// them.
+pub(crate) fn write_escaped(out: &mut String, s: &str) {
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x20 && c != b'"' && c != b'\\' {
+            continue;
+        }
+        out.push_str(s.get(start..i).unwrap_or_default());
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 0xf)]));
+            }
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+}
+
+/// The body of an HTML-safe escaped JSON string (no quotes).
+fn write_escaped_html(out: &mut String, s: &str) {
+    let html = true;
     let b = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
@@ -447,7 +487,6 @@ pub(crate) fn write_string(out: &mut String, s: &str, html: bool) {
         i += len;
     }
     out.push_str(&s[start..]);
-    out.push('"');
 }
 
 /// Floats as the reference's JSON library writes them: plain decimal for 0

@@ -264,6 +264,25 @@ impl FieldSet {
         self.difference(other).is_empty()
     }
 
+    /// The node's entries in canonical order (path-element order, as the
+    /// FieldsV1 writer lists them): each path element once, with whether the
+    /// one-element path is a member and the set below it, if any. A traversal
+    /// for building other representations (a JSON value, say) without going
+    /// through FieldsV1 text.
+    ///
+    /// ```
+    /// use smpatch_fieldsets::{FieldSet, PathElement};
+    /// let s = FieldSet::from_json(br#"{"f:a":{".":{},"f:x":{}},"f:b":{}}"#).unwrap();
+    /// let e: Vec<_> = s.entries().map(|e| (e.element.to_string(), e.member, e.below.is_some())).collect();
+    /// assert_eq!(e, [("f:a".to_owned(), true, true), ("f:b".to_owned(), true, false)]);
+    /// ```
+    pub fn entries(&self) -> Entries<'_> {
+        Entries {
+            members: &self.members,
+            children: &self.children,
+        }
+    }
+
     /// Every path, in order (a node before the paths below it).
     pub fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
@@ -286,36 +305,72 @@ impl FieldSet {
     }
 
     fn collect(&self, prefix: &mut Path, out: &mut Vec<Path>, leaves_only: bool) {
-        let mut ci = 0;
-        let mut mi = 0;
-        loop {
-            let m = self.members.get(mi);
-            let c = self.children.get(ci);
-            let (pe, is_member, child) = match (m, c) {
-                (None, None) => break,
-                (Some(m), None) => (m, true, None),
-                (None, Some((p, ch))) => (p, false, Some(ch)),
-                (Some(m), Some((p, ch))) => match m.cmp(p) {
-                    Ordering::Less => (m, true, None),
-                    Ordering::Greater => (p, false, Some(ch)),
-                    Ordering::Equal => (m, true, Some(ch)),
-                },
-            };
-            if is_member {
-                mi += 1;
-            }
-            if child.is_some() {
-                ci += 1;
-            }
-            prefix.push(pe.clone());
-            if is_member && (child.is_none() || !leaves_only) {
+        for e in self.entries() {
+            prefix.push(e.element.clone());
+            if e.member && (e.below.is_none() || !leaves_only) {
                 out.push(prefix.clone());
             }
-            if let Some(ch) = child {
+            if let Some(ch) = e.below {
                 ch.collect(prefix, out, leaves_only);
             }
             prefix.pop();
         }
+    }
+}
+
+/// One entry of a [`FieldSet`] node (see [`FieldSet::entries`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'s> {
+    /// The path element.
+    pub element: &'s PathElement,
+    /// Whether the one-element path `[element]` is in the set.
+    pub member: bool,
+    /// The (non-empty) set of the longer paths starting with `element`.
+    pub below: Option<&'s FieldSet>,
+}
+
+/// The iterator of [`FieldSet::entries`].
+#[derive(Clone, Debug)]
+pub struct Entries<'s> {
+    members: &'s [PathElement],
+    children: &'s [(PathElement, FieldSet)],
+}
+
+impl<'s> Iterator for Entries<'s> {
+    type Item = Entry<'s>;
+
+    fn next(&mut self) -> Option<Entry<'s>> {
+        let (member, below) = match (self.members.first(), self.children.first()) {
+            (None, None) => return None,
+            (Some(m), None) => (Some(m), None),
+            (None, Some(c)) => (None, Some(c)),
+            (Some(m), Some(c)) => match m.cmp(&c.0) {
+                Ordering::Less => (Some(m), None),
+                Ordering::Greater => (None, Some(c)),
+                Ordering::Equal => (Some(m), Some(c)),
+            },
+        };
+        if member.is_some() {
+            self.members = self.members.get(1..).unwrap_or_default();
+        }
+        if below.is_some() {
+            self.children = self.children.get(1..).unwrap_or_default();
+        }
+        let element = match (member, below) {
+            (Some(m), _) => m,
+            (None, Some((p, _))) => p,
+            (None, None) => return None,
+        };
+        Some(Entry {
+            element,
+            member: member.is_some(),
+            below: below.map(|(_, c)| c),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (m, c) = (self.members.len(), self.children.len());
+        (m.max(c), Some(m + c))
     }
 }
 

@@ -416,6 +416,27 @@ pub fn fields_of(
     Ok(set)
 }
 
+/// The node of an object's members: `FieldSet::from_parts` without its
+/// copy, since an object's keys are unique (then no element repeats and no
+/// child needs merging); repeated keys (a parser told to keep them) take
+/// the general path.
+fn node_of_keys(
+    mut members: Vec<PathElement>,
+    mut children: Vec<(PathElement, FieldSet)>,
+) -> FieldSet {
+    members.sort_unstable();
+    children.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let repeated = members.windows(2).any(|w| w.first() == w.get(1))
+        || children
+            .windows(2)
+            .any(|w| w.first().map(|x| &x.0) == w.get(1).map(|x| &x.0));
+    if repeated {
+        FieldSet::from_parts(members, children)
+    } else {
+        FieldSet { members, children }
+    }
+}
+
 const SERVER_METADATA: [&str; 9] = [
     "name",
     "namespace",
@@ -490,7 +511,7 @@ impl Walker<'_> {
                 let Value::Object(obj) = value else {
                     return Ok((FieldSet::new(), false));
                 };
-                let mut members = Vec::new();
+                let mut members = Vec::with_capacity(if self.collect { obj.len() } else { 0 });
                 let mut children = Vec::new();
                 for (k, v) in obj.iter() {
                     let here = path.key(k);
@@ -511,7 +532,7 @@ impl Walker<'_> {
                         members.push(pe);
                     }
                 }
-                Ok((FieldSet::from_parts(members, children), false))
+                Ok((node_of_keys(members, children), false))
             }
             Atom::List { elem, plan, open } => {
                 let Value::Array(items) = value else {

@@ -102,6 +102,17 @@ proptest! {
     }
 
     #[test]
+    fn to_serde_is_the_parsed_canonical_text(a in set()) {
+        // The direct value (members in canonical order) is exactly what the
+        // canonical text parses to, and writes back to the same bytes.
+        let text = a.to_json();
+        let v = a.to_serde();
+        let parsed: serde_json::Value = serde_json::from_str(&text).expect("own output parses");
+        prop_assert_eq!(&v, &parsed);
+        prop_assert_eq!(serde_json::to_string(&v).expect("writes"), text);
+    }
+
+    #[test]
     fn insertion_order_does_not_matter(paths in prop::collection::vec(prop::collection::vec(pe(), 1..4), 0..8)) {
         let mut fwd = FieldSet::new();
         for p in &paths { fwd.insert(p); }

@@ -8,7 +8,7 @@ use crate::ops::{self, Op};
 use crate::{arena_for, document, Error, Input, TypeRef};
 use smpatch_fieldsets::{ExtractOptions, FieldSet, FieldsOptions};
 use smpatch_schema::Schema;
-use smpatch_value::{Arena, Value};
+use smpatch_value::{Arena, Member, Object, Value};
 
 /// A `_bytes` input of the field-set functions: JSON or YAML (one document).
 struct JsonOrYaml<'b>(&'b [u8]);
@@ -25,16 +25,40 @@ impl Input for JsonOrYaml<'_> {
 }
 
 /// The canonical FieldsV1 JSON of `set` as a value in `arena` (members in
-/// canonical order).
+/// canonical order), built straight from the set (no FieldsV1 text).
 pub(crate) fn set_value<'a>(arena: &'a Arena, set: &FieldSet) -> Result<Value<'a>, Error> {
-    let text = arena.alloc_str(&set.to_json());
-    smpatch_value::parse_json(
-        arena,
-        text.as_bytes(),
-        &smpatch_value::ParseOptions::default()
-            .with_max_depth(smpatch_fieldsets::MAX_SET_DEPTH + 1),
-    )
-    .map_err(|e| Error::parse(e, "field set"))
+    let mut key = String::new();
+    Ok(Value::Object(set_object(arena, set, false, &mut key)))
+}
+
+/// One node of [`set_value`]; `include_self` adds the `"."` entry of a node
+/// that is also a member. Recursion is bounded by
+/// [`smpatch_fieldsets::MAX_SET_DEPTH`], as in `FieldSet::to_json`.
+fn set_object<'a>(
+    arena: &'a Arena,
+    set: &FieldSet,
+    include_self: bool,
+    key: &mut String,
+) -> Object<'a> {
+    let (lo, _) = set.entries().size_hint();
+    let mut members = Vec::with_capacity(lo + usize::from(include_self));
+    if include_self && !set.is_empty() {
+        members.push(Member {
+            key: ".",
+            value: Value::Object(Object::EMPTY),
+        });
+    }
+    for e in set.entries() {
+        key.clear();
+        e.element.write(key);
+        let k = arena.alloc_str(key);
+        let value = match e.below {
+            Some(ch) => Value::Object(set_object(arena, ch, e.member, key)),
+            None => Value::Object(Object::EMPTY),
+        };
+        members.push(Member { key: k, value });
+    }
+    Object::from_members(arena.alloc_slice_copy(&members))
 }
 
 /// Owners as a JSON value: `[{"path": "f:…", "owners": [{"manager", "operation",
@@ -87,7 +111,16 @@ pub fn fields_json(
     ty: &TypeRef,
     opts: &FieldsOptions,
 ) -> Result<serde_json::Value, Error> {
-    document(Op::Fields(opts.clone()), &[object], schema, ty)
+    // Straight from the set to serde_json: the pipeline's
+    // `Outcome::FieldSet` value would be built in the arena and then
+    // converted, which the serde_json answer does not need.
+    let op = Op::Fields(opts.clone());
+    let docs: [&serde_json::Value; 1] = [object];
+    let arena = arena_for(&op, &docs);
+    let value = object.read(&arena, &op, op.roles()[0])?;
+    let cursor = ops::resolve_type(&op, &[schema], ty, &[value])?;
+    let set = smpatch_fieldsets::fields_of(&value, cursor, opts)?;
+    Ok(set.to_serde())
 }
 
 /// [`fields_json`] on JSON or YAML bytes (one document); answers the
