@@ -847,6 +847,7 @@ def main():
     ap.add_argument("--smpatch", default=os.path.join(REPO, "target", "debug", "smpatch"))
     ap.add_argument("--out", default="/tmp/realshapes")
     ap.add_argument("--kinds", help="comma list: only these kinds (and no fieldsets pods)")
+    ap.add_argument("--compact", action="store_true", help="both runners' --compact (request lines and files as compact JSON)")
     args = ap.parse_args()
     if args.kinds:
         ONLY[:] = args.kinds.split(",")
@@ -861,7 +862,8 @@ def main():
             print("== apply (kubectl patch --local) ==", flush=True)
             subprocess.run([py, os.path.join(HERE, "..", "kubectl-differential", "run.py"), "--cases", path,
                             "--jobs", str(min(args.jobs, 2)), "--smpatch", args.smpatch,
-                            "--out", os.path.join(args.out, "apply")], check=True)
+                            "--out", os.path.join(args.out, "apply")] + (["--compact"] if args.compact else []),
+                           check=True)
     if args.what in ("all", "create", "roundtrip", "cases"):
         lines = gen_create(args.seed, args.n2, args.n3, args.napply, args.n3c)
         path = os.path.join(args.out, "create.jsonl")
@@ -872,7 +874,8 @@ def main():
             print("== create2 / create3 (kubectl edit / kubectl apply) ==", flush=True)
             subprocess.run([py, os.path.join(HERE, "run.py"), "--replay", path, "--seed", str(args.seed),
                             "--jobs", str(min(args.jobs, 2)), "--smpatch", args.smpatch,
-                            "--out", os.path.join(args.out, "create")], check=True)
+                            "--out", os.path.join(args.out, "create")] + (["--compact"] if args.compact else []),
+                           check=True)
         if args.what in ("all", "roundtrip"):
             print("== round trip ==", flush=True)
             roundtrip(args, lines)

@@ -209,8 +209,87 @@ def features(p, acc=None):
     return acc
 
 
+# `--compact`: request lines and `smpatch apply` files are written as Go's
+# encoder writes them (sorted keys, no whitespace) but without \u escapes,
+# so the parser keeps the compact text of large objects and create3 skips
+# subtrees the three documents share.
+COMPACT = False
+COMPACT_MIN = 256  # value::parse_json::COMPACT_SOURCE_MIN
+
+
+def dumps(v):
+    if COMPACT:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return json.dumps(v)
+
+
+def shared_texts(docs, counts):
+    """Counts, for `--compact`, where create3's one-text skip can fire:
+    objects of at least COMPACT_MIN bytes of escape-free compact text at the
+    same path in every document of `docs` with the same text."""
+    def walk(vs, top):
+        if not all(isinstance(v, dict) for v in vs) and not all(isinstance(v, list) for v in vs):
+            return 0
+        if all(isinstance(v, dict) for v in vs):
+            t = dumps(vs[0])
+            if len(t) >= COMPACT_MIN and "\\" not in t and all(dumps(v) == t for v in vs[1:]):
+                return 1
+            return sum(walk([v[k] for v in vs], False) for k in vs[0] if all(k in v for v in vs))
+        if len({len(v) for v in vs}) != 1:
+            return 0
+        return sum(walk(list(x), False) for x in zip(*vs))
+    n = walk(docs, True)
+    if n:
+        counts["cases"] += 1
+        counts["subtrees"] += n
+
+
+BIG_PATHS = [("metadata", "labels"), ("metadata", "annotations"), ("spec", "template", "metadata", "labels"),
+             ("spec", "template", "spec", "nodeSelector"), ("spec", "nodeSelector")]
+
+
+def grow(rng, docs):
+    """`--big`: string maps of 12-20 entries (300-600 bytes compact) at the
+    label, annotation and nodeSelector paths the manifest has, the same in
+    all three documents or changed in one or two of them (another writer,
+    the manifest, an older configuration), so that create3's one-text skip
+    and current standing for original meet large subtrees."""
+    o, m, c = docs
+    for path in BIG_PATHS:
+        parent = m
+        for k in path[:-1]:
+            parent = parent.get(k) if isinstance(parent, dict) else None
+        if path == ("spec", "nodeSelector") and m.get("kind") != "Pod":
+            continue
+        if not isinstance(parent, dict) or rng.random() < 0.3:
+            continue
+        base = {f"big.example.com/k{j}": f"value-{rng.randrange(10 ** 6)}" for j in range(rng.randrange(12, 21))}
+        how = pick(rng, ["all", "all", "all", "oc", "om", "mc", "one-each"])
+        vals = [dict(base), dict(base), dict(base)]
+        if how != "all":
+            for d in {"oc": [1], "om": [2], "mc": [0], "one-each": [0, 1, 2]}[how]:
+                k = pick(rng, sorted(vals[d]))
+                if rng.random() < 0.5:
+                    vals[d][k] = "changed"
+                else:
+                    del vals[d][k]
+        for doc, v in zip(docs, vals):
+            if doc is None:
+                continue
+            q = doc
+            for k in path[:-1]:
+                q = q.get(k) if isinstance(q, dict) else None
+            if isinstance(q, dict):
+                old = q.get(path[-1])
+                q[path[-1]] = {**old, **v} if isinstance(old, dict) else v
+
+
+def pick(rng, xs):
+    return xs[rng.randrange(len(xs))]
+
+
 def ours_batch(smpatch, reqs):
-    out = subprocess.run([smpatch, "batch"], input="".join(json.dumps(r) + "\n" for r in reqs),
+    out = subprocess.run([smpatch, "batch"], input="".join(dumps(r) + "\n" for r in reqs),
                          capture_output=True, text=True, check=True)
     res = {}
     for line in out.stdout.split("\n"):
@@ -301,7 +380,13 @@ def main():
                     help="probability of avoiding duplicate merge keys (0: many duplicates)")
     ap.add_argument("--kinds", nargs="?", const="all",
                     help="base objects from kubectl-differential/kinds.py: 'all' namespaced kinds or a comma list")
+    ap.add_argument("--compact", action="store_true",
+                    help="write request lines and apply files as compact JSON (create3's one-text skip)")
+    ap.add_argument("--big", action="store_true",
+                    help="large string maps shared by or differing between the three documents (see grow)")
     args = ap.parse_args()
+    global COMPACT
+    COMPACT = args.compact
     gdgen.DUP_SKIP = args.dup_skip
     if args.kinds:
         gdgen.KINDS = gdgen.NAMESPACED_KINDS if args.kinds == "all" else args.kinds.split(",")
@@ -328,14 +413,20 @@ def main():
         for i in range(args.n3):
             rng = random.Random(args.seed * 1_000_003 + 500_000 + i)
             o, m, c = gdgen.case3(rng, f"a{args.seed}-{i}")
+            if args.big:
+                grow(rng, (o, m, c))
             cases.append(("create3", o, m, c, None))
         for i in range(args.n3c):
             rng = random.Random(args.seed * 1_000_003 + 700_000 + i)
             scen, o, m, c = gdgen.case3c(rng, f"a{args.seed}-{i}")
+            if args.big:
+                grow(rng, (o, m, c))
             cases.append(("create3c", o, m, c, scen))
         for i in range(args.napply):
             rng = random.Random(args.seed * 1_000_003 + 800_000 + i)
             o, m, c = gdgen.case3(rng, f"p{args.seed}-{i}")
+            if args.big:
+                grow(rng, (o, m, c))
             r = rng.random()
             if r < 0.5:
                 m["metadata"].pop("namespace", None)  # kubectl fills in the context's namespace
@@ -358,6 +449,7 @@ def main():
 
     # Our side, with exactly kubectl's inputs.
     reqs, inputs = [], []
+    skips = collections.defaultdict(collections.Counter)
     annot_mismatch = 0
     for i, ((op, o, m, c, scen), t) in enumerate(zip(cases, theirs)):
         if op == "create2":
@@ -380,8 +472,13 @@ def main():
                         f.write(json.dumps({"i": i, "kubectl": sent, "ours": full["metadata"]["annotations"][LA]}) + "\n")
                     full["metadata"]["annotations"][LA] = sent
             inputs.append((o2, full, cur))
+            if COMPACT:
+                shared_texts([o2, full, cur], skips[op])
             reqs.append(request(i, op, o2, full, cur))
     ours = ours_batch(args.smpatch, reqs) if reqs else {}
+    for op, n in sorted(skips.items()):
+        print(f"{op}: --compact cases with a subtree of >= {COMPACT_MIN} bytes whose text all three documents share:"
+              f" {n['cases']} ({n['subtrees']} subtrees)")
 
     tally = collections.Counter()
     mism = open(os.path.join(args.out, "mismatches.jsonl"), "w")
@@ -478,9 +575,9 @@ def cli_apply_case(api, args, i, case):
     d = tempfile.mkdtemp(dir=api.workdir)
     mf, lf, pf = (os.path.join(d, x) for x in ("manifest.json", "live.json", "patch.json"))
     with open(mf, "w") as f:
-        json.dump(m2, f)
+        f.write(dumps(m2))
     with open(lf, "w") as f:
-        json.dump(cur, f)
+        f.write(dumps(cur))
     ours_obj = run_cli(args.smpatch, ["apply", "-f", mf, "--live", lf, "-o", "json"])
     ours_patch = run_cli(args.smpatch, ["apply", "-f", mf, "--live", lf, "--show-patch", "-o", "json"])
     detail = {"kubectl": t[:2], "ours_object": ours_obj, "ours_patch": ours_patch}

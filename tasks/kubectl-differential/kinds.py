@@ -67,9 +67,15 @@ def lit(text):
     return "\x00NUM:" + text
 
 
+# run.py --compact: no whitespace and no \u escapes but control characters
+# (the value parser keeps the text of large compact objects).
+COMPACT = False
+
+
 def dumps(v):
     """JSON text with `lit` numbers written as their literal."""
-    return NUM_RE.sub(lambda m: m.group(1), json.dumps(v))
+    text = json.dumps(v, separators=(",", ":"), ensure_ascii=False) if COMPACT else json.dumps(v)
+    return NUM_RE.sub(lambda m: m.group(1), text)
 
 
 def loads_lits(v):

@@ -158,7 +158,10 @@ def main():
     ap.add_argument("--gen", choices=["gen", "kinds"], default="gen",
                     help="generator: gen.py (workloads) or kinds.py (many built-in kinds, odd numbers)")
     ap.add_argument("--kind", help="kinds.py: only this kind (e.g. Node)")
+    ap.add_argument("--compact", action="store_true",
+                    help="write the request lines as compact JSON (no whitespace, no \\u escapes)")
     args = ap.parse_args()
+    kinds.COMPACT = args.compact
     os.makedirs(args.out, exist_ok=True)
 
     if args.cases:

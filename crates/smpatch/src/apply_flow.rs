@@ -519,16 +519,15 @@ fn has_last_applied(live: Value<'_>) -> bool {
 }
 
 /// The original of the three-way patch: the live object's annotation, `{}`
-/// when it is absent or blank.
+/// when it is absent or blank, or when the annotations are not a map of
+/// strings (kubectl's `GetOriginalConfiguration` reads them through
+/// `Unstructured.GetAnnotations`, which then answers none).
 fn last_applied_of<'a>(
     arena: &'a Arena,
     live: Value<'a>,
     opts: &ClientApplyOptions,
 ) -> Result<Value<'a>, Error> {
-    let text = live
-        .get("metadata")
-        .and_then(|m| m.get("annotations"))
-        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION));
+    let text = string_annotations(live).and_then(|a| a.get(LAST_APPLIED_ANNOTATION));
     match text {
         Some(Value::String(text)) if !text.trim().is_empty() => {
             let popts = parse_options(opts.create.max_depth);

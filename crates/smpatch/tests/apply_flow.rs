@@ -137,6 +137,32 @@ fn non_string_annotations_count_as_none_like_kubectl() {
     assert!(out.warning.is_some());
 }
 
+/// kubectl reads the original through `Unstructured.GetAnnotations` too: a
+/// live object whose annotations hold a non-string value has no original,
+/// so nothing the old configuration held is deleted (found by the
+/// go-differential's `--napply` cases: kubectl's PATCH deleted nothing).
+#[test]
+fn live_annotations_with_a_non_string_value_give_no_original() {
+    let old = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"a":"1"},"name":"cfg","namespace":"prod"},"data":{"k":"v","old":"1"}}"#;
+    let manifest = cm(json!({"k": "v2"}), None);
+    let mut live = cm(json!({"k": "v", "old": "1"}), Some(old));
+    live["metadata"]["annotations"]["a"] = json!("1");
+    live["metadata"]["annotations"]["n"] = J::Null;
+    let out = run(&manifest, Some(&live), &ClientApplyOptions::default());
+    assert_eq!(out.merged["data"], json!({"k": "v2", "old": "1"}));
+    assert_eq!(out.merged["metadata"]["annotations"]["a"], "1");
+    assert!(out.warning.is_some());
+    // A text that does not parse is not read either (kubectl sends its patch).
+    live["metadata"]["annotations"][LAST_APPLIED_ANNOTATION] = json!("{not json");
+    let out = run(&manifest, Some(&live), &ClientApplyOptions::default());
+    assert_eq!(out.merged["data"], json!({"k": "v2", "old": "1"}));
+    // With string annotations only, the same original prunes `old` and `a`.
+    live["metadata"]["annotations"] = json!({ LAST_APPLIED_ANNOTATION: old, "a": "1" });
+    let out = run(&manifest, Some(&live), &ClientApplyOptions::default());
+    assert_eq!(out.merged["data"], json!({"k": "v2"}));
+    assert!(out.merged["metadata"]["annotations"].get("a").is_none());
+}
+
 #[test]
 fn bytes_keep_numbers_and_refuse_an_empty_manifest() {
     let schema = smpatch::embedded_schema().unwrap();
