@@ -1733,13 +1733,18 @@ mod tests {
             let differ = opts.differ(&arena);
             let root = Path::Root;
             if differ.unchanged(b, differ.root(&root, cursor)) {
-                for flags in [DELTA, DELETIONS, CHANGED] {
-                    let d = differ.diff_objects(a, b, differ.root(&root, cursor), flags, RetainKeys::Skip);
-                    prop_assert!(
-                        matches!(&d, Ok(p) if p.is_empty()),
-                        "x={} opts={:?} flags={:?}: {:?}",
-                        x, opts, flags, d.map(|p| to_json_string(&Value::Object(p)))
-                    );
+                // With and without a `$retainKeys` list at the top (a
+                // retainKeys field's object is diffed with `Build`).
+                for build in [false, true] {
+                    for flags in [DELTA, DELETIONS, CHANGED] {
+                        let retain = if build { RetainKeys::Build } else { RetainKeys::Skip };
+                        let d = differ.diff_objects(a, b, differ.root(&root, cursor), flags, retain);
+                        prop_assert!(
+                            matches!(&d, Ok(p) if p.is_empty()),
+                            "x={} opts={:?} flags={:?} build={}: {:?}",
+                            x, opts, flags, build, d.map(|p| to_json_string(&Value::Object(p)))
+                        );
+                    }
                 }
             }
         }
