@@ -74,7 +74,7 @@ fn parse_only(c: &mut Criterion) {
     // The same Deployment as `kubectl get -o json` writes it (newlines, four
     // spaces per level, `": "`): about three times the bytes, two thirds of
     // them whitespace.
-    let pretty = pretty4(&case.original);
+    let pretty = smpatch_benches::kubectl_pretty(&case.original);
     let bytes = pretty.as_bytes();
     let mut group = c.benchmark_group("value_parse/deployment-pretty");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -88,21 +88,6 @@ fn parse_only(c: &mut Criterion) {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(bytes).map(|v| v.is_object()))
     });
     group.finish();
-}
-
-/// `text` with four spaces per level (serde_json's pretty form has two;
-/// JSON strings hold no raw newline, so every line starts outside one).
-fn pretty4(text: &str) -> String {
-    let v: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
-    let two = serde_json::to_string_pretty(&v).expect("serializable");
-    let lines: Vec<String> = two
-        .lines()
-        .map(|l| {
-            let body = l.trim_start_matches(' ');
-            format!("{}{body}", " ".repeat(2 * (l.len() - body.len())))
-        })
-        .collect();
-    lines.join("\n")
 }
 
 fn yaml(c: &mut Criterion) {

@@ -65,22 +65,6 @@ fn operate<'a>(
     Some(ops::engine(arena, kind(base)?, v, cursor, opts))
 }
 
-/// `text` as `kubectl get -o json` writes it (four spaces per level):
-/// serde_json's pretty form (two) with each line's indentation doubled
-/// (JSON strings hold no raw newline, so every line starts outside one).
-fn pretty4(text: &str) -> String {
-    let v: serde_json::Value = serde_json::from_str(text).unwrap();
-    let two = serde_json::to_string_pretty(&v).unwrap();
-    let lines: Vec<String> = two
-        .lines()
-        .map(|l| {
-            let body = l.trim_start_matches(' ');
-            format!("{}{body}", " ".repeat(2 * (l.len() - body.len())))
-        })
-        .collect();
-    lines.join("\n")
-}
-
 #[inline(never)]
 fn measured<R>(f: impl FnOnce() -> R) -> R {
     f()
@@ -132,7 +116,7 @@ fn main() {
     // The compact 120 KB document of the `value` bench (`value_parse/120KB`).
     let doc120 = smpatch_benches::k8s_doc(120_000);
     let pretty = if base == "parse-pretty" {
-        pretty4(&case.original)
+        smpatch_benches::kubectl_pretty(&case.original)
     } else {
         String::new()
     };

@@ -410,3 +410,23 @@ pub fn patch_cases() -> Vec<PatchCase> {
 /// List sizes of the scaling benches (`benches/benches/scaling.rs` and the
 /// memory bench's per-element rows): 1k to 256k env vars.
 pub const SCALING_SIZES: [usize; 5] = [1_000, 4_000, 16_000, 64_000, 256_000];
+
+/// `text` (a JSON document) as `kubectl get -o json` writes it: four spaces
+/// per level, `": "` after keys. Built from serde_json's pretty form (two
+/// spaces) with each line's indentation doubled; JSON strings hold no raw
+/// newline, so every line starts outside one.
+///
+/// # Panics
+/// When `text` is not JSON (the bench inputs are generated, never read).
+pub fn kubectl_pretty(text: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+    let two = serde_json::to_string_pretty(&v).expect("serializable");
+    let lines: Vec<String> = two
+        .lines()
+        .map(|l| {
+            let body = l.trim_start_matches(' ');
+            format!("{}{body}", " ".repeat(2 * (l.len() - body.len())))
+        })
+        .collect();
+    lines.join("\n")
+}
