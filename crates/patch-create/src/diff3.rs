@@ -218,6 +218,23 @@ fn keyed_elems<'a>(
     Some(elems)
 }
 
+/// After a hash collision: the lists paired again by the maps (see
+/// [`Pairing::by_maps`]), with every element patch made so far dropped
+/// (they stay unused in the arena); `None` when the maps cannot pair them.
+fn repair<'a>(
+    o_e: &[Elem<'a>],
+    m_e: &[Elem<'a>],
+    c_e: &[Elem<'a>],
+    subs: [&mut [Option<Sub<'a>>]; 3],
+) -> Option<Pairing> {
+    let c_aligned = std::ptr::eq(c_e, o_e);
+    let pairs = Pairing::by_maps(o_e, m_e, c_e, c_aligned)?;
+    for sub in subs {
+        sub.fill(None);
+    }
+    Some(pairs)
+}
+
 /// Which elements of the three keyed lists carry one key, worked out once
 /// for the three diffs (each diff of `diff_keyed_unique` pairs its two
 /// lists itself): per element of modified its partner in original and in
@@ -796,14 +813,11 @@ impl<'a> Differ<'a> {
                     && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
                         || ci != UNPAIRED && differs(&c_e[ci as usize], &m_e[mi]))
                 {
-                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
-                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
+                    else {
                         return Keyed::Apart;
                     };
                     pairs = p;
-                    d_sub.fill(None);
-                    x_sub.fill(None);
-                    c_sub.fill(None);
                     continue 'pairs;
                 }
                 let here = Path::Index(path, mi);
@@ -840,14 +854,11 @@ impl<'a> Differ<'a> {
                     continue;
                 }
                 if !pairs.verified && differs(&o_e[oi as usize], &c_e[ci]) {
-                    let c_aligned = std::ptr::eq(c_e, &o_e[..]);
-                    let Some(p) = Pairing::by_maps(&o_e, &m_e, c_e, c_aligned) else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
+                    else {
                         return Keyed::Apart;
                     };
                     pairs = p;
-                    d_sub.fill(None);
-                    x_sub.fill(None);
-                    c_sub.fill(None);
                     continue 'pairs;
                 }
                 let here = Path::Index(path, ci);
