@@ -114,13 +114,24 @@ pub fn fields_json(
     // Straight from the set to serde_json: the pipeline's
     // `Outcome::FieldSet` value would be built in the arena and then
     // converted, which the serde_json answer does not need.
+    Ok(field_set(object, schema, ty, opts)?.to_serde())
+}
+
+/// The field set of one document, read with the limits the pipeline
+/// applies (its `Op::Fields` reading, type resolution and errors), for
+/// the calls that answer straight from the set.
+fn field_set<I: Input + ?Sized>(
+    object: &I,
+    schema: &Schema,
+    ty: &TypeRef,
+    opts: &FieldsOptions,
+) -> Result<FieldSet, Error> {
     let op = Op::Fields(opts.clone());
-    let docs: [&serde_json::Value; 1] = [object];
+    let docs: [&I; 1] = [object];
     let arena = arena_for(&op, &docs);
     let value = object.read(&arena, &op, op.roles()[0])?;
     let cursor = ops::resolve_type(&op, &[schema], ty, &[value])?;
-    let set = smpatch_fieldsets::fields_of(&value, cursor, opts)?;
-    Ok(set.to_serde())
+    Ok(smpatch_fieldsets::fields_of(&value, cursor, opts)?)
 }
 
 /// [`fields_json`] on JSON or YAML bytes (one document); answers the
@@ -143,14 +154,9 @@ pub fn fields_bytes(
     // The set is written once, straight from the set: the pipeline's
     // `Outcome::FieldSet` also builds the FieldsV1 value (written, then
     // parsed back into the arena), which bytes out do not need.
-    let op = Op::Fields(opts.clone());
-    let object = JsonOrYaml(object);
-    let docs: [&JsonOrYaml<'_>; 1] = [&object];
-    let arena = arena_for(&op, &docs);
-    let value = object.read(&arena, &op, op.roles()[0])?;
-    let cursor = ops::resolve_type(&op, &[schema], ty, &[value])?;
-    let set = smpatch_fieldsets::fields_of(&value, cursor, opts)?;
-    Ok(set.to_json().into_bytes())
+    Ok(field_set(&JsonOrYaml(object), schema, ty, opts)?
+        .to_json()
+        .into_bytes())
 }
 
 /// The apply configuration that `manager` owns in the live `object`
