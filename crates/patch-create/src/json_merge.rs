@@ -41,6 +41,7 @@
 use crate::{check_preconditions, Precondition};
 use smpatch_patch_apply::Error;
 use smpatch_value::{Arena, Member, Object, Value};
+use std::collections::HashMap;
 
 /// Red zone and growth step of the recursive walks (as in the engines).
 const STACK_RED_ZONE: usize = 64 * 1024;
@@ -95,28 +96,81 @@ fn merge_with<'a>(arena: &'a Arena, target: Value<'a>, patch: Value<'a>, go: boo
         }
         return patch;
     };
-    let mut members: Vec<Member<'a>> = target
+    let mut members: Vec<Option<Member<'a>>> = target
         .as_object()
-        .map(|t| t.members().to_vec())
+        .map(|t| t.members().iter().copied().map(Some).collect())
         .unwrap_or_default();
+    // Wide objects find keys through an index, narrow ones by a scan, so
+    // merging stays linear in an object's width.
+    let mut index = (members.len().saturating_add(p.len()) > SCAN_MAX).then(|| {
+        let mut map = HashMap::with_capacity(members.len());
+        for (i, t) in members.iter().flatten().enumerate() {
+            map.entry(t.key).or_insert(i);
+        }
+        map
+    });
     for m in p.members() {
-        let at = members.iter().position(|t| t.key == m.key);
+        let at = match &index {
+            Some(map) => map.get(m.key).copied(),
+            None => members
+                .iter()
+                .position(|t| t.as_ref().is_some_and(|t| t.key == m.key)),
+        };
         match (at, m.value.is_null()) {
             (Some(i), true) => {
-                members.remove(i);
+                members[i] = None;
+                if let Some(map) = index.as_mut() {
+                    map.remove(m.key);
+                }
             }
             (None, true) => {}
             (Some(i), false) => {
-                let merged = grow(|| merge_with(arena, members[i].value, m.value, go));
-                members[i].value = merged;
+                if let Some(t) = members[i].as_mut() {
+                    t.value = grow(|| merge_with(arena, t.value, m.value, go));
+                }
             }
-            (None, false) => members.push(Member {
-                key: m.key,
-                value: grow(|| merge_with(arena, Value::Null, m.value, go)),
-            }),
+            (None, false) => {
+                if let Some(map) = index.as_mut() {
+                    map.insert(m.key, members.len());
+                }
+                members.push(Some(Member {
+                    key: m.key,
+                    value: grow(|| merge_with(arena, Value::Null, m.value, go)),
+                }));
+            }
         }
     }
+    let members: Vec<Member<'a>> = members.into_iter().flatten().collect();
     Value::object_from_members(arena, &members)
+}
+
+/// Members (of an object and its patch, or of the two objects diffed)
+/// past which keys are found through a hash map instead of a scan. The
+/// map hashes with SipHash: keys may come from untrusted input.
+const SCAN_MAX: usize = 16;
+
+/// The members of `o` by key, when `o` and `other` together are wide
+/// (else `None`: [`lookup`] scans).
+fn key_map<'a>(o: Object<'a>, other: usize) -> Option<HashMap<&'a str, Value<'a>>> {
+    (o.len().saturating_add(other) > SCAN_MAX).then(|| {
+        let mut map = HashMap::with_capacity(o.len());
+        for m in o.members() {
+            map.entry(m.key).or_insert(m.value);
+        }
+        map
+    })
+}
+
+/// The value of `key` in `o`, through its [`key_map`] when it has one.
+fn lookup<'a>(
+    o: Object<'a>,
+    map: Option<&HashMap<&'a str, Value<'a>>>,
+    key: &str,
+) -> Option<Value<'a>> {
+    match map {
+        Some(map) => map.get(key).copied(),
+        None => o.get(key),
+    }
 }
 
 /// `v` without the `null` members of its objects, at every depth (`null`
@@ -167,17 +221,18 @@ pub fn two_way<'a>(arena: &'a Arena, original: Value<'a>, modified: Value<'a>) -
     let (Some(a), Some(b)) = (original.as_object(), modified.as_object()) else {
         return modified;
     };
+    let (a_keys, b_keys) = (key_map(a, b.len()), key_map(b, a.len()));
     let mut out: Vec<Member<'a>> = a
         .members()
         .iter()
-        .filter(|m| !b.contains_key(m.key))
+        .filter(|m| lookup(b, b_keys.as_ref(), m.key).is_none())
         .map(|m| Member {
             key: m.key,
             value: Value::Null,
         })
         .collect();
     for m in b.members() {
-        match a.get(m.key) {
+        match lookup(a, a_keys.as_ref(), m.key) {
             // Objects on both sides: their own patch, when not empty (no
             // deep comparison first, so nesting stays linear).
             Some(av) if av.is_object() && m.value.is_object() => {
@@ -528,6 +583,81 @@ mod tests {
             let again = three_way(&arena, v(&m), v(&m), v(&merged), &[]).unwrap();
             let twice = to_serde(&merge_like_go(&arena, v(&merged), again)).unwrap();
             prop_assert_eq!(twice, merged);
+        }
+    }
+
+    /// RFC 7386 written out over ordered member lists, for the wide-object
+    /// checks below (kept members in place, new ones appended).
+    fn naive_merge(t: &J, p: &J) -> J {
+        let Some(p) = p.as_object() else {
+            return p.clone();
+        };
+        let mut out: Vec<(String, J)> = match t.as_object() {
+            Some(t) => t.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            None => Vec::new(),
+        };
+        for (k, v) in p {
+            let at = out.iter().position(|(x, _)| x == k);
+            match (at, v.is_null()) {
+                (Some(i), true) => {
+                    out.remove(i);
+                }
+                (None, true) => {}
+                (Some(i), false) => out[i].1 = naive_merge(&out[i].1, v),
+                (None, false) => out.push((k.clone(), naive_merge(&J::Null, v))),
+            }
+        }
+        J::Object(out.into_iter().collect())
+    }
+
+    /// Objects of up to 40 members over 48 possible keys (many shared),
+    /// values null, numbers or one more such level.
+    fn wide() -> impl Strategy<Value = J> {
+        let leaf = prop_oneof![Just(J::Null), (0u8..4).prop_map(|n| json!(n))];
+        let obj = |inner: BoxedStrategy<J>| {
+            prop::collection::vec((0u8..48, inner), 0..40).prop_map(|kv| {
+                let mut m = serde_json::Map::new();
+                for (k, v) in kv {
+                    m.insert(format!("k{k}"), v);
+                }
+                J::Object(m)
+            })
+        };
+        let inner = obj(leaf.clone().boxed()).boxed();
+        obj(prop_oneof![leaf, inner].boxed())
+    }
+
+    proptest! {
+        /// Wide objects (keys found through the index) merge and diff as
+        /// the member-by-member definition does.
+        #[test]
+        fn wide_objects_merge_and_diff_as_defined(t in wide(), p in wide()) {
+            let arena = Arena::new();
+            let v = |j: &J| from_serde(&arena, j, 256).unwrap();
+            let merged_v = merge(&arena, v(&t), v(&p));
+            // Member order (serde_json's map may sort): kept members in
+            // place, new ones appended.
+            let mut order: Vec<&str> = t.as_object().unwrap().keys().map(String::as_str).collect();
+            for (k, x) in p.as_object().unwrap() {
+                match (order.iter().position(|o| o == k), x.is_null()) {
+                    (Some(i), true) => {
+                        order.remove(i);
+                    }
+                    (None, false) => order.push(k),
+                    _ => {}
+                }
+            }
+            let keys: Vec<&str> = merged_v.as_object().unwrap().members().iter().map(|m| m.key).collect();
+            prop_assert_eq!(keys, order);
+            let merged = to_serde(&merged_v).unwrap();
+            prop_assert_eq!(
+                serde_json::to_string(&merged).unwrap(),
+                serde_json::to_string(&naive_merge(&t, &p)).unwrap()
+            );
+            // The two-way patch turns t into merged.
+            let d = two_way(&arena, v(&t), v(&merged));
+            let again = to_serde(&merge(&arena, v(&t), d)).unwrap();
+            prop_assert_eq!(again, merged);
         }
     }
 }
