@@ -684,8 +684,6 @@ fn parse_texts<'a>(
     yaml(text).map_err(|e| Failure::parse(e, name))
 }
 
-/// What the CLI adds to a JSON syntax error in text that is valid YAML flow
-/// style: kubectl reads text starting with `{` or `[` as JSON only.
 /// Whether a JSON error of this kind leaves YAML a chance to read the
 /// text (kubectl reads an RFC 6902 patch as YAML whatever its JSON
 /// error; a limit the input broke is final either way).
@@ -697,6 +695,8 @@ fn yaml_may_read(kind: smpatch::ParseErrorKind) -> bool {
     )
 }
 
+/// What the CLI adds to a JSON syntax error in text that is valid YAML flow
+/// style: kubectl reads text starting with `{` or `[` as JSON only.
 const FLOW_YAML_HINT: &str = " (text that starts with { or [ is read as JSON, as kubectl \
     reads it; quote the keys and strings, or write the YAML in block style)";
 
@@ -1207,13 +1207,19 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
         let patch_type = match a.patch_type {
             ApplyType::Strategic => ApplyPatchType::Strategic,
             ApplyType::Merge => ApplyPatchType::Merge,
-            // kubectl: a strategic merge patch for the types compiled into
-            // it, a JSON merge patch for everything else.
+            // kubectl: a strategic merge patch for the types whose server
+            // takes one (read from the cluster's OpenAPI; the embedded
+            // schema's types here), a JSON merge patch for everything else
+            // (custom resources). A kubectl without the cluster's OpenAPI
+            // falls back to the types compiled into it, which leave out
+            // `CustomResourceDefinition` and `APIService` (use --type merge
+            // to reproduce that). Any error other than an unknown type is
+            // the strategic flow's to report.
             ApplyType::Auto => {
                 let probe = Op::Apply(ApplyOptions::default());
                 match ops::resolve_type(&probe, &embedded, &TypeRef::Detect, &[*manifest]) {
-                    Ok(_) => ApplyPatchType::Strategic,
-                    Err(_) => ApplyPatchType::Merge,
+                    Err(e) if e.name() == "unknown_type" => ApplyPatchType::Merge,
+                    _ => ApplyPatchType::Strategic,
                 }
             }
         };

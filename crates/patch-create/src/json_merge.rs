@@ -274,7 +274,8 @@ pub fn two_way<'a>(arena: &'a Arena, original: Value<'a>, modified: Value<'a>) -
 /// apply in this mode always takes the manifest's values.
 ///
 /// Errors: `precondition_failed` (path of the failed key). Documents that
-/// are not objects count as `{}`.
+/// are not objects count as `{}` (a `modified` that is no object gives an
+/// empty patch: callers refuse such documents first).
 pub fn three_way<'a>(
     arena: &'a Arena,
     original: Value<'a>,

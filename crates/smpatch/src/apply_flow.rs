@@ -365,8 +365,8 @@ fn merge_patch<'a>(
             let e = Error::from(e);
             // kubectl's words, with the object and the field.
             let message = format!(
-                "{}: at least one of apiVersion, kind and name was changed ({} differs from the \
-                 live object; a JSON merge patch cannot change it)",
+                "{}: at least one of apiVersion, kind and name was changed (the patch would change \
+                 or remove {}; a JSON merge patch cannot)",
                 resource_name(manifest),
                 e.path()
             );
