@@ -91,8 +91,9 @@ kubectl sends for the built-in Kubernetes types. For custom resources and any \
 kind it has no Go type for, kubectl computes a three-way JSON merge patch \
 (RFC 7386; kubernetes/kubernetes#58414) instead: --type merge does the same \
 (no schema needed, lists replaced whole, no conflict check), and --type auto \
-chooses per object as kubectl does (strategic for the built-in types, merge for \
-the rest).";
+chooses per object as kubectl does (strategic for the built-in types of the \
+embedded schema, merge for the rest; a kubectl that cannot read the cluster's \
+OpenAPI also merges CustomResourceDefinition and APIService objects).";
 
 /// `smpatch patch --help` examples (run from the repository root).
 const PATCH_EXAMPLES: &str = "\
