@@ -223,6 +223,9 @@ impl Checker {
                 let kind = rules::element_kind_problem(&[items], self.kinds)
                     .map_err(|e| e.at(here.pointer()))?;
                 if kind != Some(Kind::Object) {
+                    if self.compose() && !keys.is_keyed() {
+                        compose_repeated_value(k, items, here)?;
+                    }
                     return Ok(());
                 }
                 if !keys.is_keyed() {
@@ -366,6 +369,32 @@ fn compose_unknown_directive(k: &str) -> Problem {
         ErrorKind::Unsupported,
         format!("unknown directive {k:?}: apply would set it like a field; remove it"),
     )
+}
+
+/// A merge list of scalars that repeats a value: apply keeps the repeats
+/// of a list it stores and drops them where it merges into a live list, so
+/// no single patch stands for two such patches in sequence (fuzz findings
+/// of the compose law, docs/FUZZING.md).
+fn compose_repeated_value(f: &str, items: &[Value<'_>], here: &Path<'_>) -> Result<(), Error> {
+    let mut seen = PosIndex::with_capacity(items.len());
+    for (i, e) in items.iter().enumerate() {
+        let Ok(id) = identity(*e, KeySpec::Value) else {
+            continue;
+        };
+        if let Some(first) = seen.insert_first(id, i) {
+            let at = Path::Index(here, i);
+            return Err(Problem::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "{f:?} repeats the value of element {first}: a merge list of scalars \
+                     with a repeated value cannot be composed exactly; apply the patches \
+                     one after the other"
+                ),
+            )
+            .at(at.pointer()));
+        }
+    }
+    Ok(())
 }
 
 /// Element `i` of a patch list is the first with its merge key.

@@ -1099,3 +1099,41 @@ fn fuzz_malformed_patches_are_refused() {
         }
     }
 }
+
+/// A merge list of scalars with a repeated value cannot be composed
+/// exactly (apply keeps the repeats of a list it stores, and merges them
+/// away into a live list): compose refuses it with `unsupported`, naming
+/// the repeated element (CI fuzz findings; the first was open since the
+/// verify-fuzz round).
+#[test]
+fn fuzz_repeated_scalar_values_are_refused() {
+    if merge_item_schema().is_none() {
+        return;
+    }
+    let cases = [
+        (
+            json!({"mergingIntList": [1, 1]}),
+            json!({"$setElementOrder/mergingIntList": [1]}),
+        ),
+        (
+            json!({"mergeItemPtr": 5, "mergingIntList": [true, false, false], "$setElementOrder/mergingIntList": []}),
+            json!({"value": null, "retainKeysMap": null, "$deleteFromPrimitiveList/mergingIntList": []}),
+        ),
+    ];
+    for (p1, p2) in cases {
+        for fix_quirks in [false, true] {
+            assert_eq!(
+                compose_merge_item(&p1, &p2, fix_quirks),
+                Err(ErrorKind::Unsupported),
+                "fix_quirks {fix_quirks}: p1 {p1}\n  p2 {p2}"
+            );
+        }
+    }
+    // Distinct values compose as before.
+    assert!(compose_merge_item(
+        &json!({"mergingIntList": [1, 2]}),
+        &json!({"$setElementOrder/mergingIntList": [2, 1]}),
+        false
+    )
+    .is_ok());
+}
