@@ -4,7 +4,7 @@ kubectl computes its three-way JSON merge patch for a custom resource only
 while talking to an API server, so this script runs a fake one on
 127.0.0.1: discovery for `example.com/v1` `widgets`, a GET answering the
 live object, and a PATCH handler that records the body kubectl sends
-(`application/merge-patch+json`). For each seeded random case (last-applied
+(`application/merge-patch+json`): tasks/go-differential/fakeapi.py. For each seeded random case (last-applied
 configuration, manifest, live object with fields of its own; a quarter of
 the cases re-apply onto smpatch's own result, so the patch is often `{}`),
 kubectl's patch (none sent = `{}`) must equal `smpatch apply --type merge
@@ -20,53 +20,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# The fake API server the Go differentials use (its `MORE` list serves the
+# custom resource `example.com/v1` `widgets`).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "tasks", "go-differential"))
+import fakeapi  # noqa: E402
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-STATE = {"live": None, "patches": []}
-
-RESOURCES = {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "example.com/v1",
-             "resources": [{"name": "widgets", "singularName": "widget", "namespaced": True,
-                            "kind": "Widget",
-                            "verbs": ["get", "list", "patch", "create", "update", "delete"]}]}
-GROUPS = {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-    {"name": "example.com", "versions": [{"groupVersion": "example.com/v1", "version": "v1"}],
-     "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"}}]}
-ANSWERS = {
-    "/api": {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []},
-    "/api/v1": {"kind": "APIResourceList", "groupVersion": "v1", "resources": []},
-    "/apis": GROUPS,
-    "/apis/example.com/v1": RESOURCES,
-}
-NOT_FOUND = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound",
-             "code": 404, "message": "not found"}
-
-
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def answer(self, code, obj):
-        body = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self):
-        path = self.path.split("?")[0]
-        if path in ANSWERS:
-            return self.answer(200, ANSWERS[path])
-        if path == "/apis/example.com/v1/namespaces/default/widgets/w":
-            return self.answer(200, STATE["live"])
-        return self.answer(404, NOT_FOUND)
-
-    def do_PATCH(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        STATE["patches"].append((self.headers.get("Content-Type"), body.decode()))
-        return self.answer(200, STATE["live"])
+KEY = ("widgets", "default", "w")
 
 
 def value(depth, r):
@@ -92,14 +54,13 @@ def widget(s, annotations=None):
 def main():
     smpatch = sys.argv[1]
     cases = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, port = fakeapi.serve()
     work = tempfile.mkdtemp(prefix="smpatch-apply-merge-")
     kubeconfig = os.path.join(work, "kubeconfig")
     with open(kubeconfig, "w") as f:
         f.write(f"""apiVersion: v1
 kind: Config
-clusters: [{{name: fake, cluster: {{server: "http://127.0.0.1:{server.server_address[1]}"}}}}]
+clusters: [{{name: fake, cluster: {{server: "http://127.0.0.1:{port}"}}}}]
 users: [{{name: u, user: {{}}}}]
 contexts: [{{name: c, context: {{cluster: fake, user: u, namespace: default}}}}]
 current-context: c
@@ -133,7 +94,9 @@ current-context: c
                 live = json.loads(smpatch_apply().stdout)
                 live["spec"].update({k: v for k, v in spec(r).items() if r.random() < 0.3})
             write(live_file, live)
-            STATE["live"], STATE["patches"] = live, []
+            with fakeapi.LOCK:
+                fakeapi.STATE["objects"][KEY] = live
+                fakeapi.STATE["patches"].pop(KEY, None)
             k = subprocess.run(["kubectl", "apply", "--validate=false", "-f", manifest_file],
                                env=env, capture_output=True, text=True)
             s = smpatch_apply("--show-patch")
@@ -143,10 +106,12 @@ current-context: c
                       f"smpatch {s.returncode} {s.stderr.strip()[:300]}")
                 continue
             theirs = {}
-            if STATE["patches"]:
-                content_type, body = STATE["patches"][0]
+            with fakeapi.LOCK:
+                sent = list(fakeapi.STATE["patches"].get(KEY, []))
+            if sent:
+                content_type = sent[0]["contentType"]
                 assert content_type == "application/merge-patch+json", content_type
-                theirs = json.loads(body)
+                theirs = json.loads(sent[0]["body"])
             ours = json.loads(s.stdout)
             if ours == theirs:
                 agree += 1
