@@ -44,6 +44,7 @@
 //! assert!(validate(Some(old), out.value, cursor, &Options::default()).unwrap().is_empty());
 //! ```
 
+mod enums;
 mod rules;
 mod walk;
 

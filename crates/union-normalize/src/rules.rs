@@ -4,8 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use smpatch_schema::{Cursor, Union, UnionMember};
-use smpatch_value::{render, Arena, Member, Object, Path, Step, Value};
+use smpatch_value::{Arena, Member, Object, Path, Step, Value};
 
+use crate::enums::{shown_json, EnumList};
 use crate::walk::Visitor;
 use crate::{Options, Rule, Violation};
 
@@ -128,11 +129,11 @@ fn shown(v: &str) -> String {
     }
 }
 
-/// The values a discriminator may hold, for a V1 message: its `enum`, else
-/// the union's member values and empty values.
-fn allowed_values<'u>(union: &'u Union, enum_values: Option<&'u [Box<str>]>) -> Vec<&'u str> {
+/// The values a discriminator may hold, for a V1 message: its `enum`'s
+/// strings, else the union's member values and empty values.
+fn allowed_values<'u>(union: &'u Union, enum_values: Option<EnumList<'u>>) -> Vec<&'u str> {
     match enum_values {
-        Some(e) => e.iter().map(|x| &**x).collect(),
+        Some(e) => e.strings().collect(),
         None => union
             .members
             .iter()
@@ -172,7 +173,7 @@ fn check_union(
     let enum_values = cursor
         .lookup_object(d)
         .ok()
-        .and_then(|f| f.cursor.enum_values());
+        .and_then(|f| EnumList::of(f.cursor));
     // A discriminator holding a number, bool, list or object reads as unset
     // for normalization, but it is not a valid value either (KEP-1027: the
     // discriminator is a string enum). Struct-level unions without `enum`
@@ -195,14 +196,14 @@ fn check_union(
             field: Some(d.to_owned()),
             message: format!(
                 "discriminator {d:?} is {}, which is not a string: set it to one of {}",
-                shown(&render(&v)),
+                shown_json(v),
                 quoted(allowed_values(union, enum_values).into_iter())
             ),
         });
     }
     if let Some(v) = raw {
         let valid = match enum_values {
-            Some(e) => e.iter().any(|x| &**x == v),
+            Some(e) => e.contains_str(v),
             None if union.is_struct_level() => true,
             None => union.member_for(v).is_some() || union.empty_values.iter().any(|x| &**x == v),
         };
@@ -367,7 +368,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         Some(self.arena.alloc_slice_copy(&members))
     }
 
-    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: &[Box<str>], _: &Path<'_>) {}
+    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: EnumList<'_>, _: &Path<'_>) {}
 }
 
 /// The validation visitor: collects every violation.
@@ -426,15 +427,15 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         &mut self,
         old: Option<Value<'o>>,
         new: Value<'a>,
-        allowed: &[Box<str>],
+        allowed: EnumList<'_>,
         path: &Path<'_>,
     ) {
-        if !self.opts.check_enums || !is_scalar(new) || in_enum(new, allowed) {
+        if !self.opts.check_enums || !is_scalar(new) || allowed.contains(new) {
             return;
         }
         if self.opts.ratcheting {
             if let Some(o) = old {
-                if is_scalar(o) && !o.is_null() && !in_enum(o, allowed) {
+                if is_scalar(o) && !o.is_null() && !allowed.contains(o) {
                     return;
                 }
             }
@@ -444,8 +445,8 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
             rule: Rule::Enum,
             message: format!(
                 "{} is not an allowed value: use one of {}",
-                shown(&render(&new)),
-                quoted(allowed.iter())
+                shown_json(new),
+                allowed.shown()
             ),
         });
     }
@@ -453,9 +454,4 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
 
 fn is_scalar(v: Value<'_>) -> bool {
     !matches!(v, Value::Object(_) | Value::Array(_))
-}
-
-fn in_enum(v: Value<'_>, allowed: &[Box<str>]) -> bool {
-    let text = render(&v);
-    allowed.iter().any(|a| **a == *text)
 }

@@ -19,6 +19,8 @@ use rustc_hash::FxHashMap;
 use smpatch_schema::{grow_stack, Cursor, KeySpec, NodeKind, PatchMeta, TooDeep, Walk};
 use smpatch_value::{Arena, Member, Object, Path, Value};
 
+use crate::enums::EnumList;
+
 /// What the walker calls back.
 pub(crate) trait Visitor<'a, 'o> {
     /// An object whose struct schema declares unions. Returns the object's
@@ -37,7 +39,7 @@ pub(crate) trait Visitor<'a, 'o> {
         &mut self,
         old: Option<Value<'o>>,
         new: Value<'a>,
-        allowed: &[Box<str>],
+        allowed: EnumList<'_>,
         path: &Path<'_>,
     );
 }
@@ -151,14 +153,11 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 }
                 Ok(copy.map(|es| Value::array_from(self.arena, &es)))
             }
-            (
-                Some(NodeKind::Scalar {
-                    enum_values: Some(allowed),
-                }),
-                v,
-            ) => {
-                if !is_discriminator && !v.is_null() {
-                    self.visitor.enum_value(old, v, allowed, w.path());
+            (Some(NodeKind::Scalar { .. }), v) => {
+                if let Some(allowed) = EnumList::of(cursor) {
+                    if !is_discriminator && !v.is_null() {
+                        self.visitor.enum_value(old, v, allowed, w.path());
+                    }
                 }
                 Ok(None)
             }
