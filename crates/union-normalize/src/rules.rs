@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use smpatch_schema::{Cursor, Union, UnionMember};
-use smpatch_value::{Arena, Member, Object, Path, Step, Value};
+use smpatch_value::{to_json_string, Arena, Member, Object, Path, Step, Value};
 
 use crate::enums::{shown_json, EnumList};
 use crate::walk::Visitor;
@@ -110,6 +110,23 @@ struct Found {
     rule: Rule,
     field: Option<String>,
     message: String,
+    /// What ratcheting compares beyond rule and field: V1 the offending
+    /// value (as JSON), V3 the members set; empty for the others.
+    detail: Vec<String>,
+}
+
+impl Found {
+    /// Ratcheting: `self` (found in `new`) is the violation `before` (found
+    /// in `old` at the same place) and not worse: same rule and member, V1
+    /// the same value, V3 no member set that was not set before.
+    fn already(&self, before: &Found) -> bool {
+        self.rule == before.rule
+            && self.field == before.field
+            && match self.rule {
+                Rule::V3 => self.detail.iter().all(|m| before.detail.contains(m)),
+                _ => self.detail == before.detail,
+            }
+    }
 }
 
 fn quoted(items: impl Iterator<Item = impl AsRef<str>>) -> String {
@@ -165,6 +182,7 @@ fn check_union(
                     "more than one member of a union is set ({}): keep only one",
                     quoted(set.iter().map(|m| &m.field))
                 ),
+                detail: set.iter().map(|m| m.field.to_string()).collect(),
             });
         }
         return;
@@ -199,6 +217,7 @@ fn check_union(
                 shown_json(v),
                 quoted(allowed_values(union, enum_values).into_iter())
             ),
+            detail: vec![to_json_string(&v)],
         });
     }
     if let Some(v) = raw {
@@ -217,6 +236,7 @@ fn check_union(
                     shown(v),
                     quoted(allowed_values(union, enum_values).into_iter())
                 ),
+                detail: vec![format!("{v:?}")],
             });
         }
     }
@@ -237,6 +257,7 @@ fn check_union(
                 "discriminator {d:?} is required: set it to the value of the member you use (one of {})",
                 quoted(union.members.iter().map(|m| &m.value))
             ),
+            detail: Vec::new(),
         });
     }
     // V3: at most one member.
@@ -265,6 +286,7 @@ fn check_union(
                 "more than one member of the union discriminated by {d:?} is set ({}): {advice}",
                 quoted(set.iter().map(|m| &m.field))
             ),
+            detail: set.iter().map(|m| m.field.to_string()).collect(),
         });
     }
     if !known {
@@ -298,6 +320,7 @@ fn check_union(
                     "{what}, which selects {:?}, but {:?} is not set: set {:?}, or change {d:?} to the member you use",
                     m.field, m.field, m.field
                 ),
+                detail: Vec::new(),
             });
         }
     }
@@ -317,6 +340,7 @@ fn check_union(
                 "{:?} is set but {what}, {selects}: remove {:?}, or set {d:?} to {:?} (change the discriminator when you change which member is set)",
                 m.field, m.field, m.value
             ),
+            detail: Vec::new(),
         });
     }
 }
@@ -403,10 +427,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
                 _ => Vec::new(),
             };
             for f in found {
-                if before
-                    .iter()
-                    .any(|b| b.rule == f.rule && b.field == f.field)
-                {
+                if before.iter().any(|b| f.already(b)) {
                     continue;
                 }
                 let pointer = match &f.field {
@@ -423,6 +444,10 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         None
     }
 
+    fn positional_equal_only(&self) -> bool {
+        self.opts.ratcheting
+    }
+
     fn enum_value(
         &mut self,
         old: Option<Value<'o>>,
@@ -433,12 +458,10 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         if !self.opts.check_enums || !is_scalar(new) || allowed.contains(new) {
             return;
         }
-        if self.opts.ratcheting {
-            if let Some(o) = old {
-                if is_scalar(o) && !o.is_null() && !allowed.contains(o) {
-                    return;
-                }
-            }
+        // Ratcheting: only a value left exactly as it was (KEP-2887:
+        // servers reject unknown values on write; a changed value is one).
+        if self.opts.ratcheting && old.is_some_and(|o| o == new) {
+            return;
         }
         self.violations.push(Violation {
             path: path.pointer(),

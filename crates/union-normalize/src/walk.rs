@@ -33,6 +33,16 @@ pub(crate) trait Visitor<'a, 'o> {
         path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]>;
 
+    /// How an element of a list without keys (positional: atomic lists,
+    /// sets) finds its old counterpart: an old element equal to it (it is
+    /// unchanged, wherever it moved), else, unless `equal_only`, the old
+    /// element at its index. Ratcheting asks for `equal_only`: such an
+    /// element has no identity but its content, so a changed element at
+    /// the index of another invalid one is new.
+    fn positional_equal_only(&self) -> bool {
+        false
+    }
+
     /// A value whose schema declares an `enum` and that is not a union
     /// discriminator (those are checked with their union).
     fn enum_value(
@@ -139,8 +149,11 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 let Some(c) = cursor.list_items() else {
                     return Ok(None);
                 };
-                let old_elems =
-                    OldElems::new(old.and_then(|o| o.as_array()), KeySpec::pairing(meta));
+                let old_elems = OldElems::new(
+                    old.and_then(|o| o.as_array()),
+                    KeySpec::pairing(meta),
+                    self.visitor.positional_equal_only(),
+                );
                 let mut copy = None;
                 for (i, &e) in elems.iter().enumerate() {
                     let here = w.path().index(i);
@@ -213,23 +226,41 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
     }
 }
 
-/// How a list's elements find their old counterparts: by position, or by
-/// the values of the pairing keys (absent keys compare as `None`).
+/// How a list's elements find their old counterparts: positional lists by
+/// equal value, else position; keyed lists by the values of the pairing
+/// keys (absent keys compare as `None`).
 enum OldElems<'o, 'm> {
     None,
-    ByIndex(&'o [Value<'o>]),
+    /// Positional: an equal old element, else (unless `equal_only`) the
+    /// one at the same index.
+    Positional {
+        old: &'o [Value<'o>],
+        equal: FxHashMap<Value<'o>, Value<'o>>,
+        equal_only: bool,
+    },
     ByKey(&'m str, FxHashMap<Option<Value<'o>>, Value<'o>>),
     ByKeys(&'m [Box<str>], FxHashMap<Vec<Option<Value<'o>>>, Value<'o>>),
 }
 
 impl<'o, 'm> OldElems<'o, 'm> {
-    fn new(old: Option<&'o [Value<'o>]>, keys: KeySpec<'m>) -> Self {
+    fn new(old: Option<&'o [Value<'o>]>, keys: KeySpec<'m>, equal_only: bool) -> Self {
         let Some(old) = old else {
             return OldElems::None;
         };
-        // The first old element with a key wins, as before.
+        // The first old element with a key (or equal) wins.
         match keys {
-            KeySpec::Value => OldElems::ByIndex(old),
+            KeySpec::Value => {
+                let mut equal = FxHashMap::default();
+                equal.reserve(old.len());
+                for e in old {
+                    equal.entry(*e).or_insert(*e);
+                }
+                OldElems::Positional {
+                    old,
+                    equal,
+                    equal_only,
+                }
+            }
             KeySpec::Single(k) => {
                 let mut map = FxHashMap::default();
                 map.reserve(old.len());
@@ -253,7 +284,17 @@ impl<'o, 'm> OldElems<'o, 'm> {
     fn find(&self, i: usize, e: Value<'_>) -> Option<Value<'o>> {
         match self {
             OldElems::None => None,
-            OldElems::ByIndex(o) => o.get(i).copied(),
+            OldElems::Positional {
+                old,
+                equal,
+                equal_only,
+            } => lookup(equal, &e).or_else(|| {
+                if *equal_only {
+                    None
+                } else {
+                    old.get(i).copied()
+                }
+            }),
             OldElems::ByKey(k, map) => lookup(map, &e.get(k)),
             OldElems::ByKeys(ks, map) => {
                 let parts: Vec<Option<Value<'_>>> = ks.iter().map(|k| e.get(k)).collect();
