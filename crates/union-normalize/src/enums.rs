@@ -34,7 +34,7 @@ impl<'s> EnumList<'s> {
         self.entries().any(|(t, j)| j.starts_with('"') && t == s)
     }
 
-    /// True when the scalar `v` is an entry, by kind and value.
+    /// True when `v` is an entry, by kind and value.
     pub(crate) fn contains(&self, v: Value<'_>) -> bool {
         match v {
             Value::String(s) => self.contains_str(s),
@@ -44,7 +44,12 @@ impl<'s> EnumList<'s> {
                 self.entries().any(|(_, j)| j == want)
             }
             Value::Null => self.entries().any(|(_, j)| j == "null"),
-            Value::Array(_) | Value::Object(_) => false,
+            // A list or object is one of an enum of scalars only if the
+            // enum lists containers at all; those are not compared (an
+            // enum is a closed set of strings, KEP-2887).
+            Value::Array(_) | Value::Object(_) => {
+                self.entries().any(|(_, j)| j.starts_with(['{', '[']))
+            }
         }
     }
 

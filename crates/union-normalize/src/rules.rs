@@ -455,7 +455,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         allowed: EnumList<'_>,
         path: &Path<'_>,
     ) {
-        if !self.opts.check_enums || !is_scalar(new) || allowed.contains(new) {
+        if !self.opts.check_enums || allowed.contains(new) {
             return;
         }
         // Ratcheting: only a value left exactly as it was (KEP-2887:
@@ -473,8 +473,4 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
             ),
         });
     }
-}
-
-fn is_scalar(v: Value<'_>) -> bool {
-    !matches!(v, Value::Object(_) | Value::Array(_))
 }
