@@ -15,6 +15,8 @@
 //! enum ([`Cursor::reaches_checks`]) are never entered, and no subtree is
 //! entered twice.
 
+use std::cell::OnceCell;
+
 use rustc_hash::FxHashMap;
 use smpatch_schema::{grow_stack, Cursor, KeySpec, NodeKind, PatchMeta, TooDeep, Walk};
 use smpatch_value::{Arena, Member, Object, Path, Value};
@@ -232,10 +234,11 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
 enum OldElems<'o, 'm> {
     None,
     /// Positional: an equal old element, else (unless `equal_only`) the
-    /// one at the same index.
+    /// one at the same index. The index of equal elements is built only
+    /// when an element differs from the old one at its index.
     Positional {
         old: &'o [Value<'o>],
-        equal: FxHashMap<Value<'o>, Value<'o>>,
+        equal: OnceCell<FxHashMap<Value<'o>, Value<'o>>>,
         equal_only: bool,
     },
     ByKey(&'m str, FxHashMap<Option<Value<'o>>, Value<'o>>),
@@ -249,18 +252,11 @@ impl<'o, 'm> OldElems<'o, 'm> {
         };
         // The first old element with a key (or equal) wins.
         match keys {
-            KeySpec::Value => {
-                let mut equal = FxHashMap::default();
-                equal.reserve(old.len());
-                for e in old {
-                    equal.entry(*e).or_insert(*e);
-                }
-                OldElems::Positional {
-                    old,
-                    equal,
-                    equal_only,
-                }
-            }
+            KeySpec::Value => OldElems::Positional {
+                old,
+                equal: OnceCell::new(),
+                equal_only,
+            },
             KeySpec::Single(k) => {
                 let mut map = FxHashMap::default();
                 map.reserve(old.len());
@@ -288,13 +284,21 @@ impl<'o, 'm> OldElems<'o, 'm> {
                 old,
                 equal,
                 equal_only,
-            } => lookup(equal, &e).or_else(|| {
-                if *equal_only {
-                    None
-                } else {
-                    old.get(i).copied()
+            } => {
+                let here = old.get(i).copied();
+                if here.is_some_and(|o| o == e) {
+                    return here;
                 }
-            }),
+                let equal = equal.get_or_init(|| {
+                    let mut map = FxHashMap::default();
+                    map.reserve(old.len());
+                    for o in *old {
+                        map.entry(*o).or_insert(*o);
+                    }
+                    map
+                });
+                lookup(equal, &e).or(if *equal_only { None } else { here })
+            }
             OldElems::ByKey(k, map) => lookup(map, &e.get(k)),
             OldElems::ByKeys(ks, map) => {
                 let parts: Vec<Option<Value<'_>>> = ks.iter().map(|k| e.get(k)).collect();
