@@ -68,8 +68,8 @@ pub struct Options {
     /// be updated. See docs/UNIONS.md.
     pub ratcheting: bool,
     /// Report values outside their schema's `enum` (KEP-2887), compared by
-    /// kind and value (the string `"1"` is not the number `1`; numbers by
-    /// decimal value). On by default.
+    /// kind and value as smpatch compares values (the string `"1"` is not
+    /// the number `1`, nor the integer `1` the float `1.0`). On by default.
     pub check_enums: bool,
     /// Deepest nesting the walk enters before it answers
     /// [`ErrorKind::TooDeep`].
