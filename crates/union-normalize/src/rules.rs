@@ -111,7 +111,8 @@ struct Found {
     field: Option<String>,
     message: String,
     /// What ratcheting compares beyond rule and field: V1 the offending
-    /// value (as JSON), V3 the members set; empty for the others.
+    /// value (`s` + a string, `j` + the JSON of anything else), V3 the
+    /// members set; empty for the others.
     detail: Vec<String>,
 }
 
@@ -217,7 +218,7 @@ fn check_union(
                 shown_json(v),
                 quoted(allowed_values(union, enum_values).into_iter())
             ),
-            detail: vec![to_json_string(&v)],
+            detail: vec![format!("j{}", to_json_string(&v))],
         });
     }
     if let Some(v) = raw {
@@ -236,7 +237,7 @@ fn check_union(
                     shown(v),
                     quoted(allowed_values(union, enum_values).into_iter())
                 ),
-                detail: vec![format!("{v:?}")],
+                detail: vec![format!("s{v}")],
             });
         }
     }
