@@ -43,10 +43,10 @@ pub(crate) struct ValidateArgs {
     output: ValidateOutput,
     #[command(flatten)]
     schema: SchemaArgs,
-    /// Do not report violations the old object already had at the same place.
+    /// Do not report violations the old object already had at the same place and that did not get worse (docs/UNIONS.md).
     #[arg(long)]
     ratcheting: bool,
-    /// Do not check strings against their schema's enum.
+    /// Do not check values against their schema's enum.
     #[arg(long)]
     no_enums: bool,
 }

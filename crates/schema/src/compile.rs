@@ -448,12 +448,19 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     }
 
     fn scalar(&mut self, s: D) -> NodeKind {
-        let enum_values = s.get("enum").and_then(|e| e.elements()).map(|e| {
+        let entries = s.get("enum").and_then(|e| e.elements());
+        let enum_values = entries
+            .as_ref()
+            .map(|e| e.iter().map(|v| v.scalar_text().into_boxed_str()).collect());
+        let enum_json = entries.map(|e| {
             e.into_iter()
-                .map(|v| v.scalar_text().into_boxed_str())
+                .map(|v| v.to_json_text().into_boxed_str())
                 .collect()
         });
-        NodeKind::Scalar { enum_values }
+        NodeKind::Scalar {
+            enum_values,
+            enum_json,
+        }
     }
 
     /// `type: object` without properties (or no type): a map, or unknown.
@@ -701,10 +708,14 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 ));
             }
         }
-        let enum_values: Option<Vec<String>> = prop_schema
-            .get("enum")
-            .and_then(|e| e.elements())
-            .map(|e| e.into_iter().map(|v| v.scalar_text()).collect());
+        // Only string entries: a discriminator value is a string, and the
+        // value "1" is not the enum entry 1 (KEP-2887 compares values).
+        let enum_values: Option<Vec<String>> =
+            prop_schema.get("enum").and_then(|e| e.elements()).map(|e| {
+                e.into_iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            });
         let mut members = Vec::new();
         let mut empty_values = Vec::new();
         let mut fields: FxHashSet<&str> = FxHashSet::default();

@@ -183,6 +183,10 @@ pub enum NodeKind {
     Scalar {
         /// `enum` values, if declared (as JSON strings of string enums).
         enum_values: Option<Vec<Box<str>>>,
+        /// The same `enum` values as compact JSON text (`"a"`, `1`, `1.0`,
+        /// `true`, `null`), so that a check can compare by value and kind:
+        /// the string `"1"` is not the number `1` (KEP-2887).
+        enum_json: Option<Vec<Box<str>>>,
     },
     /// Untyped, `x-kubernetes-preserve-unknown-fields`, or anything without a
     /// usable type: every lookup below it succeeds with empty metadata.
@@ -383,6 +387,19 @@ impl<'s> Cursor<'s> {
         match self.kind() {
             Some(NodeKind::Scalar {
                 enum_values: Some(v),
+                ..
+            }) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The `enum` values of a scalar node as compact JSON text, in the
+    /// order of [`Cursor::enum_values`]: what a check needs to compare a
+    /// value with them by kind and value (`"1"` is a string, `1` a number).
+    pub fn enum_json(&self) -> Option<&'s [Box<str>]> {
+        match self.kind() {
+            Some(NodeKind::Scalar {
+                enum_json: Some(v), ..
             }) => Some(v),
             _ => None,
         }
@@ -643,7 +660,7 @@ impl Schema {
             });
             let direct = match &node.kind {
                 NodeKind::Struct { unions, .. } => !unions.is_empty(),
-                NodeKind::Scalar { enum_values } => enum_values.is_some(),
+                NodeKind::Scalar { enum_values, .. } => enum_values.is_some(),
                 _ => false,
             };
             if direct {

@@ -35,6 +35,11 @@ fn invalid_kep1027_declarations_are_load_errors() {
             "more than one discriminator value",
         ),
         (
+            // A discriminator value is a string: "1" is not the entry 1.
+            r#"{"type": {"enum": ["A", 1], "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}, "1": {"name": "b"}}}}, "a": {}, "b": {}}"#,
+            "is not in its enum",
+        ),
+        (
             r#"{"type": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}}}},
                 "kind": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}}}}, "a": {}}"#,
             "belongs to more than one union",
@@ -108,4 +113,28 @@ fn reaches_checks_marks_only_paths_to_unions_and_enums() {
     assert!(spec.reaches_checks(), "PodSpec reaches SeccompProfile");
     let md = pod.lookup_object("metadata").unwrap().cursor;
     assert!(!md.reaches_checks(), "ObjectMeta declares no union or enum");
+}
+
+#[test]
+fn enum_entries_keep_their_json_kind() {
+    let s = Schema::from_bytes(
+        doc(
+            r#"{"e": {"type": "string", "enum": ["1", 1, 1.0, true, null, "a\"b"]}}"#,
+            "",
+        )
+        .as_bytes(),
+        "u.json",
+    )
+    .unwrap();
+    let e = s
+        .cursor("com.example.Src")
+        .unwrap()
+        .lookup_object("e")
+        .unwrap()
+        .cursor;
+    let json: Vec<&str> = e.enum_json().unwrap().iter().map(|x| &**x).collect();
+    assert_eq!(json, ["\"1\"", "1", "1.0", "true", "null", "\"a\\\"b\""]);
+    let text: Vec<&str> = e.enum_values().unwrap().iter().map(|x| &**x).collect();
+    assert_eq!(text[0], "1");
+    assert_eq!(text[5], "a\"b");
 }

@@ -44,6 +44,7 @@
 //! assert!(validate(Some(old), out.value, cursor, &Options::default()).unwrap().is_empty());
 //! ```
 
+mod enums;
 mod rules;
 mod walk;
 
@@ -58,9 +59,17 @@ pub struct Options {
     /// cleared. Off by default (KEP-1027 requires a discriminator).
     pub non_discriminated_update: bool,
     /// Ratcheting: a violation that the old object already had at the same
-    /// place is not reported. Off by default.
+    /// place, and that did not get worse, is not reported: an enum value or
+    /// unknown discriminator only when left exactly as it was, "more than
+    /// one member" (V3) only with no member set that was not set before.
+    /// Positional-list elements (no merge key or list-map keys) count as
+    /// the same place only when equal to an old element. Off by default:
+    /// KEP-1027 requires invalid objects to be made valid before they can
+    /// be updated. See docs/UNIONS.md.
     pub ratcheting: bool,
-    /// Report strings outside their schema's `enum` (KEP-2887). On by default.
+    /// Report values outside their schema's `enum` (KEP-2887), compared by
+    /// kind and value as smpatch compares values (the string `"1"` is not
+    /// the number `1`, nor the integer `1` the float `1.0`). On by default.
     pub check_enums: bool,
     /// Deepest nesting the walk enters before it answers
     /// [`ErrorKind::TooDeep`].
@@ -211,7 +220,8 @@ pub struct Normalized<'a> {
 /// nothing is touched. An unset discriminator (absent, `null` or not a
 /// string) reads as its declared `default`, else `""`. Normalization never
 /// sets or rewrites a discriminator. Unions are found at any depth, in keyed lists (paired
-/// with the old element of the same key), positional lists and maps. Only
+/// with the old element of the same key), positional lists (paired with an
+/// equal old element, else the one at the same index) and maps. Only
 /// subtrees whose schema declares a union are visited.
 ///
 /// `new` and `old` are not changed; the result lives in `arena` and shares

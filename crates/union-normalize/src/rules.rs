@@ -4,8 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use smpatch_schema::{Cursor, Union, UnionMember};
-use smpatch_value::{render, Arena, Member, Object, Path, Step, Value};
+use smpatch_value::{to_json_string, Arena, Member, Object, Path, Step, Value};
 
+use crate::enums::{shown_json, EnumList};
 use crate::walk::Visitor;
 use crate::{Options, Rule, Violation};
 
@@ -109,6 +110,24 @@ struct Found {
     rule: Rule,
     field: Option<String>,
     message: String,
+    /// What ratcheting compares beyond rule and field: V1 the offending
+    /// value (`s` + a string, `j` + the JSON of anything else), V3 the
+    /// members set; empty for the others.
+    detail: Vec<String>,
+}
+
+impl Found {
+    /// Ratcheting: `self` (found in `new`) is the violation `before` (found
+    /// in `old` at the same place) and not worse: same rule and member, V1
+    /// the same value, V3 no member set that was not set before.
+    fn already(&self, before: &Found) -> bool {
+        self.rule == before.rule
+            && self.field == before.field
+            && match self.rule {
+                Rule::V3 => self.detail.iter().all(|m| before.detail.contains(m)),
+                _ => self.detail == before.detail,
+            }
+    }
 }
 
 fn quoted(items: impl Iterator<Item = impl AsRef<str>>) -> String {
@@ -128,11 +147,11 @@ fn shown(v: &str) -> String {
     }
 }
 
-/// The values a discriminator may hold, for a V1 message: its `enum`, else
-/// the union's member values and empty values.
-fn allowed_values<'u>(union: &'u Union, enum_values: Option<&'u [Box<str>]>) -> Vec<&'u str> {
+/// The values a discriminator may hold, for a V1 message: its `enum`'s
+/// strings, else the union's member values and empty values.
+fn allowed_values<'u>(union: &'u Union, enum_values: Option<EnumList<'u>>) -> Vec<&'u str> {
     match enum_values {
-        Some(e) => e.iter().map(|x| &**x).collect(),
+        Some(e) => e.strings().collect(),
         None => union
             .members
             .iter()
@@ -164,6 +183,7 @@ fn check_union(
                     "more than one member of a union is set ({}): keep only one",
                     quoted(set.iter().map(|m| &m.field))
                 ),
+                detail: set.iter().map(|m| m.field.to_string()).collect(),
             });
         }
         return;
@@ -172,7 +192,7 @@ fn check_union(
     let enum_values = cursor
         .lookup_object(d)
         .ok()
-        .and_then(|f| f.cursor.enum_values());
+        .and_then(|f| EnumList::of(f.cursor));
     // A discriminator holding a number, bool, list or object reads as unset
     // for normalization, but it is not a valid value either (KEP-1027: the
     // discriminator is a string enum). Struct-level unions without `enum`
@@ -195,14 +215,15 @@ fn check_union(
             field: Some(d.to_owned()),
             message: format!(
                 "discriminator {d:?} is {}, which is not a string: set it to one of {}",
-                shown(&render(&v)),
+                shown_json(v),
                 quoted(allowed_values(union, enum_values).into_iter())
             ),
+            detail: vec![format!("j{}", to_json_string(&v))],
         });
     }
     if let Some(v) = raw {
         let valid = match enum_values {
-            Some(e) => e.iter().any(|x| &**x == v),
+            Some(e) => e.contains_str(v),
             None if union.is_struct_level() => true,
             None => union.member_for(v).is_some() || union.empty_values.iter().any(|x| &**x == v),
         };
@@ -216,6 +237,7 @@ fn check_union(
                     shown(v),
                     quoted(allowed_values(union, enum_values).into_iter())
                 ),
+                detail: vec![format!("s{v}")],
             });
         }
     }
@@ -236,6 +258,7 @@ fn check_union(
                 "discriminator {d:?} is required: set it to the value of the member you use (one of {})",
                 quoted(union.members.iter().map(|m| &m.value))
             ),
+            detail: Vec::new(),
         });
     }
     // V3: at most one member.
@@ -264,6 +287,7 @@ fn check_union(
                 "more than one member of the union discriminated by {d:?} is set ({}): {advice}",
                 quoted(set.iter().map(|m| &m.field))
             ),
+            detail: set.iter().map(|m| m.field.to_string()).collect(),
         });
     }
     if !known {
@@ -297,6 +321,7 @@ fn check_union(
                     "{what}, which selects {:?}, but {:?} is not set: set {:?}, or change {d:?} to the member you use",
                     m.field, m.field, m.field
                 ),
+                detail: Vec::new(),
             });
         }
     }
@@ -316,6 +341,7 @@ fn check_union(
                 "{:?} is set but {what}, {selects}: remove {:?}, or set {d:?} to {:?} (change the discriminator when you change which member is set)",
                 m.field, m.field, m.value
             ),
+            detail: Vec::new(),
         });
     }
 }
@@ -367,7 +393,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Normalizer<'a, 'o> {
         Some(self.arena.alloc_slice_copy(&members))
     }
 
-    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: &[Box<str>], _: &Path<'_>) {}
+    fn enum_value(&mut self, _: Option<Value<'o>>, _: Value<'a>, _: EnumList<'_>, _: &Path<'_>) {}
 }
 
 /// The validation visitor: collects every violation.
@@ -402,10 +428,7 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
                 _ => Vec::new(),
             };
             for f in found {
-                if before
-                    .iter()
-                    .any(|b| b.rule == f.rule && b.field == f.field)
-                {
+                if before.iter().any(|b| f.already(b)) {
                     continue;
                 }
                 let pointer = match &f.field {
@@ -422,40 +445,33 @@ impl<'a, 'o> Visitor<'a, 'o> for Validator<'o> {
         None
     }
 
+    fn positional_equal_only(&self) -> bool {
+        self.opts.ratcheting
+    }
+
     fn enum_value(
         &mut self,
         old: Option<Value<'o>>,
         new: Value<'a>,
-        allowed: &[Box<str>],
+        allowed: EnumList<'_>,
         path: &Path<'_>,
     ) {
-        if !self.opts.check_enums || !is_scalar(new) || in_enum(new, allowed) {
+        if !self.opts.check_enums || allowed.contains(new) {
             return;
         }
-        if self.opts.ratcheting {
-            if let Some(o) = old {
-                if is_scalar(o) && !o.is_null() && !in_enum(o, allowed) {
-                    return;
-                }
-            }
+        // Ratcheting: only a value left exactly as it was (KEP-2887:
+        // servers reject unknown values on write; a changed value is one).
+        if self.opts.ratcheting && old.is_some_and(|o| o == new) {
+            return;
         }
         self.violations.push(Violation {
             path: path.pointer(),
             rule: Rule::Enum,
             message: format!(
                 "{} is not an allowed value: use one of {}",
-                shown(&render(&new)),
-                quoted(allowed.iter())
+                shown_json(new),
+                allowed.shown()
             ),
         });
     }
-}
-
-fn is_scalar(v: Value<'_>) -> bool {
-    !matches!(v, Value::Object(_) | Value::Array(_))
-}
-
-fn in_enum(v: Value<'_>, allowed: &[Box<str>]) -> bool {
-    let text = render(&v);
-    allowed.iter().any(|a| **a == *text)
 }

@@ -15,9 +15,13 @@
 //! enum ([`Cursor::reaches_checks`]) are never entered, and no subtree is
 //! entered twice.
 
+use std::cell::OnceCell;
+
 use rustc_hash::FxHashMap;
 use smpatch_schema::{grow_stack, Cursor, KeySpec, NodeKind, PatchMeta, TooDeep, Walk};
 use smpatch_value::{Arena, Member, Object, Path, Value};
+
+use crate::enums::EnumList;
 
 /// What the walker calls back.
 pub(crate) trait Visitor<'a, 'o> {
@@ -31,13 +35,23 @@ pub(crate) trait Visitor<'a, 'o> {
         path: &Path<'_>,
     ) -> Option<&'a [Member<'a>]>;
 
+    /// How an element of a list without keys (positional: atomic lists,
+    /// sets) finds its old counterpart: an old element equal to it (it is
+    /// unchanged, wherever it moved), else, unless `equal_only`, the old
+    /// element at its index. Ratcheting asks for `equal_only`: such an
+    /// element has no identity but its content, so a changed element at
+    /// the index of another invalid one is new.
+    fn positional_equal_only(&self) -> bool {
+        false
+    }
+
     /// A value whose schema declares an `enum` and that is not a union
     /// discriminator (those are checked with their union).
     fn enum_value(
         &mut self,
         old: Option<Value<'o>>,
         new: Value<'a>,
-        allowed: &[Box<str>],
+        allowed: EnumList<'_>,
         path: &Path<'_>,
     );
 }
@@ -137,8 +151,11 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 let Some(c) = cursor.list_items() else {
                     return Ok(None);
                 };
-                let old_elems =
-                    OldElems::new(old.and_then(|o| o.as_array()), KeySpec::pairing(meta));
+                let old_elems = OldElems::new(
+                    old.and_then(|o| o.as_array()),
+                    KeySpec::pairing(meta),
+                    self.visitor.positional_equal_only(),
+                );
                 let mut copy = None;
                 for (i, &e) in elems.iter().enumerate() {
                     let here = w.path().index(i);
@@ -151,14 +168,11 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 }
                 Ok(copy.map(|es| Value::array_from(self.arena, &es)))
             }
-            (
-                Some(NodeKind::Scalar {
-                    enum_values: Some(allowed),
-                }),
-                v,
-            ) => {
-                if !is_discriminator && !v.is_null() {
-                    self.visitor.enum_value(old, v, allowed, w.path());
+            (Some(NodeKind::Scalar { .. }), v) => {
+                if let Some(allowed) = EnumList::of(cursor) {
+                    if !is_discriminator && !v.is_null() {
+                        self.visitor.enum_value(old, v, allowed, w.path());
+                    }
                 }
                 Ok(None)
             }
@@ -214,23 +228,35 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
     }
 }
 
-/// How a list's elements find their old counterparts: by position, or by
-/// the values of the pairing keys (absent keys compare as `None`).
+/// How a list's elements find their old counterparts: positional lists by
+/// equal value, else position; keyed lists by the values of the pairing
+/// keys (absent keys compare as `None`).
 enum OldElems<'o, 'm> {
     None,
-    ByIndex(&'o [Value<'o>]),
+    /// Positional: an equal old element, else (unless `equal_only`) the
+    /// one at the same index. The index of equal elements is built only
+    /// when an element differs from the old one at its index.
+    Positional {
+        old: &'o [Value<'o>],
+        equal: OnceCell<FxHashMap<Value<'o>, Value<'o>>>,
+        equal_only: bool,
+    },
     ByKey(&'m str, FxHashMap<Option<Value<'o>>, Value<'o>>),
     ByKeys(&'m [Box<str>], FxHashMap<Vec<Option<Value<'o>>>, Value<'o>>),
 }
 
 impl<'o, 'm> OldElems<'o, 'm> {
-    fn new(old: Option<&'o [Value<'o>]>, keys: KeySpec<'m>) -> Self {
+    fn new(old: Option<&'o [Value<'o>]>, keys: KeySpec<'m>, equal_only: bool) -> Self {
         let Some(old) = old else {
             return OldElems::None;
         };
-        // The first old element with a key wins, as before.
+        // The first old element with a key (or equal) wins.
         match keys {
-            KeySpec::Value => OldElems::ByIndex(old),
+            KeySpec::Value => OldElems::Positional {
+                old,
+                equal: OnceCell::new(),
+                equal_only,
+            },
             KeySpec::Single(k) => {
                 let mut map = FxHashMap::default();
                 map.reserve(old.len());
@@ -254,7 +280,25 @@ impl<'o, 'm> OldElems<'o, 'm> {
     fn find(&self, i: usize, e: Value<'_>) -> Option<Value<'o>> {
         match self {
             OldElems::None => None,
-            OldElems::ByIndex(o) => o.get(i).copied(),
+            OldElems::Positional {
+                old,
+                equal,
+                equal_only,
+            } => {
+                let here = old.get(i).copied();
+                if here.is_some_and(|o| o == e) {
+                    return here;
+                }
+                let equal = equal.get_or_init(|| {
+                    let mut map = FxHashMap::default();
+                    map.reserve(old.len());
+                    for o in *old {
+                        map.entry(*o).or_insert(*o);
+                    }
+                    map
+                });
+                lookup(equal, &e).or(if *equal_only { None } else { here })
+            }
             OldElems::ByKey(k, map) => lookup(map, &e.get(k)),
             OldElems::ByKeys(ks, map) => {
                 let parts: Vec<Option<Value<'_>>> = ks.iter().map(|k| e.get(k)).collect();
