@@ -165,6 +165,50 @@ impl Op {
         }
     }
 
+    /// The operation for `patch_type` (the names and meaning of `smpatch
+    /// apply --type`): [`Op::Apply`] and [`Op::Create3`] become
+    /// [`Op::MergeApply`] and [`Op::MergeCreate3`] when `patch_type` is
+    /// `Merge`, or `Auto` and the embedded Kubernetes schema lacks the type
+    /// of `docs` (in [`Op::roles`] order; their `apiVersion`/`kind` is read
+    /// in the order the op detects its type:
+    /// [`ApplyPatchType::resolve`](crate::apply_flow::ApplyPatchType::resolve)).
+    /// Every other operation, and `Strategic`, stays as it is.
+    ///
+    /// ```
+    /// use smpatch::apply_flow::ApplyPatchType;
+    /// use smpatch::ops::Op;
+    /// use smpatch::{parse_document, ApplyOptions, Arena};
+    /// let arena = Arena::new();
+    /// let op = Op::Apply(ApplyOptions::default());
+    /// let cr = parse_document(&arena, br#"{"apiVersion":"x.io/v1","kind":"Widget"}"#, &op, "original").unwrap();
+    /// let docs = [cr, smpatch::Value::empty_object()];
+    /// let merge = op.clone().with_patch_type(ApplyPatchType::Auto, &docs);
+    /// assert_eq!(merge, Op::MergeApply(ApplyOptions::default()));
+    /// assert_eq!(op.clone().with_patch_type(ApplyPatchType::Strategic, &docs), op);
+    /// ```
+    pub fn with_patch_type(
+        self,
+        patch_type: crate::apply_flow::ApplyPatchType,
+        docs: &[Value<'_>],
+    ) -> Op {
+        use crate::apply_flow::ApplyPatchType;
+        if patch_type == ApplyPatchType::Strategic
+            || !matches!(self, Op::Apply(_) | Op::Create3 { .. })
+        {
+            return self;
+        }
+        let ordered: Vec<Value<'_>> = self
+            .detect_order()
+            .iter()
+            .filter_map(|&i| docs.get(i).copied())
+            .collect();
+        match (patch_type.resolve(&ordered), self) {
+            (ApplyPatchType::Merge, Op::Apply(o)) => Op::MergeApply(o),
+            (ApplyPatchType::Merge, Op::Create3 { options, .. }) => Op::MergeCreate3(options),
+            (_, op) => op,
+        }
+    }
+
     /// True for the operations that read no schema (the JSON merge patch
     /// ones): [`resolve_type`] answers the schemaless cursor for them.
     pub fn is_schemaless(&self) -> bool {

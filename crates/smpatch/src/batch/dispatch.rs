@@ -156,7 +156,7 @@ pub(super) fn run<'a>(
         .iter()
         .map(|role| document(arena, request, role, op.empty(), &parse))
         .collect::<Result<Vec<_>, _>>()?;
-    let op = with_patch_type(op, patch_type, &docs);
+    let op = op.with_patch_type(patch_type, &docs);
     let embedded;
     let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {
         SchemaChoice::File(s, Some(def)) => (vec![&**s], TypeRef::Definition(def.clone())),
@@ -179,25 +179,4 @@ pub(super) fn run<'a>(
         return out.map_err(|e| e.with_prefix("/object"));
     }
     out
-}
-
-/// `op` (a strategic `apply` or `create3`) as the JSON merge patch op when
-/// `patch_type` is (or, for `auto`, resolves to) `merge`: `auto` looks at
-/// the documents' `apiVersion`/`kind` in the order the op detects its type
-/// (apply: original, patch; create3: modified, original, current), as
-/// `smpatch apply --type auto` looks at the manifest.
-fn with_patch_type(op: Op, patch_type: ApplyPatchType, docs: &[Value<'_>]) -> Op {
-    if patch_type == ApplyPatchType::Strategic {
-        return op;
-    }
-    let order: &[usize] = match op {
-        Op::Create3 { .. } => &[1, 0, 2],
-        _ => &[0, 1],
-    };
-    let ordered: Vec<Value<'_>> = order.iter().filter_map(|&i| docs.get(i).copied()).collect();
-    match (patch_type.resolve(&ordered), op) {
-        (ApplyPatchType::Merge, Op::Apply(o)) => Op::MergeApply(o),
-        (ApplyPatchType::Merge, Op::Create3 { options, .. }) => Op::MergeCreate3(options),
-        (_, op) => op,
-    }
 }
