@@ -14,7 +14,11 @@
 //!   too: no change, no deletion), and one original has and modified (an
 //!   object there) lacks, is gone from the result;
 //! - every member of the patch is a member of modified or original;
-//! - applying the patch again changes nothing.
+//! - applying the patch again changes nothing;
+//! - the patch equals a model written from the Go code (evanphx/json-patch
+//!   v4 `CreateMergePatch`/`getDiff` and `MergePatch` with `pruneNulls`,
+//!   apimachinery's `keepOrDeleteNullInObj`) on serde_json values (numbers
+//!   compared as ours are: integers and floats distinct).
 //! Keys come from a small alphabet so that the three documents overlap.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
@@ -23,7 +27,7 @@ use smpatch::ops::{self, Op, Outcome};
 use smpatch::{CreateOptions, TypeRef};
 use smpatch_patch_create::json_merge::{merge_like_go, three_way};
 use smpatch_testkit::Unstructured;
-use smpatch_value::{from_serde, to_json_string, Arena, Value};
+use smpatch_value::{from_serde, to_json_string, to_serde, Arena, Value};
 
 const KEYS: &[&str] = &["a", "b", "c", "", "d/e", "~0"];
 
@@ -200,6 +204,119 @@ fn check_members(p: Value<'_>, m: Option<Value<'_>>, o: Option<Value<'_>>, path:
     }
 }
 
+/// Go's `getDiff`: the merge patch from `a` to `b`.
+fn model_diff(a: &Map<String, J>, b: &Map<String, J>) -> Map<String, J> {
+    let mut into = Map::new();
+    for (k, bv) in b {
+        match (a.get(k), bv) {
+            (None, _) => {
+                into.insert(k.clone(), bv.clone());
+            }
+            (Some(J::Object(x)), J::Object(y)) => {
+                let d = model_diff(x, y);
+                if !d.is_empty() {
+                    into.insert(k.clone(), J::Object(d));
+                }
+            }
+            (Some(av), _) if av == bv => {}
+            _ => {
+                into.insert(k.clone(), bv.clone());
+            }
+        }
+    }
+    for k in a.keys() {
+        if !b.contains_key(k) {
+            into.insert(k.clone(), J::Null);
+        }
+    }
+    into
+}
+
+/// apimachinery's `keepOrDeleteNullInObj`.
+fn model_keep(m: &Map<String, J>, keep_null: bool) -> Map<String, J> {
+    let mut out = Map::new();
+    for (k, v) in m {
+        match v {
+            J::Null if keep_null => {
+                out.insert(k.clone(), J::Null);
+            }
+            J::Null => {}
+            J::Object(o) if o.is_empty() => {
+                if !keep_null {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            J::Object(o) => {
+                let sub = model_keep(o, keep_null);
+                if !sub.is_empty() {
+                    out.insert(k.clone(), J::Object(sub));
+                }
+            }
+            _ if !keep_null => {
+                out.insert(k.clone(), v.clone());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// evanphx/json-patch v4 `pruneNulls`.
+fn model_prune(v: &mut J) {
+    match v {
+        J::Object(o) => {
+            o.retain(|_, v| !v.is_null());
+            o.values_mut().for_each(model_prune);
+        }
+        J::Array(l) => l.iter_mut().filter(|v| !v.is_null()).for_each(model_prune),
+        _ => {}
+    }
+}
+
+/// evanphx/json-patch v4 `mergeDocs` (`MergePatch` of two objects).
+fn model_merge_docs(doc: &mut Map<String, J>, patch: &Map<String, J>) {
+    for (k, v) in patch {
+        if v.is_null() {
+            doc.remove(k);
+            continue;
+        }
+        let merged = match doc.remove(k) {
+            None | Some(J::Null) => {
+                let mut p = v.clone();
+                model_prune(&mut p);
+                p
+            }
+            Some(cur) => model_merge(cur, v),
+        };
+        doc.insert(k.clone(), merged);
+    }
+}
+
+/// evanphx/json-patch v4 `merge`: a target that is no object takes the
+/// patch without its nulls, a patch that is no object is stored as sent.
+fn model_merge(cur: J, patch: &J) -> J {
+    match (cur, patch) {
+        (J::Object(mut c), J::Object(p)) => {
+            model_merge_docs(&mut c, p);
+            J::Object(c)
+        }
+        (J::Object(_), _) => patch.clone(),
+        (_, _) => {
+            let mut p = patch.clone();
+            model_prune(&mut p);
+            p
+        }
+    }
+}
+
+/// Go's `CreateThreeWayJSONMergePatch` without preconditions.
+fn model_three_way(o: &Map<String, J>, m: &Map<String, J>, c: &Map<String, J>) -> J {
+    let changes = model_keep(&model_diff(c, m), false);
+    let mut deletions = model_keep(&model_diff(o, m), true);
+    model_merge_docs(&mut deletions, &changes);
+    J::Object(deletions)
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(flags) = u.arbitrary::<u8>() else {
@@ -226,6 +343,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let arena = Arena::new();
+    let model = model_three_way(&o, &m, &c);
     let read =
         |j: Map<String, J>| from_serde(&arena, &J::Object(j), 64).expect("shallow documents");
     let (ov, mv, cv) = (read(o), read(m), read(c));
@@ -255,6 +373,8 @@ fuzz_target!(|data: &[u8]| {
         show(&patch),
         show(&result)
     );
+    let ours = to_serde(&patch).expect("serde_json holds every value here");
+    assert!(ours == model, "the Go model's patch is {model}{ctx}");
     check_modified(&arena, mv, Some(ov), Some(result), "", &ctx);
     check_members(patch, Some(mv), Some(ov), "", &ctx);
     let twice = merge_like_go(&arena, result, patch);
