@@ -16,7 +16,7 @@ out, repo, shared = sys.argv[1], sys.argv[2], sys.argv[3]
 seeds = {t: [] for t in ["json_roundtrip", "yaml_parse", "schema_load", "apply_raw",
                          "apply_structured", "create2_roundtrip", "create3", "compose",
                          "batch_line", "normalize",
-                         "fieldsv1_read", "fieldsets_extract"]}
+                         "fieldsv1_read", "fieldsets_extract", "json_merge3"]}
 
 
 def compact(v):
@@ -117,7 +117,8 @@ if os.path.exists(podset):
         seeds["fieldsv1_read"].append(f.read())
 
 # Byte-driven targets: a few fixed byte strings to start from.
-for t in ("apply_structured", "create2_roundtrip", "create3", "compose", "normalize"):
+for t in ("apply_structured", "create2_roundtrip", "create3", "compose", "normalize",
+          "json_merge3"):
     seeds[t] += [bytes(range(i, i + 64)) for i in range(0, 192, 16)]
 
 for target, items in seeds.items():

@@ -19,8 +19,13 @@
 //! JSON and are refused; so are non-`str` keys and other types, each error
 //! naming the document and the JSON pointer of the bad value.
 //!
-//! Depth is bounded ([`MAX_DEPTH`], the facade's default), so a deep or
-//! cyclic Python structure is an error, never a stack overflow; size is
+//! Depth is bounded (the call's `max_depth` when it is above [`MAX_DEPTH`],
+//! the facade's default, else that default: as text is parsed, so a
+//! lower `max_depth` is the engine's to enforce), so a deep or cyclic
+//! Python structure is a `too_deep` error naming the path and the limit,
+//! never a stack overflow (the reader and [`value_to_py`] grow the stack
+//! on demand, as the engines do, for limits raised far above the
+//! default); size is
 //! bounded as the parser bounds text (512 MiB of JSON per document, 256 MiB
 //! per string). Nothing here calls Python code of the caller's objects
 //! (dicts are read entry by entry, lists item by item, whatever their
@@ -39,8 +44,28 @@ use smpatch_value::{
 };
 use std::fmt::Write;
 
-/// Deepest nesting read from Python objects (the facade's document limit).
+/// Deepest nesting read from Python objects by default (the facade's
+/// document limit, `smpatch::DEFAULT_MAX_DEPTH`): it bounds the recursion
+/// of reading (a structure that contains itself is an error, not a loop).
+/// A call's `max_depth` above it raises it ([`depth_limit`]).
 pub(crate) const MAX_DEPTH: usize = 256;
+
+/// The depth limit of reading a call's documents: its `max_depth` when
+/// that is above [`MAX_DEPTH`], else `MAX_DEPTH` (text is parsed the same
+/// way: a lower `max_depth` is the engine's limit, with the engine's error).
+pub(crate) fn depth_limit(max_depth: Option<usize>) -> usize {
+    max_depth.map_or(MAX_DEPTH, |d| d.max(MAX_DEPTH))
+}
+
+/// Red zone and growth step of the recursive walks over documents (as in
+/// the engines): deep documents grow the stack instead of overflowing it,
+/// whatever thread the call runs on.
+const STACK_RED_ZONE: usize = 64 * 1024;
+const STACK_GROWTH: usize = 1024 * 1024;
+
+fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, f)
+}
 
 /// Why a Python object could not be read as a JSON document.
 pub(crate) enum ConvertError {
@@ -81,13 +106,18 @@ fn escape_token(t: &str) -> String {
 }
 
 /// Writes a document given as a Python object or text as JSON bytes. `what`
-/// names the document in messages (`original`, `patch`, …).
-pub(crate) fn document_bytes(obj: &Bound<'_, PyAny>, what: &str) -> Result<Vec<u8>, ConvertError> {
+/// names the document in messages (`original`, `patch`, …); `max_depth` is
+/// the call's option ([`depth_limit`]).
+pub(crate) fn document_bytes(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    max_depth: Option<usize>,
+) -> Result<Vec<u8>, ConvertError> {
     if let Some(text) = document_text(obj, what) {
         return text;
     }
     let arena = Arena::new();
-    let value = Reader::new(&arena).document(obj, what)?;
+    let value = Reader::new(&arena, max_depth).document(obj, what)?;
     Ok(to_json_string(&value).into_bytes())
 }
 
@@ -184,17 +214,21 @@ pub(crate) struct Reader<'a, 'py> {
     items: Vec<Value<'a>>,
     /// JSON size of the document so far (see [`MAX_INPUT_BYTES`]).
     size: usize,
+    /// Deepest nesting read ([`depth_limit`]).
+    max_depth: usize,
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
-    /// A reader into `arena`.
-    pub(crate) fn new(arena: &'a Arena) -> Self {
+    /// A reader into `arena` for a call whose `max_depth` option is
+    /// `max_depth` ([`depth_limit`]).
+    pub(crate) fn new(arena: &'a Arena, max_depth: Option<usize>) -> Self {
         Reader {
             arena,
             keys: FxHashMap::default(),
             members: Vec::new(),
             items: Vec::new(),
             size: 0,
+            max_depth: depth_limit(max_depth),
         }
     }
 
@@ -242,14 +276,14 @@ impl<'a, 'py> Reader<'a, 'py> {
             return Ok(Value::String(self.string(s)?));
         }
         if let Ok(d) = obj.cast::<PyDict>() {
-            if depth >= MAX_DEPTH {
-                return Err(too_deep());
+            if depth >= self.max_depth {
+                return Err(too_deep(self.max_depth));
             }
             self.count(2)?;
             let base = self.members.len();
             for (k, v) in d.iter() {
                 let key = self.key(&k)?;
-                let value = self.read(&v, depth + 1).map_err(|f| f.at(key.to_owned()))?;
+                let value = grow(|| self.read(&v, depth + 1)).map_err(|f| f.at(key.to_owned()))?;
                 self.members.push(Member { key, value });
             }
             let members = self
@@ -304,13 +338,13 @@ impl<'a, 'py> Reader<'a, 'py> {
         items: impl Iterator<Item = Bound<'py, PyAny>>,
         depth: usize,
     ) -> Result<Value<'a>, Box<Fail>> {
-        if depth >= MAX_DEPTH {
-            return Err(too_deep());
+        if depth >= self.max_depth {
+            return Err(too_deep(self.max_depth));
         }
         self.count(2)?;
         let base = self.items.len();
         for (i, v) in items.enumerate() {
-            let value = self.read(&v, depth + 1).map_err(|f| f.at(i.to_string()))?;
+            let value = grow(|| self.read(&v, depth + 1)).map_err(|f| f.at(i.to_string()))?;
             self.items.push(value);
         }
         let items = self
@@ -447,10 +481,13 @@ fn located(mut f: Fail, what: &str) -> ConvertError {
     ))
 }
 
-fn too_deep() -> Box<Fail> {
+fn too_deep(limit: usize) -> Box<Fail> {
     Fail::new(
         FacadeKind::TooDeep,
-        format!("nesting deeper than {MAX_DEPTH} levels (or a structure that contains itself)"),
+        format!(
+            "nesting deeper than {limit} levels (or a structure that contains itself); \
+             max_depth= raises the limit for deeper trusted documents"
+        ),
     )
 }
 
@@ -464,9 +501,10 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// Builds Python objects from a JSON answer of the facade.
 pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let arena = Arena::new();
-    // The facade's answers nest no deeper than its inputs; the margin
-    // covers directives a created patch adds.
-    let opts = ParseOptions::default().with_max_depth(4 * MAX_DEPTH);
+    // The facade's answers nest no deeper than its inputs (bounded by the
+    // call's limit) plus the directives a created patch adds; the parser
+    // never recurses, so no second limit is needed here.
+    let opts = ParseOptions::default().with_max_depth(usize::MAX);
     let v = parse_json(&arena, json, &opts)
         .map_err(|e| PyValueError::new_err(format!("smpatch answered unreadable JSON: {e}")))?;
     value_to_py(py, v, &mut KeyCache::default())
@@ -541,7 +579,7 @@ pub(crate) fn value_to_py<'a, 'py>(
             // Built at its final size (no appends).
             let base = keys.items.len();
             for item in items {
-                let obj = value_to_py(py, *item, keys)?;
+                let obj = grow(|| value_to_py(py, *item, keys))?;
                 keys.items.push(obj);
             }
             let list = PyList::new(py, keys.items.drain(base..))?;
@@ -550,7 +588,7 @@ pub(crate) fn value_to_py<'a, 'py>(
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, item) in o.iter() {
-                dict.set_item(keys.key(py, k), value_to_py(py, item, keys)?)?;
+                dict.set_item(keys.key(py, k), grow(|| value_to_py(py, item, keys))?)?;
             }
             dict.into_any()
         }

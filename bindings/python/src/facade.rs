@@ -22,6 +22,7 @@
 //! `Schema`. From smpatch-schema: `Schema::load_paths`, `Schema::merge`,
 //! `Schema::cursor`, `SchemaError`.
 
+use smpatch::apply_flow::ApplyPatchType;
 use smpatch::fieldsets::{ApiCheck, ExtractOptions, FieldsOptions};
 use smpatch::ops::{self, Outcome};
 use smpatch::{
@@ -90,13 +91,29 @@ pub(crate) fn load(paths: &[PathBuf], builtin: bool) -> Result<SchemaRef, Error>
     Ok(SchemaRef::Loaded(Arc::new(schema)))
 }
 
-/// Options of `apply`, by their Rust names (`None` keeps the default).
+/// Options of `apply`, by their Rust names (`None` keeps the default);
+/// `patch_type` is the patch the call merges (`server_apply`: always
+/// strategic).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ApplyArgs {
     pub fix_quirks: bool,
     pub compound_keys: bool,
     pub reject_duplicate_keys: bool,
     pub max_depth: Option<usize>,
+    pub patch_type: ApplyPatchType,
+}
+
+/// The patch type named `name` (`patch_type=`: `strategic`, `merge`,
+/// `auto`, the names of `smpatch apply --type`); any other name is an
+/// `invalid_request` error.
+pub(crate) fn patch_type(name: &str) -> Result<ApplyPatchType, Error> {
+    ApplyPatchType::from_name(name).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Facade(FacadeKind::InvalidRequest),
+            "",
+            format!("patch_type must be {}, not {name:?}", ApplyPatchType::NAMES),
+        )
+    })
 }
 
 impl ApplyArgs {
@@ -241,6 +258,7 @@ pub(crate) enum Op {
     CreateThreeWay {
         overwrite: bool,
         args: CreateArgs,
+        patch_type: ApplyPatchType,
     },
     Conflicts(CreateArgs),
     Compose(CreateArgs),
@@ -260,6 +278,33 @@ pub(crate) enum Op {
     },
     Fields(FieldsArgs),
     Extract(ExtractArgs),
+}
+
+impl Op {
+    /// The call's `max_depth` option (`None`: the default).
+    pub(crate) fn max_depth(&self) -> Option<usize> {
+        match self {
+            Op::Apply(a) => a.max_depth,
+            Op::ServerApply { apply, .. } => apply.max_depth,
+            Op::CreateTwoWay(a)
+            | Op::CreateThreeWay { args: a, .. }
+            | Op::Conflicts(a)
+            | Op::Compose(a) => a.max_depth,
+            Op::Normalize { args, .. } | Op::Validate { args, .. } => args.max_depth,
+            Op::Fields(a) => a.max_depth,
+            Op::Extract(a) => a.max_depth,
+        }
+    }
+
+    /// The patch type of `apply` and `create_three_way` (strategic for
+    /// every other call).
+    pub(crate) fn patch_type(&self) -> ApplyPatchType {
+        match self {
+            Op::Apply(a) => a.patch_type,
+            Op::CreateThreeWay { patch_type, .. } => *patch_type,
+            _ => ApplyPatchType::Strategic,
+        }
+    }
 }
 
 /// One union or enum violation: JSON pointer, rule name (`V1`…`V5`,
@@ -345,6 +390,29 @@ fn run_validate(
     ))
 }
 
+/// Runs `apply` or `create_three_way` with a `patch_type` other than
+/// strategic on JSON documents: parsed into the arena, the op chosen for
+/// the patch type (`auto` reads the documents' `apiVersion`/`kind`), the
+/// answer written back as compact JSON.
+fn run_patch_type(
+    op: &ops::Op,
+    patch_type: ApplyPatchType,
+    docs: &[&[u8]],
+    schema: &Schema,
+    ty: &TypeRef,
+) -> Result<Answer, Error> {
+    let arena = Arena::new();
+    let mut values = Vec::with_capacity(docs.len());
+    for (d, what) in docs.iter().zip(op.roles()) {
+        values.push(smpatch::parse_document(&arena, d, op, what)?);
+    }
+    let op = op.clone().with_patch_type(patch_type, &values);
+    let out = ops::run(&arena, &op, &values, &[schema], ty)?;
+    Ok(Answer::Json(
+        smpatch_value::to_json_string(&out.into_value()).into_bytes(),
+    ))
+}
+
 /// Runs `op` on JSON documents.
 pub(crate) fn run(
     op: Op,
@@ -355,6 +423,12 @@ pub(crate) fn run(
     let s = schema.schema();
     let ty = schema.type_ref(type_name);
     let doc = |i: usize| docs.get(i).map_or(&b""[..], Vec::as_slice);
+    if op.patch_type() != ApplyPatchType::Strategic {
+        if let Some(tree) = tree_op(&op) {
+            let texts: Vec<&[u8]> = (0..tree.roles().len()).map(doc).collect();
+            return run_patch_type(&tree, op.patch_type(), &texts, s, &ty);
+        }
+    }
     match op {
         Op::Apply(a) => {
             smpatch::apply_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
@@ -362,7 +436,9 @@ pub(crate) fn run(
         Op::CreateTwoWay(a) => {
             smpatch::create_two_way_bytes(doc(0), doc(1), s, &ty, &a.options()).map(Answer::Json)
         }
-        Op::CreateThreeWay { overwrite, args } => {
+        Op::CreateThreeWay {
+            overwrite, args, ..
+        } => {
             let on_conflict = if overwrite {
                 OnConflict::Overwrite
             } else {
@@ -466,7 +542,9 @@ pub(crate) fn tree_op(op: &Op) -> Option<ops::Op> {
     Some(match op {
         Op::Apply(a) => ops::Op::Apply(a.options()),
         Op::CreateTwoWay(a) => ops::Op::Create2(a.options()),
-        Op::CreateThreeWay { overwrite, args } => ops::Op::Create3 {
+        Op::CreateThreeWay {
+            overwrite, args, ..
+        } => ops::Op::Create3 {
             options: args.options(),
             overwrite: *overwrite,
         },
@@ -504,10 +582,12 @@ pub(crate) fn check_object<'a>(value: Value<'a>, what: &str) -> Result<Value<'a>
 }
 
 /// Runs `op` (from [`tree_op`]) on documents already in the arena, in the
-/// order of the Python signature (`normalize` without `old`: one).
+/// order of the Python signature (`normalize` without `old`: one), as the
+/// JSON merge patch op when `patch_type` says so ([`Op::patch_type`]).
 pub(crate) fn run_tree<'a>(
     arena: &'a Arena,
     op: &ops::Op,
+    patch_type: ApplyPatchType,
     mut docs: Vec<Value<'a>>,
     schema: &SchemaRef,
     type_name: Option<&str>,
@@ -516,6 +596,7 @@ pub(crate) fn run_tree<'a>(
         // `normalize` on create: the facade ignores the stored object.
         docs.push(Value::empty_object());
     }
+    let op = &op.clone().with_patch_type(patch_type, &docs);
     let ty = schema.type_ref(type_name);
     Ok(match ops::run(arena, op, &docs, &[schema.schema()], &ty)? {
         Outcome::Conflicts(b) => TreeAnswer::Bool(b),

@@ -66,6 +66,12 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     }
 }
 
+/// [`raise`] where no `py` token is at hand (the engine functions' option
+/// checks).
+fn raise_attached(e: Error) -> PyErr {
+    Python::attach(|py| raise(py, e))
+}
+
 fn convert_error(py: Python<'_>, e: ConvertError) -> PyErr {
     match e {
         ConvertError::Doc(e) => raise(py, e),
@@ -162,12 +168,17 @@ fn call(
             || o.is_instance_of::<PyByteArray>()
     });
     if let Some(tree) = facade::tree_op(&op).filter(|_| !(all_text && as_bytes)) {
-        return call_tree(py, &tree, docs, &schema, type_name, as_bytes)
+        let call = TreeCall {
+            op: &tree,
+            patch_type: op.patch_type(),
+            max_depth: op.max_depth(),
+        };
+        return call_tree(py, &call, docs, &schema, type_name, as_bytes)
             .map_err(|e| convert_error(py, e));
     }
     let mut bytes = Vec::with_capacity(docs.len());
     for (obj, what) in docs {
-        bytes.push(document_bytes(obj, what).map_err(|e| convert_error(py, e))?);
+        bytes.push(document_bytes(obj, what, op.max_depth()).map_err(|e| convert_error(py, e))?);
     }
     let answer = py
         .detach(|| facade::run(op, &bytes, &schema, type_name))
@@ -197,14 +208,24 @@ fn call(
 /// The arena cannot cross threads, so the call detaches from the
 /// interpreter first and attaches again to read the documents and to build
 /// the answer: the engine itself runs without the GIL.
+/// What [`call_tree`] runs: the engine op, the patch type of `apply` and
+/// `create_three_way`, and the call's `max_depth` option (`None`: not
+/// given), which sets how deep Python objects are read.
+struct TreeCall<'o> {
+    op: &'o smpatch::ops::Op,
+    patch_type: smpatch::apply_flow::ApplyPatchType,
+    max_depth: Option<usize>,
+}
+
 fn call_tree(
     py: Python<'_>,
-    op: &smpatch::ops::Op,
+    call: &TreeCall<'_>,
     docs: &[(&Bound<'_, PyAny>, &str)],
     schema: &SchemaRef,
     type_name: Option<&str>,
     as_bytes: bool,
 ) -> Result<Py<PyAny>, ConvertError> {
+    let op = call.op;
     // Text documents as JSON bytes (YAML converted), owned here so that the
     // values parsed from them (which borrow their strings) outlive the arena.
     let mut texts = Vec::with_capacity(docs.len());
@@ -226,7 +247,7 @@ fn call_tree(
     py.detach(|| {
         let arena = Arena::new();
         let (values, keys) = Python::attach(|py| {
-            let mut reader = Reader::new(&arena);
+            let mut reader = Reader::new(&arena, call.max_depth);
             let mut values = Vec::with_capacity(objects.len());
             for (i, ((obj, what), text)) in objects.iter().zip(&texts).enumerate() {
                 if text_error.as_ref().is_some_and(|(at, _)| *at == i) {
@@ -245,7 +266,8 @@ fn call_tree(
         // `keys` holds references to Python objects: it is dropped while
         // attached (a reference dropped while detached is queued by PyO3 and
         // released later, at a cost per object).
-        let answer = match facade::run_tree(&arena, op, values, schema, type_name) {
+        let answer = match facade::run_tree(&arena, op, call.patch_type, values, schema, type_name)
+        {
             Ok(answer) => answer,
             Err(e) => {
                 Python::attach(move |_| drop(keys));
@@ -335,14 +357,25 @@ engine_functions! {
     /// `reject_duplicate_keys`, `max_depth` (see docs/ERRORS.md and the
     /// smpatch crate's `ApplyOptions`).
     ///
+    /// `patch_type` (the names of `smpatch apply --type`): `"strategic"`
+    /// (default), `"merge"` (`patch` is an RFC 7386 JSON merge patch, merged
+    /// as the API server merges one: no schema, lists replaced whole, `None`
+    /// deletes; kubernetes/kubernetes#58414) or `"auto"` (strategic when the
+    /// embedded Kubernetes schema has the documents' `apiVersion`/`kind`,
+    /// merge for every other kind, as kubectl chooses).
+    ///
     /// Raises `smpatch.Error` (a `ValueError`) with `.kind`, `.path` (a JSON
     /// pointer into the patch) and `.message`.
     #[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
-        fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None))]
+        fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None,
+        patch_type = "strategic"))]
     fn apply(original: &Bound<'_, PyAny>, patch: &Bound<'_, PyAny>;
         as_bytes: bool, fix_quirks: bool, compound_keys: bool, reject_duplicate_keys: bool,
-        max_depth: Option<usize>) {
-        let args = ApplyArgs { fix_quirks, compound_keys, reject_duplicate_keys, max_depth };
+        max_depth: Option<usize>, patch_type: &str) {
+        let patch_type = facade::patch_type(patch_type).map_err(raise_attached)?;
+        let args = ApplyArgs {
+            fix_quirks, compound_keys, reject_duplicate_keys, max_depth, patch_type,
+        };
         (Op::Apply(args), vec![(original, "original"), (patch, "patch")], as_bytes)
     }
 
@@ -370,15 +403,24 @@ engine_functions! {
     /// With `overwrite=False`, changes made on the server that the patch would
     /// undo raise `smpatch.Conflict` (whose `.path` is the first conflicting
     /// location). Options: `fix_quirks`, `compound_keys`, `max_depth`.
+    ///
+    /// `patch_type="merge"` answers kubectl's three-way JSON merge patch for
+    /// kinds without a Go type (custom resources; kubernetes/kubernetes#58414):
+    /// no schema, lists replaced whole, no conflict check (`overwrite` does
+    /// not apply, as in kubectl); `"auto"` chooses as kubectl does (strategic
+    /// when the embedded Kubernetes schema has the documents' type, merge
+    /// otherwise); `"strategic"` is the default.
     #[pyo3(signature = (original, modified, current, *, overwrite = true, schema = None,
         r#type = None, as_bytes = false, fix_quirks = false, compound_keys = false,
-        max_depth = None))]
+        max_depth = None, patch_type = "strategic"))]
     fn create_three_way(original: &Bound<'_, PyAny>, modified: &Bound<'_, PyAny>,
         current: &Bound<'_, PyAny>, overwrite: bool;
-        as_bytes: bool, fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>) {
+        as_bytes: bool, fix_quirks: bool, compound_keys: bool, max_depth: Option<usize>,
+        patch_type: &str) {
+        let patch_type = facade::patch_type(patch_type).map_err(raise_attached)?;
         let args = CreateArgs::common(fix_quirks, compound_keys, max_depth);
         let docs = vec![(original, "original"), (modified, "modified"), (current, "current")];
-        (Op::CreateThreeWay { overwrite, args }, docs, as_bytes)
+        (Op::CreateThreeWay { overwrite, args, patch_type }, docs, as_bytes)
     }
 
     /// Whether two patches change the same path differently (`True`) or can
@@ -462,7 +504,10 @@ engine_functions! {
     fn server_apply(original: &Bound<'_, PyAny>, patch: &Bound<'_, PyAny>;
         as_bytes: bool, fix_quirks: bool, compound_keys: bool, reject_duplicate_keys: bool,
         max_depth: Option<usize>, non_discriminated_update: bool, ratcheting: bool, check_enums: bool) {
-        let apply = ApplyArgs { fix_quirks, compound_keys, reject_duplicate_keys, max_depth };
+        let apply = ApplyArgs {
+            fix_quirks, compound_keys, reject_duplicate_keys, max_depth,
+            patch_type: Default::default(),
+        };
         let unions = UnionArgs { non_discriminated_update, ratcheting, check_enums, max_depth };
         let op = Op::ServerApply { apply, unions };
         (op, vec![(original, "original"), (patch, "patch")], as_bytes)

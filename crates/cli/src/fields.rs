@@ -94,7 +94,7 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
             ..FieldsOptions::update_on_create()
         },
     };
-    opts.max_depth = limits.max_depth;
+    opts.max_depth = limits.max_depth();
     let op = Op::Fields(opts);
     let mut out = String::new();
     for (i, doc) in docs.iter().enumerate() {
@@ -150,7 +150,7 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
         // With several objects, one without an entry is not an error.
         opts.missing_entry = MissingEntry::IdentityOnly;
     }
-    opts.max_depth = limits.max_depth;
+    opts.max_depth = limits.max_depth();
     let op = Op::Extract {
         manager: a.manager.clone(),
         options: opts,

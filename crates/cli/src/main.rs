@@ -66,12 +66,14 @@ stdout line, in order; a bad request answers an error and the session goes on.
 Request:  {\"id\": ANY, \"op\": \"apply\"|\"create2\"|\"create3\"|\"conflicts\"|\"normalize\"|\"fields\"|\"extract\",
            \"original\": JSON, \"patch\": JSON, \"modified\": JSON, \"current\": JSON (or \"*_text\": \"JSON or YAML\"),
            \"schema\": {\"file\": PATH, \"definition\": NAME} | {\"builtin\": \"apps/v1/Deployment\"} | {\"none\": true},
-           \"options\": {\"fix_quirks\": false, ...}}
+           \"options\": {\"fix_quirks\": false, \"patch_type\": \"strategic\"|\"merge\"|\"auto\", ...}}
 Response: {\"id\": ANY, \"ok\": JSON}
        or {\"id\": ANY, \"error\": {\"kind\": \"...\", \"path\": \"/json/pointer\", \"message\": \"...\"}}
 
 Example:
   echo '{\"id\":1,\"op\":\"apply\",\"schema\":{\"builtin\":\"v1/ConfigMap\"},\"original\":{\"data\":{\"a\":\"1\"}},\"patch\":{\"data\":{\"b\":\"2\"}}}' | smpatch batch
+
+--max-depth N: every request's depth limit, and the most its \"options\": {\"max_depth\"} may ask for (without the flag: 256, and a request may raise its own).
 
 Every member and option: README.md, \"Batch mode\"; error kinds: docs/ERRORS.md.";
 
@@ -155,10 +157,12 @@ struct Cli {
 #[derive(Args, Clone, Copy)]
 #[command(next_help_heading = "Limits (every command)")]
 struct Limits {
-    /// Deepest nesting accepted in documents and by the engines (batch
-    /// requests set theirs in `options.max_depth`).
-    #[arg(long, global = true, value_name = "N", default_value_t = smpatch::DEFAULT_MAX_DEPTH)]
-    max_depth: usize,
+    /// Deepest nesting accepted in documents and by the engines [default:
+    /// 256]. For `batch`: every request's limit, and the most a request's
+    /// `options.max_depth` may ask for (without the flag, requests default
+    /// to 256 and may raise their own).
+    #[arg(long, global = true, value_name = "N")]
+    max_depth: Option<usize>,
     /// Largest input file (or stdin, or batch request line) read, in bytes
     /// (the default is 512 MiB).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = smpatch::batch::DEFAULT_MAX_LINE_BYTES)]
@@ -166,9 +170,14 @@ struct Limits {
 }
 
 impl Limits {
+    /// The depth limit: `--max-depth`, or the default.
+    fn max_depth(&self) -> usize {
+        self.max_depth.unwrap_or(smpatch::DEFAULT_MAX_DEPTH)
+    }
+
     fn parse_options(&self) -> ParseOptions {
         ParseOptions::default()
-            .with_max_depth(self.max_depth)
+            .with_max_depth(self.max_depth())
             .with_max_input_bytes(self.max_input_bytes)
     }
 }
@@ -567,6 +576,9 @@ fn run() -> i32 {
             .map_err(|e| Failure::output(&e)),
         Command::Batch => {
             let mut state = BatchState::with_max_line_bytes(limits.max_input_bytes);
+            if let Some(depth) = limits.max_depth {
+                state.set_max_depth(depth);
+            }
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
             run_session_with(&mut state, stdin, stdout)
@@ -961,12 +973,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             let apply = ApplyOptions::default()
                 .with_fix_quirks(a.engine.fix_quirks)
                 .with_compound_keys(a.engine.compound_keys)
-                .with_max_depth(limits.max_depth);
+                .with_max_depth(limits.max_depth());
             let op = if a.normalize_unions {
                 Op::ServerApply {
                     apply,
                     unions: UnionOptions {
-                        max_depth: limits.max_depth,
+                        max_depth: limits.max_depth(),
                         ..UnionOptions::default()
                     },
                 }
@@ -1095,7 +1107,7 @@ fn diff(a: &DiffArgs, limits: &Limits) -> Result<i32, Failure> {
                 CreateOptions::default()
                     .with_fix_quirks(a.engine.fix_quirks)
                     .with_compound_keys(a.engine.compound_keys)
-                    .with_max_depth(limits.max_depth),
+                    .with_max_depth(limits.max_depth()),
             );
             ops::run(
                 &arena,
@@ -1200,29 +1212,16 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
                 .with_fix_quirks(a.engine.fix_quirks)
                 .with_compound_keys(a.engine.compound_keys),
         )
-        .max_depth(limits.max_depth);
-    let embedded = [smpatch::embedded_schema()?];
+        .max_depth(limits.max_depth());
     let mut results = Vec::with_capacity(manifests.len());
     let mut labels = Vec::new();
     for (i, manifest) in manifests.iter().enumerate() {
+        // auto: kubectl's choice per object (ApplyPatchType::resolve, from
+        // the manifest's type in the embedded schema).
         let patch_type = match a.patch_type {
             ApplyType::Strategic => ApplyPatchType::Strategic,
             ApplyType::Merge => ApplyPatchType::Merge,
-            // kubectl: a strategic merge patch for the types whose server
-            // takes one (read from the cluster's OpenAPI; the embedded
-            // schema's types here), a JSON merge patch for everything else
-            // (custom resources). A kubectl without the cluster's OpenAPI
-            // falls back to the types compiled into it, which leave out
-            // `CustomResourceDefinition` and `APIService` (use --type merge
-            // to reproduce that). Any error other than an unknown type is
-            // the strategic flow's to report.
-            ApplyType::Auto => {
-                let probe = Op::Apply(ApplyOptions::default());
-                match ops::resolve_type(&probe, &embedded, &TypeRef::Detect, &[*manifest]) {
-                    Err(e) if e.name() == "unknown_type" => ApplyPatchType::Merge,
-                    _ => ApplyPatchType::Strategic,
-                }
-            }
+            ApplyType::Auto => ApplyPatchType::Auto,
         };
         let opts = opts.clone().patch_type(patch_type);
         let live = find_live(&lives, *manifest);

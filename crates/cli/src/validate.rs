@@ -75,7 +75,7 @@ pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure
     let opts = UnionOptions {
         ratcheting: a.ratcheting,
         check_enums: !a.no_enums,
-        max_depth: limits.max_depth,
+        max_depth: limits.max_depth(),
         ..UnionOptions::default()
     };
     let arena = Arena::new();

@@ -80,15 +80,88 @@ pub enum ApplyPatchType {
     /// change `apiVersion`, `kind` or `metadata.name` of a live object is
     /// kubectl's `precondition_failed` error.
     Merge,
+    /// kubectl's choice per object ([`ApplyPatchType::resolve`]):
+    /// [`Strategic`](ApplyPatchType::Strategic) when the embedded Kubernetes
+    /// schema has the object's type (from its `apiVersion`/`kind`),
+    /// [`Merge`](ApplyPatchType::Merge) for every other kind. (A kubectl
+    /// that cannot read the cluster's OpenAPI also merges
+    /// `CustomResourceDefinition` and `APIService` objects: choose `Merge`
+    /// to reproduce that.)
+    Auto,
 }
 
 impl ApplyPatchType {
-    /// The name `--type` takes: `strategic`, `merge`.
+    /// The names [`ApplyPatchType::from_name`] takes, for messages.
+    pub const NAMES: &'static str = "strategic, merge or auto";
+
+    /// The name `--type` takes (and the batch option `patch_type`, Python's
+    /// `patch_type=`): `strategic`, `merge`, `auto`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApplyPatchType::Strategic => "strategic",
             ApplyPatchType::Merge => "merge",
+            ApplyPatchType::Auto => "auto",
         }
+    }
+
+    /// The patch type named `name` ([`ApplyPatchType::as_str`]); `None` for
+    /// any other name.
+    ///
+    /// ```
+    /// use smpatch::apply_flow::ApplyPatchType;
+    /// assert_eq!(ApplyPatchType::from_name("auto"), Some(ApplyPatchType::Auto));
+    /// assert_eq!(ApplyPatchType::from_name("json"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            ApplyPatchType::Strategic,
+            ApplyPatchType::Merge,
+            ApplyPatchType::Auto,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == name)
+    }
+
+    /// The patch type for documents `docs` (their `apiVersion`/`kind` is
+    /// read in this order, first found wins): `Auto` becomes `Strategic`
+    /// when the embedded Kubernetes schema has that type and `Merge` when
+    /// it does not (an unknown kind, or no `apiVersion`/`kind` at all);
+    /// the other types stay as they are.
+    ///
+    /// ```
+    /// use smpatch::apply_flow::ApplyPatchType;
+    /// use smpatch::{parse_document, ApplyOptions, Arena};
+    /// use smpatch::ops::Op;
+    /// let arena = Arena::new();
+    /// let op = Op::Apply(ApplyOptions::default());
+    /// let cm = parse_document(&arena, br#"{"apiVersion":"v1","kind":"ConfigMap"}"#, &op, "o").unwrap();
+    /// let cr = parse_document(&arena, br#"{"apiVersion":"x.io/v1","kind":"Widget"}"#, &op, "o").unwrap();
+    /// assert_eq!(ApplyPatchType::Auto.resolve(&[cm]), ApplyPatchType::Strategic);
+    /// assert_eq!(ApplyPatchType::Auto.resolve(&[cr]), ApplyPatchType::Merge);
+    /// assert_eq!(ApplyPatchType::Strategic.resolve(&[cr]), ApplyPatchType::Strategic);
+    /// ```
+    pub fn resolve(self, docs: &[Value<'_>]) -> ApplyPatchType {
+        if self != ApplyPatchType::Auto {
+            return self;
+        }
+        // kubectl: a strategic merge patch for the types whose server takes
+        // one (read from the cluster's OpenAPI; the embedded schema's types
+        // here), a JSON merge patch for everything else (custom resources).
+        // Any error other than an unknown type is the strategic flow's to
+        // report.
+        let Ok(embedded) = crate::embedded_schema() else {
+            return ApplyPatchType::Strategic;
+        };
+        match crate::input::resolve_cursor(&[embedded], &TypeRef::Detect, docs) {
+            Err(e) if e.name() == "unknown_type" => ApplyPatchType::Merge,
+            _ => ApplyPatchType::Strategic,
+        }
+    }
+}
+
+impl fmt::Display for ApplyPatchType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -115,8 +188,9 @@ pub struct ClientApplyOptions {
     pub create: CreateOptions,
     /// Options of merging the patch into the live object.
     pub apply: ApplyOptions,
-    /// The three-way patch to compute: strategic (default) or, as kubectl
-    /// does for custom resources, an RFC 7386 JSON merge patch.
+    /// The three-way patch to compute: strategic (default), as kubectl does
+    /// for custom resources an RFC 7386 JSON merge patch, or kubectl's
+    /// choice per object (`Auto`, decided from the manifest).
     pub patch_type: ApplyPatchType,
 }
 
@@ -291,16 +365,10 @@ pub fn run<'a>(
     encoded.push('\n');
     let last_applied: &'a str = arena.alloc_str(&encoded);
     let modified = set_last_applied(arena, base, Some(Value::String(last_applied)));
-    let (patch, merged) = match opts.patch_type {
-        ApplyPatchType::Strategic => strategic(
-            arena,
-            [original, modified, live],
-            schemas,
-            ty,
-            opts,
-            manifest,
-        )?,
-        ApplyPatchType::Merge => merge_patch(arena, [original, modified, live], exists, manifest)?,
+    let docs = [original, modified, live];
+    let (patch, merged) = match opts.patch_type.resolve(&[manifest]) {
+        ApplyPatchType::Merge => merge_patch(arena, docs, exists, manifest)?,
+        _ => strategic(arena, docs, schemas, ty, opts, manifest)?,
     };
     let action = match patch {
         _ if !exists => ApplyAction::Created,

@@ -56,6 +56,15 @@ pub enum Op {
     },
     /// Whether `left` and `right` touch the same path differently.
     Conflicts(CreateOptions),
+    /// Merge the RFC 7386 JSON merge patch `patch` into `original` as the
+    /// API server merges one (Go's `MergePatch`: no schema, lists replaced
+    /// whole, `null` deletes); only the options' `max_depth` is read.
+    MergeApply(ApplyOptions),
+    /// kubectl's three-way JSON merge patch for kinds without a Go type
+    /// (`CreateThreeWayJSONMergePatch`, kubernetes/kubernetes#58414) of
+    /// `original`, `modified` and `current`: no schema, lists replaced
+    /// whole, no conflict check; only the options' `max_depth` is read.
+    MergeCreate3(CreateOptions),
     /// One patch equivalent to `first` then `second`.
     Compose(CreateOptions),
     /// The server pipeline (KEP-1027): merge `patch` into `original`,
@@ -93,9 +102,9 @@ impl Op {
     /// The names of the operation's documents, in the order [`run`] takes them.
     pub fn roles(&self) -> &'static [&'static str] {
         match self {
-            Op::Apply(_) => &["original", "patch"],
+            Op::Apply(_) | Op::MergeApply(_) => &["original", "patch"],
             Op::Create2(_) => &["original", "modified"],
-            Op::Create3 { .. } => &["original", "modified", "current"],
+            Op::Create3 { .. } | Op::MergeCreate3(_) => &["original", "modified", "current"],
             Op::Conflicts(_) => &["left", "right"],
             Op::Compose(_) => &["first", "second"],
             Op::ServerApply { .. } => &["original", "patch"],
@@ -109,13 +118,14 @@ impl Op {
     fn detect_order(&self) -> &'static [usize] {
         match self {
             Op::Apply(_)
+            | Op::MergeApply(_)
             | Op::Conflicts(_)
             | Op::Compose(_)
             | Op::ServerApply { .. }
             | Op::Normalize { .. } => &[0, 1],
             Op::Fields(_) | Op::Extract { .. } => &[0],
             Op::Create2(_) => &[1, 0],
-            Op::Create3 { .. } => &[1, 0, 2],
+            Op::Create3 { .. } | Op::MergeCreate3(_) => &[1, 0, 2],
         }
     }
 
@@ -123,23 +133,96 @@ impl Op {
     /// documents are read with this limit too when it is above the default.
     pub fn max_depth(&self) -> usize {
         match self {
-            Op::Apply(o) => o.max_depth,
+            Op::Apply(o) | Op::MergeApply(o) => o.max_depth,
             Op::ServerApply { apply, .. } => apply.max_depth,
             Op::Fields(o) => o.max_depth,
             Op::Extract { options, .. } => options.max_depth,
             Op::Normalize { options, .. } => options.max_depth,
-            Op::Create2(o) | Op::Create3 { options: o, .. } | Op::Conflicts(o) | Op::Compose(o) => {
-                o.max_depth
-            }
+            Op::Create2(o)
+            | Op::Create3 { options: o, .. }
+            | Op::MergeCreate3(o)
+            | Op::Conflicts(o)
+            | Op::Compose(o) => o.max_depth,
         }
+    }
+
+    /// Sets the operation's depth limit (every `max_depth` of its options).
+    pub fn set_max_depth(&mut self, max_depth: usize) {
+        match self {
+            Op::Apply(o) | Op::MergeApply(o) => o.max_depth = max_depth,
+            Op::ServerApply { apply, unions } => {
+                apply.max_depth = max_depth;
+                unions.max_depth = max_depth;
+            }
+            Op::Fields(o) => o.max_depth = max_depth,
+            Op::Extract { options, .. } => options.max_depth = max_depth,
+            Op::Normalize { options, .. } => options.max_depth = max_depth,
+            Op::Create2(o)
+            | Op::Create3 { options: o, .. }
+            | Op::MergeCreate3(o)
+            | Op::Conflicts(o)
+            | Op::Compose(o) => o.max_depth = max_depth,
+        }
+    }
+
+    /// The operation for `patch_type` (the names and meaning of `smpatch
+    /// apply --type`): [`Op::Apply`] and [`Op::Create3`] become
+    /// [`Op::MergeApply`] and [`Op::MergeCreate3`] when `patch_type` is
+    /// `Merge`, or `Auto` and the embedded Kubernetes schema lacks the type
+    /// of `docs` (in [`Op::roles`] order; their `apiVersion`/`kind` is read
+    /// in the order the op detects its type:
+    /// [`ApplyPatchType::resolve`](crate::apply_flow::ApplyPatchType::resolve)).
+    /// Every other operation, and `Strategic`, stays as it is.
+    ///
+    /// ```
+    /// use smpatch::apply_flow::ApplyPatchType;
+    /// use smpatch::ops::Op;
+    /// use smpatch::{parse_document, ApplyOptions, Arena};
+    /// let arena = Arena::new();
+    /// let op = Op::Apply(ApplyOptions::default());
+    /// let cr = parse_document(&arena, br#"{"apiVersion":"x.io/v1","kind":"Widget"}"#, &op, "original").unwrap();
+    /// let docs = [cr, smpatch::Value::empty_object()];
+    /// let merge = op.clone().with_patch_type(ApplyPatchType::Auto, &docs);
+    /// assert_eq!(merge, Op::MergeApply(ApplyOptions::default()));
+    /// assert_eq!(op.clone().with_patch_type(ApplyPatchType::Strategic, &docs), op);
+    /// ```
+    pub fn with_patch_type(
+        self,
+        patch_type: crate::apply_flow::ApplyPatchType,
+        docs: &[Value<'_>],
+    ) -> Op {
+        use crate::apply_flow::ApplyPatchType;
+        if patch_type == ApplyPatchType::Strategic
+            || !matches!(self, Op::Apply(_) | Op::Create3 { .. })
+        {
+            return self;
+        }
+        let ordered: Vec<Value<'_>> = self
+            .detect_order()
+            .iter()
+            .filter_map(|&i| docs.get(i).copied())
+            .collect();
+        match (patch_type.resolve(&ordered), self) {
+            (ApplyPatchType::Merge, Op::Apply(o)) => Op::MergeApply(o),
+            (ApplyPatchType::Merge, Op::Create3 { options, .. }) => Op::MergeCreate3(options),
+            (_, op) => op,
+        }
+    }
+
+    /// True for the operations that read no schema (the JSON merge patch
+    /// ones): [`resolve_type`] answers the schemaless cursor for them.
+    pub fn is_schemaless(&self) -> bool {
+        matches!(self, Op::MergeApply(_) | Op::MergeCreate3(_))
     }
 
     /// How an empty document counts: an error for apply, `{}` otherwise.
     pub(crate) fn empty(&self) -> Empty {
         match self {
-            Op::Apply(_) | Op::ServerApply { .. } | Op::Fields(_) | Op::Extract { .. } => {
-                Empty::IsError
-            }
+            Op::Apply(_)
+            | Op::MergeApply(_)
+            | Op::ServerApply { .. }
+            | Op::Fields(_)
+            | Op::Extract { .. } => Empty::IsError,
             _ => Empty::IsObject,
         }
     }
@@ -204,6 +287,9 @@ pub fn resolve_type<'s>(
     ty: &TypeRef,
     docs: &[Value<'_>],
 ) -> Result<Cursor<'s>, Error> {
+    if op.is_schemaless() {
+        return resolve_cursor(schemas, &TypeRef::Schemaless, docs);
+    }
     let ordered: Vec<Value<'_>> = op
         .detect_order()
         .iter()
@@ -249,6 +335,14 @@ pub fn execute<'a>(
                 options,
                 &[],
             ))
+        }
+        (Op::MergeApply(_), &[original, patch]) => Ok(Outcome::Document(
+            smpatch_patch_create::json_merge::merge_like_go(arena, original, patch),
+        )),
+        (Op::MergeCreate3(_), &[original, modified, current]) => {
+            smpatch_patch_create::json_merge::three_way(arena, original, modified, current, &[])
+                .map(Outcome::Document)
+                .map_err(Error::from)
         }
         (Op::Conflicts(o), &[left, right]) => {
             smpatch_patch_create::conflicts(left, right, cursor, o)

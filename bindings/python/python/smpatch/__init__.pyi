@@ -29,6 +29,9 @@ Document = Union[Dict[str, Any], str, bytes, bytearray, None]
 
 StrPath = Union[str, "os.PathLike[str]"]
 
+PatchType = Literal["strategic", "merge", "auto"]
+"""``patch_type=`` of ``apply`` and ``create_three_way``: the names of ``smpatch apply --type``."""
+
 Violation = Dict[str, str]
 """A union or enum violation: ``{"path": <JSON pointer>, "rule": "V1".."V5" | "enum", "message": ...}``."""
 
@@ -68,6 +71,7 @@ def apply(
     compound_keys: bool = False,
     reject_duplicate_keys: bool = False,
     max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
 ) -> Dict[str, Any]: ...
 @overload
 def apply(
@@ -81,6 +85,7 @@ def apply(
     compound_keys: bool = False,
     reject_duplicate_keys: bool = False,
     max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
 ) -> bytes: ...
 @overload
 def create_two_way(
@@ -123,6 +128,7 @@ def create_three_way(
     fix_quirks: bool = False,
     compound_keys: bool = False,
     max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
 ) -> Dict[str, Any]: ...
 @overload
 def create_three_way(
@@ -137,6 +143,7 @@ def create_three_way(
     fix_quirks: bool = False,
     compound_keys: bool = False,
     max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
 ) -> bytes: ...
 def conflicts(
     left: Document,

@@ -1,9 +1,10 @@
 //! The per-op dispatch: the op name, the [`Op`] it builds from the request,
 //! the members it reads, and the run through [`crate::ops`].
 
-use super::options::{apply_options, create_options, union_options};
+use super::options::{apply_options, create3_options, create_options, union_options};
 use super::request::{check_members, document, invalid, invalid_at, schema_choice, SchemaChoice};
 use super::SchemaCache;
+use crate::apply_flow::ApplyPatchType;
 use crate::input::parse_options;
 use crate::ops::{self, Op, Outcome};
 use crate::unions::has_document;
@@ -40,12 +41,23 @@ impl OpName {
         })
     }
 
-    /// The [`Op`] this request runs, built from its options.
-    fn op(self, request: Value<'_>) -> Result<Op, Error> {
+    /// The [`Op`] this request runs, built from its options, and the patch
+    /// type its `options.patch_type` asks for (`apply` and `create3`; the
+    /// op is the strategic one until [`run`] resolves the type).
+    fn op(self, request: Value<'_>) -> Result<(Op, ApplyPatchType), Error> {
         let options = request.get("options");
-        Ok(match self {
+        let mut patch_type = ApplyPatchType::Strategic;
+        let op = match self {
             OpName::Apply => {
-                let (apply, normalize_unions) = apply_options(options)?;
+                let (apply, normalize_unions, ty) = apply_options(options)?;
+                patch_type = ty;
+                if normalize_unions && ty != ApplyPatchType::Strategic {
+                    return Err(invalid_at(
+                        "/options/patch_type",
+                        "normalize_unions merges a strategic merge patch; leave patch_type \
+                         out (or \"strategic\") with it",
+                    ));
+                }
                 if normalize_unions {
                     let unions = UnionOptions {
                         max_depth: apply.max_depth,
@@ -57,16 +69,20 @@ impl OpName {
                 }
             }
             OpName::Create2 => Op::Create2(create_options(options)?),
-            OpName::Create3 => Op::Create3 {
-                options: create_options(options)?,
-                overwrite: match request.get("overwrite") {
-                    None | Some(Value::Null) => true,
-                    Some(Value::Bool(b)) => b,
-                    Some(_) => {
-                        return Err(invalid_at("/overwrite", "overwrite must be true or false"))
-                    }
-                },
-            },
+            OpName::Create3 => {
+                let (options, ty) = create3_options(options)?;
+                patch_type = ty;
+                Op::Create3 {
+                    options,
+                    overwrite: match request.get("overwrite") {
+                        None | Some(Value::Null) => true,
+                        Some(Value::Bool(b)) => b,
+                        Some(_) => {
+                            return Err(invalid_at("/overwrite", "overwrite must be true or false"))
+                        }
+                    },
+                }
+            }
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
             OpName::Normalize => {
                 if !has_document(request, "new") {
@@ -81,7 +97,8 @@ impl OpName {
             }
             OpName::Fields => crate::fields::batch_fields(request)?,
             OpName::Extract => crate::fields::batch_extract(request)?,
-        })
+        };
+        Ok((op, patch_type))
     }
 
     /// Request members this op reads besides `id`, `op`, `schema`, `options`
@@ -96,10 +113,14 @@ impl OpName {
 }
 
 /// Runs one request: its op, members, schema choice and documents.
+/// `limit` is the session's depth limit (`smpatch batch --max-depth`): the
+/// request's `max_depth` when its options give none, and the most they may
+/// give.
 pub(super) fn run<'a>(
     arena: &'a Arena,
     cache: &mut SchemaCache,
     request: Value<'a>,
+    limit: Option<usize>,
 ) -> Result<Outcome<'a>, Error> {
     let name = match request.get("op") {
         Some(Value::String(name)) => OpName::parse(name).ok_or_else(|| {
@@ -108,7 +129,25 @@ pub(super) fn run<'a>(
         Some(_) => return Err(invalid_at("/op", "op must be a string")),
         None => return Err(invalid("the request has no \"op\"")),
     };
-    let op = name.op(request)?;
+    let (mut op, patch_type) = name.op(request)?;
+    if let Some(limit) = limit {
+        let asked = request
+            .get("options")
+            .and_then(|o| o.get("max_depth"))
+            .is_some();
+        if !asked {
+            op.set_max_depth(limit);
+        } else if op.max_depth() > limit {
+            return Err(invalid_at(
+                "/options/max_depth",
+                format!(
+                    "max_depth {} is above this session's limit of {limit} \
+                     (smpatch batch --max-depth)",
+                    op.max_depth()
+                ),
+            ));
+        }
+    }
     check_members(request, &op, name.extra_members())?;
     let choice = schema_choice(cache, request.get("schema"))?;
     let parse = parse_options(op.max_depth());
@@ -117,6 +156,7 @@ pub(super) fn run<'a>(
         .iter()
         .map(|role| document(arena, request, role, op.empty(), &parse))
         .collect::<Result<Vec<_>, _>>()?;
+    let op = op.with_patch_type(patch_type, &docs);
     let embedded;
     let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {
         SchemaChoice::File(s, Some(def)) => (vec![&**s], TypeRef::Definition(def.clone())),

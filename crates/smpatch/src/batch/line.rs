@@ -6,17 +6,28 @@ use smpatch_value::{parse_json, Arena, ParseError, ParseErrorKind, ParseOptions,
 
 /// Parses a request line. Documents sit one level below the request, so the
 /// parser allows two levels more than the request's `options.max_depth`
-/// (default [`crate::DEFAULT_MAX_DEPTH`]); that option is read on its own
-/// first only when the line is deeper than the default allows.
-pub(super) fn parse_request<'a>(arena: &'a Arena, line: &'a [u8]) -> Result<Value<'a>, ParseError> {
+/// (default: the session's `limit`, else [`crate::DEFAULT_MAX_DEPTH`], and
+/// never less than that default, so that a document too deep for a lower
+/// limit is the engine's `too_deep` error at the document's path); that
+/// option is read on its own first only when the line is deeper than the
+/// default allows, and is not followed beyond the session's `limit`.
+pub(super) fn parse_request<'a>(
+    arena: &'a Arena,
+    line: &'a [u8],
+    limit: Option<usize>,
+) -> Result<Value<'a>, ParseError> {
+    let base = limit.map_or(crate::DEFAULT_MAX_DEPTH, |l| {
+        l.max(crate::DEFAULT_MAX_DEPTH)
+    });
     let mut opts = ParseOptions::default()
-        .with_max_depth(crate::DEFAULT_MAX_DEPTH + 2)
+        .with_max_depth(base.saturating_add(2))
         .with_max_input_bytes(usize::MAX);
     match parse_json(arena, line, &opts) {
         Err(e) if e.kind == ParseErrorKind::TooDeep => {
             let wanted = member(line, b"options")
                 .and_then(|o| member(o, b"max_depth"))
                 .and_then(|d| std::str::from_utf8(d).ok()?.parse::<usize>().ok())
+                .filter(|d| limit.is_none_or(|l| *d <= l))
                 .map(|d| d.saturating_add(2));
             match wanted {
                 Some(depth) if depth > opts.max_depth => {

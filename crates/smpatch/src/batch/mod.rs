@@ -26,6 +26,15 @@
 //! `{"id", "error": {"kind": "validation", "path": "", "message": "…",
 //! "violations": [{"path", "rule", "message"}, …]}}`.
 //!
+//! Op `apply` and `create3` take `"options": {"patch_type": "strategic" |
+//! "merge" | "auto"}` (the names of `smpatch apply --type`): `merge` is the
+//! RFC 7386 JSON merge patch (kubernetes/kubernetes#58414; `create3`
+//! answers kubectl's three-way JSON merge patch, `apply` merges as the API
+//! server merges one), `auto` chooses per request from the documents'
+//! `apiVersion`/`kind` ([`crate::apply_flow::ApplyPatchType::resolve`]).
+//! A session's depth limit ([`BatchState::set_max_depth`], `smpatch batch
+//! --max-depth`) is every request's default and ceiling.
+//!
 //! Requests are read with the value crate's exact parser, so numbers keep
 //! their literal text from request to response. Lines are read as bytes: a
 //! line that is not a JSON object (invalid UTF-8, a NUL byte, cut off, too
@@ -78,6 +87,7 @@ pub struct BatchState {
     schemas: SchemaCache,
     arena: Arena,
     max_line_bytes: usize,
+    max_depth: Option<usize>,
 }
 
 impl Default for BatchState {
@@ -86,6 +96,7 @@ impl Default for BatchState {
             schemas: BTreeMap::new(),
             arena: Arena::new(),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_depth: None,
         }
     }
 }
@@ -110,6 +121,31 @@ impl BatchState {
         self.max_line_bytes
     }
 
+    /// Sets the session's depth limit (`smpatch batch --max-depth`): every
+    /// request's `max_depth` when its `options` give none, and the most a
+    /// request's `options.max_depth` may ask for (more is an
+    /// `invalid_request` error at `/options/max_depth`). Without it,
+    /// requests default to [`crate::DEFAULT_MAX_DEPTH`] and may raise
+    /// their own.
+    ///
+    /// ```
+    /// use smpatch::batch::{handle_line, BatchState};
+    /// let mut state = BatchState::new();
+    /// state.set_max_depth(2);
+    /// let deep = r#"{"id":1,"op":"apply","schema":{"none":true},"patch":{"a":{"b":{"c":1}}}}"#;
+    /// assert!(handle_line(&mut state, deep).contains(r#""kind":"too_deep""#));
+    /// let asks = r#"{"id":2,"op":"apply","schema":{"none":true},"patch":{},"options":{"max_depth":3}}"#;
+    /// assert!(handle_line(&mut state, asks).contains(r#""path":"/options/max_depth""#));
+    /// ```
+    pub fn set_max_depth(&mut self, max_depth: usize) {
+        self.max_depth = Some(max_depth);
+    }
+
+    /// The session's depth limit ([`BatchState::set_max_depth`]), if set.
+    pub fn max_depth(&self) -> Option<usize> {
+        self.max_depth
+    }
+
     /// Number of schema files compiled so far (for tests of the cache).
     pub fn cached_schema_files(&self) -> usize {
         self.schemas.len()
@@ -120,6 +156,8 @@ impl std::fmt::Debug for BatchState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BatchState")
             .field("cached_schema_files", &self.schemas.len())
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("max_depth", &self.max_depth)
             .finish()
     }
 }
@@ -143,9 +181,15 @@ pub fn handle_line(state: &mut BatchState, line: &str) -> String {
 /// ```
 pub fn handle_line_bytes(state: &mut BatchState, line: &[u8]) -> String {
     state.arena.reset();
-    let BatchState { schemas, arena, .. } = state;
+    let BatchState {
+        schemas,
+        arena,
+        max_depth,
+        ..
+    } = state;
     let arena: &Arena = arena;
-    let request = match line::parse_request(arena, line) {
+    let max_depth = *max_depth;
+    let request = match line::parse_request(arena, line, max_depth) {
         Ok(v @ Value::Object(_)) => v,
         Ok(other) => {
             return respond::error(
@@ -169,7 +213,7 @@ pub fn handle_line_bytes(state: &mut BatchState, line: &[u8]) -> String {
         }
     };
     let id = request.get("id").unwrap_or(Value::Null);
-    match dispatch::run(arena, schemas, request) {
+    match dispatch::run(arena, schemas, request, max_depth) {
         Ok(outcome) => respond::ok(arena, id, outcome),
         Err(e) => respond::error(arena, id, &e),
     }

@@ -3,19 +3,38 @@
 //! `/options/NAME`.
 
 use super::request::{invalid_at, pointer_token};
+use crate::apply_flow::ApplyPatchType;
 use crate::{ApplyOptions, CreateOptions, Error, UnionOptions};
 use smpatch_value::Value;
 
-/// The apply options, and whether `normalize_unions` asks for the server
-/// pipeline.
-pub(super) fn apply_options(options: Option<Value<'_>>) -> Result<(ApplyOptions, bool), Error> {
+/// The apply options, whether `normalize_unions` asks for the server
+/// pipeline, and the patch type (`patch_type`: a strategic merge patch or
+/// an RFC 7386 JSON merge patch).
+pub(super) fn apply_options(
+    options: Option<Value<'_>>,
+) -> Result<(ApplyOptions, bool, ApplyPatchType), Error> {
     let mut o = ApplyOptions::default();
     let mut normalize_unions = false;
+    let mut patch_type = ApplyPatchType::Strategic;
     set_options(options, APPLY_OPTIONS, |key, v| match key {
         "normalize_unions" => bool_option(&mut normalize_unions, v),
+        "patch_type" => patch_type_option(&mut patch_type, v),
         _ => set_apply_option(&mut o, key, v),
     })?;
-    Ok((o, normalize_unions))
+    Ok((o, normalize_unions, patch_type))
+}
+
+/// The options of `create3`: the create options and the patch type.
+pub(super) fn create3_options(
+    options: Option<Value<'_>>,
+) -> Result<(CreateOptions, ApplyPatchType), Error> {
+    let mut o = CreateOptions::default();
+    let mut patch_type = ApplyPatchType::Strategic;
+    set_options(options, CREATE3_OPTIONS, |key, v| match key {
+        "patch_type" => patch_type_option(&mut patch_type, v),
+        _ => set_create_option(&mut o, key, v),
+    })?;
+    Ok((o, patch_type))
 }
 
 pub(super) fn union_options(options: Option<Value<'_>>) -> Result<UnionOptions, Error> {
@@ -85,6 +104,17 @@ fn bool_option(field: &mut bool, v: Value<'_>) -> OptionSet {
     }
 }
 
+/// `patch_type`: the names of `smpatch apply --type`.
+fn patch_type_option(field: &mut ApplyPatchType, v: Value<'_>) -> OptionSet {
+    match v.as_str().and_then(ApplyPatchType::from_name) {
+        Some(t) => {
+            *field = t;
+            Some(Ok(()))
+        }
+        None => Some(Err("\"strategic\", \"merge\" or \"auto\"")),
+    }
+}
+
 fn usize_option(field: &mut usize, v: Value<'_>) -> OptionSet {
     match v
         .as_number()
@@ -105,6 +135,7 @@ const APPLY_OPTIONS: &[&str] = &[
     "compound_keys",
     "reject_duplicate_keys",
     "max_depth",
+    "patch_type",
 ];
 const NORMALIZE_OPTIONS: &[&str] = &[
     "ratcheting",
@@ -118,6 +149,14 @@ const CREATE_OPTIONS: &[&str] = &[
     "ignore_changes_and_additions",
     "ignore_deletions",
     "max_depth",
+];
+const CREATE3_OPTIONS: &[&str] = &[
+    "fix_quirks",
+    "compound_keys",
+    "ignore_changes_and_additions",
+    "ignore_deletions",
+    "max_depth",
+    "patch_type",
 ];
 
 fn set_apply_option(o: &mut ApplyOptions, key: &str, v: Value<'_>) -> OptionSet {
