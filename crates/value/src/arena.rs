@@ -86,13 +86,6 @@ impl Arena {
         slice
     }
 
-    /// An empty arena vector with room for `capacity` items: the room is
-    /// reserved, not written, so items pushed into it are written once, in
-    /// place (the JSON parser's long lists, see `parse_json`).
-    pub(crate) fn vec_with_capacity<T>(&self, capacity: usize) -> bumpalo::collections::Vec<'_, T> {
-        bumpalo::collections::Vec::with_capacity_in(capacity, &self.bump)
-    }
-
     /// Fills a new arena slice from an iterator of known length.
     pub fn alloc_slice_fill_iter<T: Copy, I>(&self, iter: I) -> &[T]
     where

@@ -233,17 +233,16 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// The path of a parser's stack of open containers, outermost first: each is
-/// `(Some(key being read or None), _, _)` for a map or `(None, start, before)`
-/// for a list whose items begin at `values[start]` after `before` items kept
-/// elsewhere; a list's index is the number of items it holds so far
-/// (`before`, plus its items up to the next open list's start or `values_len`).
+/// `(Some(key being read or None), _)` for a map or `(None, start)` for a
+/// list whose items begin at `values[start]`; a list's index is the number of
+/// items it holds so far (up to the next open list's start, or `values_len`).
 pub(crate) fn open_path<'a>(
-    open: impl Iterator<Item = (Option<Option<&'a str>>, usize, usize)> + Clone,
+    open: impl Iterator<Item = (Option<Option<&'a str>>, usize)> + Clone,
     values_len: usize,
 ) -> Vec<Step<'a>> {
     let mut segs = Vec::new();
     let mut rest = open.clone();
-    for (map_key, start, before) in open {
+    for (map_key, start) in open {
         rest.next();
         match map_key {
             Some(key) => segs.extend(key.map(Step::Key)),
@@ -252,7 +251,7 @@ pub(crate) fn open_path<'a>(
                     .clone()
                     .find(|g| g.0.is_none())
                     .map_or(values_len, |g| g.1);
-                segs.push(Step::Index(before + end - start));
+                segs.push(Step::Index(end - start));
             }
         }
     }

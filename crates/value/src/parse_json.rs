@@ -3,9 +3,7 @@
 //! Architecture Invariant: no recursion. Open containers live on an explicit
 //! frame stack; finished items wait in two scratch vectors (list items and
 //! object members) and are copied into one arena slice when their container
-//! closes. Unescaped strings are borrowed from the input. A list that
-//! reaches [`DIRECT_MIN`] items leaves the scratch: its items go straight
-//! into an arena vector sized from the input (see `Parser::go_direct`).
+//! closes. Unescaped strings are borrowed from the input.
 //!
 //! Objects read from text exactly as the compact writer writes them keep
 //! that text (see `Parser::events` and `Object`): a count of what makes text
@@ -74,7 +72,6 @@ pub fn parse_json<'a>(
         values: Vec::with_capacity(64),
         members: Vec::with_capacity(64),
         frames: Vec::with_capacity(16),
-        direct: Vec::new(),
         scratch: String::new(),
         events: 0,
         mark: source_mark(),
@@ -84,9 +81,6 @@ pub fn parse_json<'a>(
 
 struct Frame<'a> {
     is_object: bool,
-    /// A list whose items go to the top of [`Parser::direct`], not to
-    /// `values` (it reached [`DIRECT_MIN`] items).
-    direct: bool,
     /// Index into `values` (lists) or `members` (objects) of the first item.
     start: usize,
     /// The key whose value is being read (objects only).
@@ -107,9 +101,6 @@ struct Parser<'a, 'o> {
     values: Vec<Value<'a>>,
     members: Vec<Member<'a>>,
     frames: Vec<Frame<'a>>,
-    /// The items of the open lists that reached [`DIRECT_MIN`] items,
-    /// innermost last: one per frame with `direct` set, in frame order.
-    direct: Vec<bumpalo::collections::Vec<'a, Value<'a>>>,
     scratch: String,
     /// How many times whitespace was skipped or an escape sequence decoded
     /// so far: an object whose reading did not change it is written by the
@@ -125,37 +116,6 @@ struct Parser<'a, 'o> {
 /// large objects pay 40 bytes per level, so the bound is 40 bytes times the
 /// nesting depth (`ParseOptions::max_depth`) per object path.
 pub(crate) const COMPACT_SOURCE_MIN: usize = 256;
-
-/// A list with this many items moves them out of the `values` scratch into
-/// an arena vector sized from the input, and reads its further items
-/// straight into it (issue 13: the scratch wrote each item of a long list,
-/// read it back and copied it into the arena, all in memory past the
-/// caches for a list of 64k items; see docs/BENCHMARKS.md, "parse-direct").
-/// Shorter lists keep the scratch: it stays in the first-level cache, and
-/// lists of up to 1k items (nearly every list of a real object) run as
-/// before.
-const DIRECT_MIN: usize = 1024;
-
-/// Room for the items of a list that has `count` items after `consumed`
-/// bytes of input, with `remaining` bytes left after them: the count that
-/// the rest of the input would hold at the same bytes per item, plus an
-/// eighth, but never more than 8 times `count` (a list followed by a lot
-/// of other text would otherwise reserve room it never fills) and never
-/// more than the rest of the input can hold (every further item takes a
-/// `,` and at least one byte). Room is reserved, not written: unused room
-/// costs address space in the arena chunk, not memory traffic.
-fn direct_capacity(count: usize, consumed: usize, remaining: usize) -> usize {
-    let at_same_rate = (remaining as u128 * count as u128 / consumed.max(1) as u128)
-        .try_into()
-        .unwrap_or(usize::MAX);
-    let with_margin = at_same_rate
-        .saturating_add(at_same_rate / 8)
-        .saturating_add(16);
-    let more = with_margin
-        .min(count.saturating_mul(7))
-        .min(remaining / 2 + 1);
-    count.saturating_add(more)
-}
 
 /// Bytes that end the fast string scan: `"`, `\` and control characters.
 static STOP: [bool; 256] = {
@@ -330,7 +290,6 @@ impl<'a> Parser<'a, '_> {
                         };
                         self.frames.push(Frame {
                             is_object,
-                            direct: false,
                             start,
                             key: None,
                             open,
@@ -381,21 +340,13 @@ impl<'a> Parser<'a, '_> {
                     }
                     return Ok(v);
                 };
-                let (is_object, direct, start) = (frame.is_object, frame.direct, frame.start);
+                let (is_object, start) = (frame.is_object, frame.start);
                 if is_object {
                     let key = frame.key.take().unwrap_or("");
                     self.members.push(Member { key, value: v });
-                } else if direct {
-                    self.push_direct(v, pos);
                 } else {
                     self.values.push(v);
-                    if self.values.len() - start >= DIRECT_MIN {
-                        self.go_direct(start, pos);
-                    }
                 }
-                // Checking the threshold only when the scratch is full (so
-                // not on every item) ran 1.4 % more instructions on the
-                // 143 KB Deployment, not fewer; the times were equal.
                 // The next member of compact input: `,"` (one step to the
                 // key, no whitespace check between).
                 if is_object && self.b.get(pos..pos + 2) == Some(b",\"") {
@@ -414,16 +365,18 @@ impl<'a> Parser<'a, '_> {
                     }
                     Some(b']') if !is_object => {
                         pos += 1;
-                        // Read again: the item just pushed may have made it direct.
-                        let items = if self.frames.last().is_some_and(|f| f.direct) {
-                            self.direct
-                                .pop()
-                                .map_or(&[][..], |list| list.into_bump_slice())
-                        } else {
-                            let items = self.arena.alloc_slice_copy(&self.values[start..]);
-                            self.values.truncate(start);
-                            items
-                        };
+                        // Tried and dropped (branch parse-direct, commit
+                        // 1c29b4d): a list of 1024+ items moved into an
+                        // arena vector sized from the input and read its
+                        // further items straight into it. At 64k elements
+                        // 20 % fewer simulated LL misses and 2 % fewer
+                        // instructions, but the same thread CPU time at 64k
+                        // and 256k (the scratch is written and read in
+                        // order, which the prefetcher streams) and 1-2 %
+                        // slower at 1k; its reserved room could also exceed
+                        // the scratch it saved (docs/BENCHMARKS.md).
+                        let items = self.arena.alloc_slice_copy(&self.values[start..]);
+                        self.values.truncate(start);
                         self.frames.pop();
                         v = Value::Array(items);
                     }
@@ -444,45 +397,6 @@ impl<'a> Parser<'a, '_> {
                     }
                 }
             }
-        }
-    }
-
-    /// Moves the items of the innermost list (`values[start..]`, the
-    /// position after the last one is `pos`) into an arena vector with room
-    /// for the items the rest of the input likely holds (see
-    /// [`direct_capacity`]); its further items are pushed there.
-    ///
-    /// Tried first: the scratch sized from the input length (round 5: 8 %
-    /// faster at 64k, 4 % slower at 256k, a fresh large heap block per
-    /// call). The arena vector's room comes from the arena's chunk, which a
-    /// reused arena keeps, and the scratch is no longer written at all.
-    #[inline(never)]
-    fn go_direct(&mut self, start: usize, pos: usize) {
-        let Some(f) = self.frames.last_mut() else {
-            return;
-        };
-        let items = self.values.get(start..).unwrap_or_default();
-        let cap = direct_capacity(items.len(), pos - f.open, self.b.len() - pos);
-        let mut list = self.arena.vec_with_capacity(cap);
-        list.extend_from_slice(items);
-        self.values.truncate(start);
-        f.direct = true;
-        self.direct.push(list);
-    }
-
-    /// Appends an item to the innermost list, which is direct (the position
-    /// after the item is `pos`).
-    #[inline(always)]
-    fn push_direct(&mut self, v: Value<'a>, pos: usize) {
-        if let Some(list) = self.direct.last_mut() {
-            if list.len() == list.capacity() {
-                let open = self.frames.last().map_or(0, |f| f.open);
-                let cap = direct_capacity(list.len(), pos - open, self.b.len() - pos);
-                // The arena moves the items (the estimate was short): at
-                // least 8 times fewer moves than doubling a scratch.
-                list.reserve_exact(cap - list.len());
-            }
-            list.push(v);
         }
     }
 
@@ -834,21 +748,11 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn path_segments(&self) -> Vec<Step<'a>> {
-        // A direct list's items are in its arena vector, not in `values`.
-        let mut direct = self.direct.iter();
-        let open: Vec<_> = self
-            .frames
-            .iter()
-            .map(|f| {
-                let before = if f.direct {
-                    direct.next().map_or(0, |list| list.len())
-                } else {
-                    0
-                };
-                (f.is_object.then_some(f.key), f.start, before)
-            })
-            .collect();
-        open_path(open.iter().copied(), self.values.len())
+        let open = self.frames.iter().map(|f| {
+            let key = f.key;
+            (f.is_object.then_some(key), f.start)
+        });
+        open_path(open, self.values.len())
     }
 
     #[cold]
@@ -1075,8 +979,8 @@ mod tests {
         format!("[{}]", items.join(","))
     }
 
-    /// Parses compact `text` and checks the tree against serde_json's item
-    /// by item and that it writes back as `text`.
+    /// Parses compact `text` and checks the tree against serde_json's and
+    /// that it writes back as `text`.
     fn reads_like_serde(text: &str) {
         let arena = Arena::new();
         let v = parse_json(&arena, text.as_bytes(), &ParseOptions::default()).expect(text);
@@ -1086,95 +990,29 @@ mod tests {
     }
 
     #[test]
-    fn lists_of_every_size_around_the_direct_threshold_read_like_serde() {
-        for n in (DIRECT_MIN - 3..=DIRECT_MIN + 3).chain([2 * DIRECT_MIN, 9 * DIRECT_MIN + 1]) {
-            reads_like_serde(&list_of(n, |i| i.to_string()));
+    fn long_and_nested_lists_read_like_serde() {
+        // Around the scratch's doublings (64, 128, … items), a list after
+        // other open lists' items, and long lists inside a long list.
+        for n in [1023, 1024, 1025, 2047, 2048, 2049, 9217] {
             reads_like_serde(&list_of(n, |i| format!(r#"{{"name":"E{i}","value":"v"}}"#)));
-            // Inside an object, with whitespace (no compact source).
-            let pretty = format!("{{\"a\": {}, \"b\": 1}}", list_of(n, |i| format!("{i}")));
-            let arena = Arena::new();
-            let v = parse_json(&arena, pretty.as_bytes(), &ParseOptions::default()).expect("valid");
-            let a = v.get("a").and_then(|a| a.as_array()).expect("a list");
-            assert_eq!(a.len(), n);
-            assert!(a
-                .iter()
-                .enumerate()
-                .all(|(i, x)| x.as_number().is_some_and(|x| x.literal() == i.to_string())));
-        }
-    }
-
-    #[test]
-    fn lists_after_other_items_switch_at_the_threshold() {
-        // After three items of the outer list (the inner list's items do
-        // not start at the scratch's start), around the threshold and
-        // around the scratch's doubling.
-        for n in (DIRECT_MIN - 4..=DIRECT_MIN + 1).chain(2 * DIRECT_MIN - 6..=2 * DIRECT_MIN) {
             let inner = list_of(n, |i| i.to_string());
             reads_like_serde(&format!("[1,2,3,{inner},4]"));
             reads_like_serde(&format!(r#"[1,2,3,{{"a":{inner}}}]"#));
         }
-    }
-
-    #[test]
-    fn direct_lists_outgrowing_their_estimate_keep_every_item() {
-        // Short items until the threshold, long ones after: the room
-        // reserved from the first items' size runs out, more than once.
-        for n in [DIRECT_MIN + 1, 4 * DIRECT_MIN, 20 * DIRECT_MIN + 7] {
-            reads_like_serde(&list_of(n, |i| {
-                if i < DIRECT_MIN {
-                    "0".into()
-                } else {
-                    format!("\"{i}\"")
-                }
-            }));
-        }
-        // A long list followed by much more text: the room stays within
-        // eight times the items read.
-        let doc = format!(
-            "{{\"a\":{},\"b\":\"{}\"}}",
-            list_of(DIRECT_MIN + 5, |_| "1".into()),
-            "x".repeat(1 << 20)
-        );
-        reads_like_serde(&doc);
-    }
-
-    #[test]
-    fn direct_lists_nest() {
-        // Long lists inside a long list, and the outer list's items after
-        // them.
-        let inner = |i: usize| {
+        reads_like_serde(&list_of(3000, |i| {
             if i % 300 == 7 {
-                list_of(DIRECT_MIN + i % 5, |j| format!("[{j}]"))
+                list_of(1024 + i % 5, |j| format!("[{j}]"))
             } else {
                 format!(r#"{{"k":[{i},[]]}}"#)
             }
-        };
-        for n in [DIRECT_MIN - 1, DIRECT_MIN, 3 * DIRECT_MIN] {
-            reads_like_serde(&list_of(n, inner));
-        }
+        }));
     }
 
     #[test]
-    fn direct_capacity_is_bounded() {
-        // The rate of the first items, plus an eighth and 16.
-        assert_eq!(
-            direct_capacity(1024, 10_240, 40_960),
-            1024 + 4096 + 512 + 16
-        );
-        // Never past 8 times the items read.
-        assert_eq!(direct_capacity(1024, 2048, 1 << 30), 8 * 1024);
-        // Never past what the rest of the input can hold.
-        assert_eq!(direct_capacity(1024, 1024, 10), 1024 + 6);
-        assert_eq!(direct_capacity(1024, 2048, 0), 1025);
-        // No overflow on absurd figures.
-        assert!(direct_capacity(usize::MAX / 2, 1, usize::MAX / 2) >= usize::MAX / 2);
-    }
-
-    #[test]
-    fn errors_inside_direct_lists_name_the_same_path_and_place() {
+    fn errors_inside_long_lists_name_the_index_reached() {
         let opts = ParseOptions::default();
         let arena = Arena::new();
-        for n in (DIRECT_MIN - 2..=DIRECT_MIN + 2).chain([5 * DIRECT_MIN]) {
+        for n in [1022, 1023, 1024, 1025, 5120] {
             let zeros = list_of(n, |_| "0".into());
             let open = &zeros[..zeros.len() - 1];
             // (input, pointer, offset of the error)
@@ -1186,7 +1024,7 @@ mod tests {
                     open.len() + 4,
                 ),
                 (
-                    format!(r#"{{"a":{open},[{},{{"b":1,"b":2}}]]}}"#, zeros),
+                    format!(r#"{{"a":{open},[{zeros},{{"b":1,"b":2}}]]}}"#),
                     format!("/a/{n}/1/b"),
                     5 + open.len() + 2 + zeros.len() + 8,
                 ),

@@ -646,7 +646,7 @@ impl<'a> Builder<'a, '_> {
                 Some(Key::Str(k)) => Some(k),
                 _ => None,
             };
-            (f.is_map.then_some(key), f.start, 0)
+            (f.is_map.then_some(key), f.start)
         });
         open_path(open, self.values.len())
     }
