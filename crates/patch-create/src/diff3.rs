@@ -352,6 +352,75 @@ impl Pairing {
     }
 }
 
+/// The value of an element patch, if any.
+fn sub_value(s: Option<Sub<'_>>) -> Option<Value<'_>> {
+    match s? {
+        Sub::Empty => None,
+        Sub::Delete(v) | Sub::Keep(v) => Some(v),
+    }
+}
+
+/// True when every one of the `n` elements of original is some element of
+/// modified's partner (`m_o`: modified's partners; keys are unique).
+fn covers(m_o: &[u32], n: usize) -> bool {
+    m_o.iter().filter(|&&i| i != UNPAIRED).count() == n
+}
+
+/// `Differ::precompose`'s composition of a keyed list's `delta` and
+/// `deletions`, built by `keyed_three` one element of modified at a time
+/// (the element's two patches, if any, just made).
+struct HotCompose<'a, 't> {
+    fast: &'t FastCompose<'a, 't>,
+    out: Vec<Value<'a>>,
+    /// How many elements of `delta` and of `deletions` were taken.
+    counts: [usize; 2],
+}
+
+impl<'a> HotCompose<'a, '_> {
+    /// Takes the element of modified with key text `k`: its `delta` part
+    /// `d` and `deletions` part `x`. False: the list is not composed here
+    /// (a part is not a plain element with key `k`, or a merge gave up).
+    fn push(
+        &mut self,
+        key: &str,
+        k: &str,
+        d: Option<Value<'a>>,
+        x: Option<Value<'a>>,
+        w: Walk<'_, '_>,
+    ) -> bool {
+        let plain = |v: Value<'a>| -> Option<Object<'a>> {
+            let o = v.as_object()?;
+            if o.contains_key(PATCH) {
+                return None;
+            }
+            let text = match key_member(&o, key)?.value {
+                Value::String(s) => s,
+                Value::Number(n) if n.is_int() => n.literal(),
+                _ => return None,
+            };
+            same_str(text, k).then_some(o)
+        };
+        let (d, x) = match (d.map(plain), x.map(plain)) {
+            (Some(None), _) | (_, Some(None)) => return false,
+            (d, x) => (d.flatten(), x.flatten()),
+        };
+        match (x, d) {
+            (Some(xo), Some(po)) => {
+                let Some(v) = self.fast.object(xo, po, w.cursor(), w.depth() + 1) else {
+                    return false;
+                };
+                self.out.push(v);
+            }
+            (Some(xo), None) => self.out.push(Value::Object(xo)),
+            (None, Some(po)) => self.out.push(Value::Object(po)),
+            (None, None) => {}
+        }
+        self.counts[0] += usize::from(d.is_some());
+        self.counts[1] += usize::from(x.is_some());
+        true
+    }
+}
+
 /// One element's patch in a keyed list's diff (`Differ::element_patch`).
 #[derive(Clone, Copy)]
 enum Sub<'a> {
@@ -805,9 +874,22 @@ impl<'a> Differ<'a> {
         // Pairs by hash are checked before their diff; unequal keys (a
         // hash collision) pair the lists again by the maps and start over
         // (the element patches made so far stay unused in the arena).
+        // The composition of `delta` and `deletions` (see `precompose`),
+        // built element by element while each element's patches are hot,
+        // when every element of original pairs with one of modified (else
+        // `deletions` holds `$patch: delete` entries and none is recorded).
+        let mut hot: Option<HotCompose<'a, '_>>;
         'pairs: loop {
+            hot = run
+                .fast
+                .filter(|_| covers(&pairs.m_o, o.len()))
+                .map(|fast| HotCompose {
+                    fast,
+                    out: Vec::with_capacity(m.len()),
+                    counts: [0, 0],
+                });
             let differs = |a: &Elem<'a>, b: &Elem<'a>| !same_str(a.2, b.2);
-            for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
+            for (mi, &(me, m_key, m_text)) in m_e.iter().enumerate() {
                 let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
                 if !pairs.verified
                     && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
@@ -846,6 +928,18 @@ impl<'a> Differ<'a> {
                         }
                     }
                     (false, false) => {}
+                }
+                if let Some(h) = &mut hot {
+                    // `delta` holds modified's unpaired elements as they
+                    // are (`DELTA` keeps additions); `deletions` does not.
+                    let d = if ci == UNPAIRED {
+                        Some(m[mi])
+                    } else {
+                        sub_value(d_sub[mi])
+                    };
+                    if !h.push(key, m_text, d, sub_value(x_sub[mi]), w) {
+                        hot = None;
+                    }
                 }
             }
             for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
@@ -910,7 +1004,9 @@ impl<'a> Differ<'a> {
         };
         match (d, x, c) {
             (Some(d), Some(x), Some(c)) => {
-                self.precompose(run, m_e.iter().map(|e| e.2), &d, &x, keys, w);
+                if let Some(h) = hot {
+                    self.record(h, &d, &x);
+                }
                 Keyed::Done([d, x, c])
             }
             _ => Keyed::Bail,
@@ -1111,6 +1207,39 @@ impl<'a> Differ<'a> {
                 delta,
                 delta_order,
                 list: Value::Array(self.arena.alloc_slice_copy(&out)),
+            },
+        );
+    }
+
+    /// Records `h`'s composition of `d` and `x` (a keyed list's `delta`
+    /// and `deletions`) when it is `precompose`'s: both lists present with
+    /// their order lists, and `h` took every element of both (`h` took
+    /// plain elements only, in modified's order, so `delta` then holds no
+    /// `$patch: delete` entry after them, nor does `deletions`).
+    fn record(&self, h: HotCompose<'a, '_>, d: &ListDiff<'a>, x: &ListDiff<'a>) {
+        let (Some(Value::Array(pl)), Some(Value::Array(xl)), Some(po), Some(xo), None, None) =
+            (d.add, x.add, d.order, x.order, d.del, x.del)
+        else {
+            return;
+        };
+        if h.counts != [pl.len(), xl.len()] {
+            return;
+        }
+        let (Some(dels), Some(dels_order), Some(delta), Some(delta_order)) = (
+            list_id(&Value::Array(xl)),
+            list_id(&xo),
+            list_id(&Value::Array(pl)),
+            list_id(&po),
+        ) else {
+            return;
+        };
+        h.fast.table.insert(
+            dels,
+            Precomposed {
+                dels_order,
+                delta,
+                delta_order,
+                list: Value::Array(self.arena.alloc_slice_copy(&h.out)),
             },
         );
     }
