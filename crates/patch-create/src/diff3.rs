@@ -219,19 +219,18 @@ fn keyed_elems<'a>(
 }
 
 /// After a hash collision: the lists paired again by the maps (see
-/// [`Pairing::by_maps`]), with every element patch made so far dropped
-/// (they stay unused in the arena); `None` when the maps cannot pair them.
+/// [`Pairing::by_maps`]), with every element patch of `changed` made so
+/// far dropped (they, and those of `delta` and `deletions`, stay unused in
+/// the arena); `None` when the maps cannot pair them.
 fn repair<'a>(
     o_e: &[Elem<'a>],
     m_e: &[Elem<'a>],
     c_e: &[Elem<'a>],
-    subs: [&mut [Option<Sub<'a>>]; 3],
+    c_sub: &mut [Option<Sub<'a>>],
 ) -> Option<Pairing> {
     let c_aligned = std::ptr::eq(c_e, o_e);
     let pairs = Pairing::by_maps(o_e, m_e, c_e, c_aligned)?;
-    for sub in subs {
-        sub.fill(None);
-    }
+    c_sub.fill(None);
     Some(pairs)
 }
 
@@ -430,6 +429,56 @@ enum Sub<'a> {
     Delete(Value<'a>),
     /// Any other patch (with the key member).
     Keep(Value<'a>),
+}
+
+/// One keyed-list diff's elements as `Differ::assemble` gathers them, one
+/// element of the new list at a time: the patches kept (in the new list's
+/// order) and the `$patch: delete` entries with their keys (sorted by key
+/// when the diff is finished).
+struct Gather<'a> {
+    keep: Vec<Value<'a>>,
+    deletes: Vec<(&'a str, Value<'a>)>,
+}
+
+impl<'a> Gather<'a> {
+    /// Room for `n` kept patches (a long list's vector then never grows:
+    /// each growth copied every patch gathered so far).
+    fn with_capacity(n: usize) -> Self {
+        Gather {
+            keep: Vec::with_capacity(n),
+            deletes: Vec::new(),
+        }
+    }
+
+    /// Takes the element `e` (key text `k`) of the new list: with a
+    /// partner in the old list, its patch `sub` (`None`: none was made, an
+    /// error of the caller's); without one, the element itself unless
+    /// `ica` (the diff ignores changes and additions).
+    fn take(
+        &mut self,
+        k: &'a str,
+        e: Value<'a>,
+        paired: bool,
+        sub: Option<Sub<'a>>,
+        ica: bool,
+    ) -> Option<()> {
+        if !paired {
+            if !ica {
+                if directives::is_delete(&e) {
+                    self.deletes.push((k, e));
+                } else {
+                    self.keep.push(e);
+                }
+            }
+            return Some(());
+        }
+        match sub? {
+            Sub::Empty => {}
+            Sub::Delete(sub) => self.deletes.push((k, sub)),
+            Sub::Keep(sub) => self.keep.push(sub),
+        }
+        Some(())
+    }
 }
 
 /// The outcome of [`Differ::keyed_three`].
@@ -867,10 +916,12 @@ impl<'a> Differ<'a> {
         // Per element of m: its diff against current's and original's
         // element of that key; per element of current: against original's.
         // Each element patch is built (with its key member) while the
-        // element diff is hot: `assemble` then reads these vectors only.
-        let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
-        let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        // element diff is hot, and `delta`'s and `deletions`' (modified's
+        // side of both) are gathered at once (`Gather`): no vector of
+        // them is kept and read again; `changed`'s (current's order) are
+        // kept for `assemble`.
         let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
+        let (mut d_gather, mut x_gather);
         // Pairs by hash are checked before their diff; unequal keys (a
         // hash collision) pair the lists again by the maps and start over
         // (the element patches made so far stay unused in the arena).
@@ -880,6 +931,8 @@ impl<'a> Differ<'a> {
         // `deletions` holds `$patch: delete` entries and none is recorded).
         let mut hot: Option<HotCompose<'a, '_>>;
         'pairs: loop {
+            d_gather = Gather::with_capacity(m.len());
+            x_gather = Gather::with_capacity(m.len());
             hot = run
                 .fast
                 .filter(|_| covers(&pairs.m_o, o.len()))
@@ -895,8 +948,7 @@ impl<'a> Differ<'a> {
                     && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
                         || ci != UNPAIRED && differs(&c_e[ci as usize], &m_e[mi]))
                 {
-                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
-                    else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, &mut c_sub) else {
                         return Keyed::Apart;
                     };
                     pairs = p;
@@ -904,6 +956,7 @@ impl<'a> Differ<'a> {
                 }
                 let here = Path::Index(path, mi);
                 let ww = w.step(&here, w.cursor());
+                let (mut d_sub, mut x_sub) = (None, None);
                 match (oi != UNPAIRED, ci != UNPAIRED) {
                     (true, true) => {
                         let (oi, ci) = (oi as usize, ci as usize);
@@ -911,33 +964,39 @@ impl<'a> Differ<'a> {
                         else {
                             return Keyed::Bail;
                         };
-                        d_sub[mi] = Some(self.element_patch(t.delta, m_key));
-                        x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                        d_sub = Some(self.element_patch(t.delta, m_key));
+                        x_sub = Some(self.element_patch(t.deletions, m_key));
                         c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
                     }
                     (false, true) => {
                         match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain) {
-                            Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Ok(s) => d_sub = Some(self.element_patch(s, m_key)),
                             Err(_) => return Keyed::Bail,
                         }
                     }
                     (true, false) => {
                         match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                            Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Ok(s) => x_sub = Some(self.element_patch(s, m_key)),
                             Err(_) => return Keyed::Bail,
                         }
                     }
                     (false, false) => {}
                 }
+                let e = m[mi];
+                let d_take = d_gather.take(m_text, e, ci != UNPAIRED, d_sub, false);
+                let x_take = x_gather.take(m_text, e, oi != UNPAIRED, x_sub, true);
+                if d_take.is_none() || x_take.is_none() {
+                    return Keyed::Bail;
+                }
                 if let Some(h) = &mut hot {
                     // `delta` holds modified's unpaired elements as they
                     // are (`DELTA` keeps additions); `deletions` does not.
                     let d = if ci == UNPAIRED {
-                        Some(m[mi])
+                        Some(e)
                     } else {
-                        sub_value(d_sub[mi])
+                        sub_value(d_sub)
                     };
-                    if !h.push(key, m_text, d, sub_value(x_sub[mi]), w) {
+                    if !h.push(key, m_text, d, sub_value(x_sub), w) {
                         hot = None;
                     }
                 }
@@ -948,8 +1007,7 @@ impl<'a> Differ<'a> {
                     continue;
                 }
                 if !pairs.verified && differs(&o_e[oi as usize], &c_e[ci]) {
-                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
-                    else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, &mut c_sub) else {
                         return Keyed::Apart;
                     };
                     pairs = p;
@@ -977,16 +1035,16 @@ impl<'a> Differ<'a> {
         };
         // One `$setElementOrder` list (modified's keys) serves both.
         let mut m_order = None;
-        let d = self.assemble(
+        let d = self.finish_gather(
+            d_gather,
             pair(c_e, m, &m_e, &pairs.m_c),
-            &d_sub,
             key,
             DELTA,
             &mut m_order,
         );
-        let x = self.assemble(
+        let x = self.finish_gather(
+            x_gather,
             pair(&o_e, m, &m_e, &pairs.m_o),
-            &x_sub,
             key,
             DELETIONS,
             &mut m_order,
@@ -1002,8 +1060,8 @@ impl<'a> Differ<'a> {
         } else {
             Some(ListDiff::default())
         };
-        match (d, x, c) {
-            (Some(d), Some(x), Some(c)) => {
+        match c {
+            Some(c) => {
                 if let Some(h) = hot {
                     self.record(h, &d, &x);
                 }
@@ -1269,32 +1327,38 @@ impl<'a> Differ<'a> {
         order: &mut Option<Value<'a>>,
     ) -> Option<ListDiff<'a>> {
         let ica = flags.ignore_changes_and_additions;
-        let mut keep: Vec<Value<'a>> = Vec::new();
-        let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
-        let mut matched = vec![false; p.a.len()];
+        let mut g = Gather::with_capacity(0);
         for (bi, &(_, _, k)) in p.b.iter().enumerate() {
-            match p.b_to_a[bi] {
-                UNPAIRED => {
-                    if !ica {
-                        let e = p.b_list[bi];
-                        if directives::is_delete(&e) {
-                            deletes.push((k, e));
-                        } else {
-                            keep.push(e);
-                        }
-                    }
-                }
-                ai => {
+            let paired = p.b_to_a[bi] != UNPAIRED;
+            g.take(k, p.b_list[bi], paired, subs[bi], ica)?;
+        }
+        Some(self.finish_gather(g, p, key, flags, order))
+    }
+
+    /// `diff_keyed_unique`'s result from `g`, every element of the new
+    /// list gathered: the old list's elements without a partner (unless
+    /// the diff ignores deletions), the delete entries sorted by key, the
+    /// `$setElementOrder` list (`order`: built once, shared).
+    fn finish_gather(
+        &self,
+        g: Gather<'a>,
+        p: Pair<'_, 'a>,
+        key: &str,
+        flags: DiffFlags,
+        order: &mut Option<Value<'a>>,
+    ) -> ListDiff<'a> {
+        let ica = flags.ignore_changes_and_additions;
+        let Gather {
+            mut keep,
+            mut deletes,
+        } = g;
+        if !flags.ignore_deletions {
+            let mut matched = vec![false; p.a.len()];
+            for &ai in p.b_to_a {
+                if ai != UNPAIRED {
                     matched[ai as usize] = true;
-                    match subs[bi]? {
-                        Sub::Empty => {}
-                        Sub::Delete(sub) => deletes.push((k, sub)),
-                        Sub::Keep(sub) => keep.push(sub),
-                    }
                 }
             }
-        }
-        if !flags.ignore_deletions {
             for (ai, &was_matched) in matched.iter().enumerate() {
                 if !was_matched {
                     let (ae, _, ak) = p.a[ai];
@@ -1323,11 +1387,11 @@ impl<'a> Differ<'a> {
         } else {
             None
         };
-        Some(ListDiff {
+        ListDiff {
             add: (!keep.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&keep))),
             del: None,
             order,
-        })
+        }
     }
 }
 
