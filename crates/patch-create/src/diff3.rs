@@ -376,28 +376,17 @@ struct HotCompose<'a, 't> {
 }
 
 impl<'a> HotCompose<'a, '_> {
-    /// Takes the element of modified with key text `k`: its `delta` part
-    /// `d` and `deletions` part `x`. False: the list is not composed here
-    /// (a part is not a plain element with key `k`, or a merge gave up).
-    fn push(
-        &mut self,
-        key: &str,
-        k: &str,
-        d: Option<Value<'a>>,
-        x: Option<Value<'a>>,
-        w: Walk<'_, '_>,
-    ) -> bool {
+    /// Takes the next element of modified: its `delta` part `d` and
+    /// `deletions` part `x`. False: the list is not composed here (a part
+    /// holds `$patch`, or a merge gave up). Each part is modified's element
+    /// itself or its patch with its key member (`Differ::element_patch`):
+    /// either way an object whose key member is modified's, so the key
+    /// checks `precompose` makes on lists it did not build hold here.
+    #[inline]
+    fn push(&mut self, d: Option<Value<'a>>, x: Option<Value<'a>>, w: Walk<'_, '_>) -> bool {
         let plain = |v: Value<'a>| -> Option<Object<'a>> {
             let o = v.as_object()?;
-            if o.contains_key(PATCH) {
-                return None;
-            }
-            let text = match key_member(&o, key)?.value {
-                Value::String(s) => s,
-                Value::Number(n) if n.is_int() => n.literal(),
-                _ => return None,
-            };
-            same_str(text, k).then_some(o)
+            (!o.contains_key(PATCH)).then_some(o)
         };
         let (d, x) = match (d.map(plain), x.map(plain)) {
             (Some(None), _) | (_, Some(None)) => return false,
@@ -454,6 +443,7 @@ impl<'a> Gather<'a> {
     /// partner in the old list, its patch `sub` (`None`: none was made, an
     /// error of the caller's); without one, the element itself unless
     /// `ica` (the diff ignores changes and additions).
+    #[inline]
     fn take(
         &mut self,
         k: &'a str,
@@ -996,7 +986,7 @@ impl<'a> Differ<'a> {
                     } else {
                         sub_value(d_sub)
                     };
-                    if !h.push(key, m_text, d, sub_value(x_sub), w) {
+                    if !h.push(d, sub_value(x_sub), w) {
                         hot = None;
                     }
                 }
