@@ -2303,6 +2303,75 @@ mod tests {
         sort_pairing(false);
     }
 
+    /// `keyed_three` gathers `delta`'s and `deletions`' element patches in
+    /// its element loop (and composes them there): long reordered lists
+    /// with elements added in modified (one of them a `$patch: delete`
+    /// entry), dropped from it, missing from or added to current, each
+    /// equal to the separate diffs, and the composition, when recorded, to
+    /// `compose_patches`; by the maps and by the sort pairing.
+    #[test]
+    fn gathered_long_lists_equal_separate_diffs() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 5000;
+        let elem = |i: usize, v: &str| {
+            if i % 5 == 0 {
+                json!({"name": format!("n{i}"), "other": v})
+            } else {
+                json!({"name": format!("n{i}"), "value": v})
+            }
+        };
+        let o: Vec<J> = (0..n).map(|i| elem(i, "v")).collect();
+        // Modified: reversed, every third element changed, every tenth
+        // without its `other`, 30 new ones; unless `covered`, the last 50
+        // of original dropped and one new `$patch: delete` entry.
+        let modified = |covered: bool| -> Vec<J> {
+            let keep = if covered { n } else { n - 50 };
+            let mut m: Vec<J> = (0..keep)
+                .rev()
+                .map(|i| match i {
+                    // `other` dropped: a `deletions` entry.
+                    _ if i % 10 == 0 => json!({"name": format!("n{i}"), "value": "c"}),
+                    _ => elem(i, if i % 3 == 0 { "c" } else { "v" }),
+                })
+                .collect();
+            m.extend((n..n + 30).map(|i| json!({"name": format!("n{i}"), "value": "new"})));
+            if !covered {
+                m.insert(7, json!({"name": "gone", "$patch": "delete"}));
+            }
+            m
+        };
+        // Current: original without its first 20 elements, 10 of its own,
+        // or original itself.
+        let mut c_own: Vec<J> = o.iter().skip(20).cloned().collect();
+        c_own.extend((0..10).map(|i| json!({"name": format!("live{i}"), "value": "l"})));
+        let doc = |l: &Vec<J>| json!({"mergingList": l, "value": "s"});
+        for sort in [false, true] {
+            sort_pairing(sort);
+            for covered in [false, true] {
+                let m = modified(covered);
+                for c in [&o, &c_own] {
+                    let opts = options(sort, false);
+                    let arena = Arena::new();
+                    let obj = |v: &J| from_serde(&arena, v, 256).unwrap().as_object().unwrap();
+                    let (ov, mv, cv) = (obj(&doc(&o)), obj(&doc(&m)), obj(&doc(c)));
+                    let ctx = format!("sort {sort}, covered {covered}");
+                    // Recorded exactly when every element of original
+                    // pairs and none holds `$patch` (else `deletions` or
+                    // `delta` holds delete entries).
+                    let recorded = compare_compose(&arena, (ov, mv, cv), cursor, &opts, &ctx);
+                    assert_eq!(recorded, covered, "{ctx}");
+                    let t = compare(&doc(&o), &doc(&m), &doc(c), cursor, &opts);
+                    assert!(matches!(t, Outcome::Fused), "{ctx}");
+                }
+            }
+        }
+        sort_pairing(false);
+    }
+
     /// Long keyed lists in different orders take the fused walk too (one
     /// pairing for the three diffs), with current in original's order or
     /// in its own, keys added and removed, and outside the shared case
