@@ -219,19 +219,18 @@ fn keyed_elems<'a>(
 }
 
 /// After a hash collision: the lists paired again by the maps (see
-/// [`Pairing::by_maps`]), with every element patch made so far dropped
-/// (they stay unused in the arena); `None` when the maps cannot pair them.
+/// [`Pairing::by_maps`]), with every element patch of `changed` made so
+/// far dropped (they, and those of `delta` and `deletions`, stay unused in
+/// the arena); `None` when the maps cannot pair them.
 fn repair<'a>(
     o_e: &[Elem<'a>],
     m_e: &[Elem<'a>],
     c_e: &[Elem<'a>],
-    subs: [&mut [Option<Sub<'a>>]; 3],
+    c_sub: &mut [Option<Sub<'a>>],
 ) -> Option<Pairing> {
     let c_aligned = std::ptr::eq(c_e, o_e);
     let pairs = Pairing::by_maps(o_e, m_e, c_e, c_aligned)?;
-    for sub in subs {
-        sub.fill(None);
-    }
+    c_sub.fill(None);
     Some(pairs)
 }
 
@@ -352,6 +351,64 @@ impl Pairing {
     }
 }
 
+/// The value of an element patch, if any.
+fn sub_value(s: Option<Sub<'_>>) -> Option<Value<'_>> {
+    match s? {
+        Sub::Empty => None,
+        Sub::Delete(v) | Sub::Keep(v) => Some(v),
+    }
+}
+
+/// True when every one of the `n` elements of original is some element of
+/// modified's partner (`m_o`: modified's partners; keys are unique).
+fn covers(m_o: &[u32], n: usize) -> bool {
+    m_o.iter().filter(|&&i| i != UNPAIRED).count() == n
+}
+
+/// `Differ::precompose`'s composition of a keyed list's `delta` and
+/// `deletions`, built by `keyed_three` one element of modified at a time
+/// (the element's two patches, if any, just made).
+struct HotCompose<'a, 't> {
+    fast: &'t FastCompose<'a, 't>,
+    out: Vec<Value<'a>>,
+    /// How many elements of `delta` and of `deletions` were taken.
+    counts: [usize; 2],
+}
+
+impl<'a> HotCompose<'a, '_> {
+    /// Takes the next element of modified: its `delta` part `d` and
+    /// `deletions` part `x`. False: the list is not composed here (a part
+    /// holds `$patch`, or a merge gave up). Each part is modified's element
+    /// itself or its patch with its key member (`Differ::element_patch`):
+    /// either way an object whose key member is modified's, so the key
+    /// checks `precompose` makes on lists it did not build hold here.
+    #[inline]
+    fn push(&mut self, d: Option<Value<'a>>, x: Option<Value<'a>>, w: Walk<'_, '_>) -> bool {
+        let plain = |v: Value<'a>| -> Option<Object<'a>> {
+            let o = v.as_object()?;
+            (!o.contains_key(PATCH)).then_some(o)
+        };
+        let (d, x) = match (d.map(plain), x.map(plain)) {
+            (Some(None), _) | (_, Some(None)) => return false,
+            (d, x) => (d.flatten(), x.flatten()),
+        };
+        match (x, d) {
+            (Some(xo), Some(po)) => {
+                let Some(v) = self.fast.object(xo, po, w.cursor(), w.depth() + 1) else {
+                    return false;
+                };
+                self.out.push(v);
+            }
+            (Some(xo), None) => self.out.push(Value::Object(xo)),
+            (None, Some(po)) => self.out.push(Value::Object(po)),
+            (None, None) => {}
+        }
+        self.counts[0] += usize::from(d.is_some());
+        self.counts[1] += usize::from(x.is_some());
+        true
+    }
+}
+
 /// One element's patch in a keyed list's diff (`Differ::element_patch`).
 #[derive(Clone, Copy)]
 enum Sub<'a> {
@@ -361,6 +418,57 @@ enum Sub<'a> {
     Delete(Value<'a>),
     /// Any other patch (with the key member).
     Keep(Value<'a>),
+}
+
+/// One keyed-list diff's elements as `Differ::assemble` gathers them, one
+/// element of the new list at a time: the patches kept (in the new list's
+/// order) and the `$patch: delete` entries with their keys (sorted by key
+/// when the diff is finished).
+struct Gather<'a> {
+    keep: Vec<Value<'a>>,
+    deletes: Vec<(&'a str, Value<'a>)>,
+}
+
+impl<'a> Gather<'a> {
+    /// Room for `n` kept patches (a long list's vector then never grows:
+    /// each growth copied every patch gathered so far).
+    fn with_capacity(n: usize) -> Self {
+        Gather {
+            keep: Vec::with_capacity(n),
+            deletes: Vec::new(),
+        }
+    }
+
+    /// Takes the element `e` (key text `k`) of the new list: with a
+    /// partner in the old list, its patch `sub` (`None`: none was made, an
+    /// error of the caller's); without one, the element itself unless
+    /// `ica` (the diff ignores changes and additions).
+    #[inline]
+    fn take(
+        &mut self,
+        k: &'a str,
+        e: Value<'a>,
+        paired: bool,
+        sub: Option<Sub<'a>>,
+        ica: bool,
+    ) -> Option<()> {
+        if !paired {
+            if !ica {
+                if directives::is_delete(&e) {
+                    self.deletes.push((k, e));
+                } else {
+                    self.keep.push(e);
+                }
+            }
+            return Some(());
+        }
+        match sub? {
+            Sub::Empty => {}
+            Sub::Delete(sub) => self.deletes.push((k, sub)),
+            Sub::Keep(sub) => self.keep.push(sub),
+        }
+        Some(())
+    }
 }
 
 /// The outcome of [`Differ::keyed_three`].
@@ -798,23 +906,39 @@ impl<'a> Differ<'a> {
         // Per element of m: its diff against current's and original's
         // element of that key; per element of current: against original's.
         // Each element patch is built (with its key member) while the
-        // element diff is hot: `assemble` then reads these vectors only.
-        let mut d_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
-        let mut x_sub: Vec<Option<Sub<'a>>> = vec![None; m.len()];
+        // element diff is hot, and `delta`'s and `deletions`' (modified's
+        // side of both) are gathered at once (`Gather`): no vector of
+        // them is kept and read again; `changed`'s (current's order) are
+        // kept for `assemble`.
         let mut c_sub: Vec<Option<Sub<'a>>> = vec![None; c.len()];
+        let (mut d_gather, mut x_gather);
         // Pairs by hash are checked before their diff; unequal keys (a
         // hash collision) pair the lists again by the maps and start over
         // (the element patches made so far stay unused in the arena).
+        // The composition of `delta` and `deletions` (see `precompose`),
+        // built element by element while each element's patches are hot,
+        // when every element of original pairs with one of modified (else
+        // `deletions` holds `$patch: delete` entries and none is recorded).
+        let mut hot: Option<HotCompose<'a, '_>>;
         'pairs: loop {
+            d_gather = Gather::with_capacity(m.len());
+            x_gather = Gather::with_capacity(m.len());
+            hot = run
+                .fast
+                .filter(|_| covers(&pairs.m_o, o.len()))
+                .map(|fast| HotCompose {
+                    fast,
+                    out: Vec::with_capacity(m.len()),
+                    counts: [0, 0],
+                });
             let differs = |a: &Elem<'a>, b: &Elem<'a>| !same_str(a.2, b.2);
-            for (mi, &(me, m_key, _)) in m_e.iter().enumerate() {
+            for (mi, &(me, m_key, m_text)) in m_e.iter().enumerate() {
                 let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
                 if !pairs.verified
                     && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])
                         || ci != UNPAIRED && differs(&c_e[ci as usize], &m_e[mi]))
                 {
-                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
-                    else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, &mut c_sub) else {
                         return Keyed::Apart;
                     };
                     pairs = p;
@@ -822,6 +946,7 @@ impl<'a> Differ<'a> {
                 }
                 let here = Path::Index(path, mi);
                 let ww = w.step(&here, w.cursor());
+                let (mut d_sub, mut x_sub) = (None, None);
                 match (oi != UNPAIRED, ci != UNPAIRED) {
                     (true, true) => {
                         let (oi, ci) = (oi as usize, ci as usize);
@@ -829,23 +954,41 @@ impl<'a> Differ<'a> {
                         else {
                             return Keyed::Bail;
                         };
-                        d_sub[mi] = Some(self.element_patch(t.delta, m_key));
-                        x_sub[mi] = Some(self.element_patch(t.deletions, m_key));
+                        d_sub = Some(self.element_patch(t.delta, m_key));
+                        x_sub = Some(self.element_patch(t.deletions, m_key));
                         c_sub[ci] = Some(self.element_patch(t.changed, c_e[ci].1));
                     }
                     (false, true) => {
                         match self.diff_objects(c_e[ci as usize].0, me, ww, DELTA, retain) {
-                            Ok(s) => d_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Ok(s) => d_sub = Some(self.element_patch(s, m_key)),
                             Err(_) => return Keyed::Bail,
                         }
                     }
                     (true, false) => {
                         match self.diff_objects(o_e[oi as usize].0, me, ww, DELETIONS, retain) {
-                            Ok(s) => x_sub[mi] = Some(self.element_patch(s, m_key)),
+                            Ok(s) => x_sub = Some(self.element_patch(s, m_key)),
                             Err(_) => return Keyed::Bail,
                         }
                     }
                     (false, false) => {}
+                }
+                let e = m[mi];
+                let d_take = d_gather.take(m_text, e, ci != UNPAIRED, d_sub, false);
+                let x_take = x_gather.take(m_text, e, oi != UNPAIRED, x_sub, true);
+                if d_take.is_none() || x_take.is_none() {
+                    return Keyed::Bail;
+                }
+                if let Some(h) = &mut hot {
+                    // `delta` holds modified's unpaired elements as they
+                    // are (`DELTA` keeps additions); `deletions` does not.
+                    let d = if ci == UNPAIRED {
+                        Some(e)
+                    } else {
+                        sub_value(d_sub)
+                    };
+                    if !h.push(d, sub_value(x_sub), w) {
+                        hot = None;
+                    }
                 }
             }
             for (ci, &(ce, c_key, _)) in c_e.iter().enumerate() {
@@ -854,8 +997,7 @@ impl<'a> Differ<'a> {
                     continue;
                 }
                 if !pairs.verified && differs(&o_e[oi as usize], &c_e[ci]) {
-                    let Some(p) = repair(&o_e, &m_e, c_e, [&mut d_sub, &mut x_sub, &mut c_sub])
-                    else {
+                    let Some(p) = repair(&o_e, &m_e, c_e, &mut c_sub) else {
                         return Keyed::Apart;
                     };
                     pairs = p;
@@ -883,16 +1025,16 @@ impl<'a> Differ<'a> {
         };
         // One `$setElementOrder` list (modified's keys) serves both.
         let mut m_order = None;
-        let d = self.assemble(
+        let d = self.finish_gather(
+            d_gather,
             pair(c_e, m, &m_e, &pairs.m_c),
-            &d_sub,
             key,
             DELTA,
             &mut m_order,
         );
-        let x = self.assemble(
+        let x = self.finish_gather(
+            x_gather,
             pair(&o_e, m, &m_e, &pairs.m_o),
-            &x_sub,
             key,
             DELETIONS,
             &mut m_order,
@@ -908,9 +1050,11 @@ impl<'a> Differ<'a> {
         } else {
             Some(ListDiff::default())
         };
-        match (d, x, c) {
-            (Some(d), Some(x), Some(c)) => {
-                self.precompose(run, m_e.iter().map(|e| e.2), &d, &x, keys, w);
+        match c {
+            Some(c) => {
+                if let Some(h) = hot {
+                    self.record(h, &d, &x);
+                }
                 Keyed::Done([d, x, c])
             }
             _ => Keyed::Bail,
@@ -1115,6 +1259,39 @@ impl<'a> Differ<'a> {
         );
     }
 
+    /// Records `h`'s composition of `d` and `x` (a keyed list's `delta`
+    /// and `deletions`) when it is `precompose`'s: both lists present with
+    /// their order lists, and `h` took every element of both (`h` took
+    /// plain elements only, in modified's order, so `delta` then holds no
+    /// `$patch: delete` entry after them, nor does `deletions`).
+    fn record(&self, h: HotCompose<'a, '_>, d: &ListDiff<'a>, x: &ListDiff<'a>) {
+        let (Some(Value::Array(pl)), Some(Value::Array(xl)), Some(po), Some(xo), None, None) =
+            (d.add, x.add, d.order, x.order, d.del, x.del)
+        else {
+            return;
+        };
+        if h.counts != [pl.len(), xl.len()] {
+            return;
+        }
+        let (Some(dels), Some(dels_order), Some(delta), Some(delta_order)) = (
+            list_id(&Value::Array(xl)),
+            list_id(&xo),
+            list_id(&Value::Array(pl)),
+            list_id(&po),
+        ) else {
+            return;
+        };
+        h.fast.table.insert(
+            dels,
+            Precomposed {
+                dels_order,
+                delta,
+                delta_order,
+                list: Value::Array(self.arena.alloc_slice_copy(&h.out)),
+            },
+        );
+    }
+
     /// The patch of one list element from its diff `sub`: with the
     /// element's key member (as `diff_keyed_unique` adds it).
     fn element_patch(&self, sub: Object<'a>, key_member: &Member<'a>) -> Sub<'a> {
@@ -1140,32 +1317,38 @@ impl<'a> Differ<'a> {
         order: &mut Option<Value<'a>>,
     ) -> Option<ListDiff<'a>> {
         let ica = flags.ignore_changes_and_additions;
-        let mut keep: Vec<Value<'a>> = Vec::new();
-        let mut deletes: Vec<(&'a str, Value<'a>)> = Vec::new();
-        let mut matched = vec![false; p.a.len()];
+        let mut g = Gather::with_capacity(0);
         for (bi, &(_, _, k)) in p.b.iter().enumerate() {
-            match p.b_to_a[bi] {
-                UNPAIRED => {
-                    if !ica {
-                        let e = p.b_list[bi];
-                        if directives::is_delete(&e) {
-                            deletes.push((k, e));
-                        } else {
-                            keep.push(e);
-                        }
-                    }
-                }
-                ai => {
+            let paired = p.b_to_a[bi] != UNPAIRED;
+            g.take(k, p.b_list[bi], paired, subs[bi], ica)?;
+        }
+        Some(self.finish_gather(g, p, key, flags, order))
+    }
+
+    /// `diff_keyed_unique`'s result from `g`, every element of the new
+    /// list gathered: the old list's elements without a partner (unless
+    /// the diff ignores deletions), the delete entries sorted by key, the
+    /// `$setElementOrder` list (`order`: built once, shared).
+    fn finish_gather(
+        &self,
+        g: Gather<'a>,
+        p: Pair<'_, 'a>,
+        key: &str,
+        flags: DiffFlags,
+        order: &mut Option<Value<'a>>,
+    ) -> ListDiff<'a> {
+        let ica = flags.ignore_changes_and_additions;
+        let Gather {
+            mut keep,
+            mut deletes,
+        } = g;
+        if !flags.ignore_deletions {
+            let mut matched = vec![false; p.a.len()];
+            for &ai in p.b_to_a {
+                if ai != UNPAIRED {
                     matched[ai as usize] = true;
-                    match subs[bi]? {
-                        Sub::Empty => {}
-                        Sub::Delete(sub) => deletes.push((k, sub)),
-                        Sub::Keep(sub) => keep.push(sub),
-                    }
                 }
             }
-        }
-        if !flags.ignore_deletions {
             for (ai, &was_matched) in matched.iter().enumerate() {
                 if !was_matched {
                     let (ae, _, ak) = p.a[ai];
@@ -1194,11 +1377,11 @@ impl<'a> Differ<'a> {
         } else {
             None
         };
-        Some(ListDiff {
+        ListDiff {
             add: (!keep.is_empty()).then(|| Value::Array(self.arena.alloc_slice_copy(&keep))),
             del: None,
             order,
-        })
+        }
     }
 }
 
@@ -2115,6 +2298,75 @@ mod tests {
                 )
                 .unwrap();
                 assert_eq!(to_json_string(&p), to_json_string(&want));
+            }
+        }
+        sort_pairing(false);
+    }
+
+    /// `keyed_three` gathers `delta`'s and `deletions`' element patches in
+    /// its element loop (and composes them there): long reordered lists
+    /// with elements added in modified (one of them a `$patch: delete`
+    /// entry), dropped from it, missing from or added to current, each
+    /// equal to the separate diffs, and the composition, when recorded, to
+    /// `compose_patches`; by the maps and by the sort pairing.
+    #[test]
+    fn gathered_long_lists_equal_separate_diffs() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 5000;
+        let elem = |i: usize, v: &str| {
+            if i % 5 == 0 {
+                json!({"name": format!("n{i}"), "other": v})
+            } else {
+                json!({"name": format!("n{i}"), "value": v})
+            }
+        };
+        let o: Vec<J> = (0..n).map(|i| elem(i, "v")).collect();
+        // Modified: reversed, every third element changed, every tenth
+        // without its `other`, 30 new ones; unless `covered`, the last 50
+        // of original dropped and one new `$patch: delete` entry.
+        let modified = |covered: bool| -> Vec<J> {
+            let keep = if covered { n } else { n - 50 };
+            let mut m: Vec<J> = (0..keep)
+                .rev()
+                .map(|i| match i {
+                    // `other` dropped: a `deletions` entry.
+                    _ if i % 10 == 0 => json!({"name": format!("n{i}"), "value": "c"}),
+                    _ => elem(i, if i % 3 == 0 { "c" } else { "v" }),
+                })
+                .collect();
+            m.extend((n..n + 30).map(|i| json!({"name": format!("n{i}"), "value": "new"})));
+            if !covered {
+                m.insert(7, json!({"name": "gone", "$patch": "delete"}));
+            }
+            m
+        };
+        // Current: original without its first 20 elements, 10 of its own,
+        // or original itself.
+        let mut c_own: Vec<J> = o.iter().skip(20).cloned().collect();
+        c_own.extend((0..10).map(|i| json!({"name": format!("live{i}"), "value": "l"})));
+        let doc = |l: &Vec<J>| json!({"mergingList": l, "value": "s"});
+        for sort in [false, true] {
+            sort_pairing(sort);
+            for covered in [false, true] {
+                let m = modified(covered);
+                for c in [&o, &c_own] {
+                    let opts = options(sort, false);
+                    let arena = Arena::new();
+                    let obj = |v: &J| from_serde(&arena, v, 256).unwrap().as_object().unwrap();
+                    let (ov, mv, cv) = (obj(&doc(&o)), obj(&doc(&m)), obj(&doc(c)));
+                    let ctx = format!("sort {sort}, covered {covered}");
+                    // Recorded exactly when every element of original
+                    // pairs and none holds `$patch` (else `deletions` or
+                    // `delta` holds delete entries).
+                    let recorded = compare_compose(&arena, (ov, mv, cv), cursor, &opts, &ctx);
+                    assert_eq!(recorded, covered, "{ctx}");
+                    let t = compare(&doc(&o), &doc(&m), &doc(c), cursor, &opts);
+                    assert!(matches!(t, Outcome::Fused), "{ctx}");
+                }
             }
         }
         sort_pairing(false);
