@@ -15,8 +15,8 @@
 //! enum ([`Cursor::reaches_checks`]) are never entered, and no subtree is
 //! entered twice.
 
-use rustc_hash::FxHashMap;
 use smpatch_schema::{grow_stack, Cursor, KeySpec, NodeKind, PatchMeta, TooDeep, Walk};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{Arena, Member, Object, Path, Value};
 
 /// What the walker calls back.
@@ -219,8 +219,8 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
 enum OldElems<'o, 'm> {
     None,
     ByIndex(&'o [Value<'o>]),
-    ByKey(&'m str, FxHashMap<Option<Value<'o>>, Value<'o>>),
-    ByKeys(&'m [Box<str>], FxHashMap<Vec<Option<Value<'o>>>, Value<'o>>),
+    ByKey(&'m str, HashMap<Option<Value<'o>>, Value<'o>>),
+    ByKeys(&'m [Box<str>], HashMap<Vec<Option<Value<'o>>>, Value<'o>>),
 }
 
 impl<'o, 'm> OldElems<'o, 'm> {
@@ -232,7 +232,7 @@ impl<'o, 'm> OldElems<'o, 'm> {
         match keys {
             KeySpec::Value => OldElems::ByIndex(old),
             KeySpec::Single(k) => {
-                let mut map = FxHashMap::default();
+                let mut map = HashMap::default();
                 map.reserve(old.len());
                 for e in old {
                     map.entry(e.get(k)).or_insert(*e);
@@ -240,7 +240,7 @@ impl<'o, 'm> OldElems<'o, 'm> {
                 OldElems::ByKey(k, map)
             }
             KeySpec::Compound(ks) => {
-                let mut map = FxHashMap::default();
+                let mut map = HashMap::default();
                 map.reserve(old.len());
                 for e in old {
                     map.entry(ks.iter().map(|k| e.get(k)).collect())
@@ -266,9 +266,6 @@ impl<'o, 'm> OldElems<'o, 'm> {
 
 /// Looks a new element's key up among the old elements (the key's
 /// lifetime is shortened to the map's, which `HashMap` allows).
-fn lookup<'o, K: Eq + std::hash::Hash>(
-    map: &FxHashMap<K, Value<'o>>,
-    key: &K,
-) -> Option<Value<'o>> {
+fn lookup<'o, K: Eq + std::hash::Hash>(map: &HashMap<K, Value<'o>>, key: &K) -> Option<Value<'o>> {
     map.get(key).copied()
 }

@@ -38,6 +38,7 @@
 mod arena;
 mod error;
 mod hash;
+pub mod hashing;
 mod parse_json;
 mod path;
 mod render;
