@@ -16,10 +16,10 @@ const S2: u64 = 0x1319_8a2e_0370_7344;
 const P1: u64 = 274_177;
 const P2: u64 = 67_280_421_310_721;
 
-/// Printable ASCII that needs no escaping in JSON and no `~1`/`~0` in a
-/// JSON pointer.
+/// Printable ASCII that needs no escaping in JSON (not even Go's HTML-safe
+/// `\u003c`, `\u003e`, `\u0026`) and no `~1`/`~0` in a JSON pointer.
 fn plain(b: u8) -> bool {
-    (0x21..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'~')
+    (0x21..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'~' | b'<' | b'>' | b'&')
 }
 
 fn plain_word(w: u64) -> bool {
@@ -76,7 +76,12 @@ pub fn fx_colliding_keys(n: usize) -> Vec<String> {
 /// sort): `i · 7777777777 mod 10^12` is a bijection of the 12 digits.
 pub fn ordinary_keys(n: usize) -> Vec<String> {
     (0..n as u64)
-        .map(|i| format!("key-{:012}", i.wrapping_mul(7_777_777_777) % 1_000_000_000_000))
+        .map(|i| {
+            format!(
+                "key-{:012}",
+                i.wrapping_mul(7_777_777_777) % 1_000_000_000_000
+            )
+        })
         .collect()
 }
 
@@ -101,7 +106,10 @@ mod tests {
         let h = fx16(keys[0].as_bytes());
         assert!(keys.iter().all(|k| fx16(k.as_bytes()) == h));
         let o = ordinary_keys(3000);
-        assert_eq!(o.iter().collect::<std::collections::HashSet<_>>().len(), 3000);
+        assert_eq!(
+            o.iter().collect::<std::collections::HashSet<_>>().len(),
+            3000
+        );
         assert!(o.iter().all(|k| k.len() == 16));
         assert_ne!(fx16(o[0].as_bytes()), fx16(o[1].as_bytes()));
     }

@@ -4,13 +4,12 @@
 //! smpatch is linked by servers that merge untrusted patches, so no choice
 //! of keys may make a hash table quadratic (HashDoS). An unkeyed hash such
 //! as FxHash lets anyone precompute thousands of keys with one hash; every
-//! table over input-derived data therefore hashes with a secret drawn once
-//! per process from the operating system's randomness (through
-//! [`std::collections::hash_map::RandomState`]), and the hash itself is
-//! foldhash's fast variant ([`foldhash`], "minimally DoS-resistant": no list
-//! of inputs collides for every seed). No output of smpatch depends on hash
-//! values or on the iteration order of these tables, so the seed is never
-//! observable in a result (see docs/RELIABILITY.md).
+//! table over input-derived data therefore hashes with aHash ([`ahash`],
+//! whose documentation claims DoS resistance for in-memory hash maps: its
+//! hashes cannot be predicted without the key) under one key drawn per
+//! process from the operating system's randomness. No output of smpatch
+//! depends on hash values or on the iteration order of these tables, so the
+//! key is never observable in a result (see docs/RELIABILITY.md).
 //!
 //! Use [`HashMap`], [`HashSet`] and [`KeyedState`] (with `default()` /
 //! `with_capacity_and_hasher(n, Default::default())`), and
@@ -26,49 +25,29 @@
 //! assert_eq!(hash_bytes(b"key"), hash_bytes(b"key"));
 //! ```
 
-use foldhash::fast::FoldHasher;
-use foldhash::SharedSeed;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
-/// The process's secret: foldhash's expanded shared seed and the initial
-/// accumulator of every hasher.
-struct Seeds {
-    shared: SharedSeed,
-    first: u64,
-}
-
-impl Seeds {
-    fn from_u64(seed: u64) -> Seeds {
-        Seeds {
-            shared: SharedSeed::from_u64(seed),
-            first: seed.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15,
-        }
-    }
-}
-
-static SEEDS: OnceLock<Seeds> = OnceLock::new();
-
-/// 64 bits of operating-system randomness: std's `RandomState` keys its
-/// SipHash from the OS once per thread, so its hash of a constant is as
-/// unpredictable as the keys.
-fn os_random() -> u64 {
-    std::collections::hash_map::RandomState::new().hash_one(0x736d_7061_7463_68u64)
-}
+/// The process's secret: aHash keys drawn once from the operating system's
+/// randomness (aHash's `runtime-rng`, through `getrandom`).
+static STATE: OnceLock<ahash::RandomState> = OnceLock::new();
 
 #[inline]
-fn seeds() -> &'static Seeds {
-    SEEDS.get_or_init(|| Seeds::from_u64(os_random()))
+fn state() -> &'static ahash::RandomState {
+    STATE.get_or_init(ahash::RandomState::new)
 }
 
-/// Fixes the process's hash secret to `seed` if no hash has been taken
-/// yet; `false` (and no change) otherwise. For tests that run the same
-/// operations under two seeds (in two processes) and compare the bytes:
-/// a fixed secret gives up the HashDoS resistance, so never call this in
-/// a program that reads untrusted input.
+/// Fixes the process's hash secret (derived from `seed`) if no hash has
+/// been taken yet; `false` (and no change) otherwise. For tests that run
+/// the same operations under two seeds (in two processes) and compare the
+/// bytes: a fixed secret gives up the HashDoS resistance, so never call
+/// this in a program that reads untrusted input.
 #[doc(hidden)]
 pub fn set_seed_for_tests(seed: u64) -> bool {
-    SEEDS.set(Seeds::from_u64(seed)).is_ok()
+    let k = |i: u64| seed.rotate_left(16 * i as u32) ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i + 1);
+    STATE
+        .set(ahash::RandomState::with_seeds(k(0), k(1), k(2), k(3)))
+        .is_ok()
 }
 
 /// The [`BuildHasher`] of every smpatch hash table: [`KeyedHasher`]s under
@@ -85,16 +64,15 @@ impl BuildHasher for KeyedState {
     }
 }
 
-/// A hasher keyed with the process's secret (foldhash's fast variant).
+/// A hasher keyed with the process's secret (aHash).
 #[derive(Clone)]
-pub struct KeyedHasher(FoldHasher<'static>);
+pub struct KeyedHasher(ahash::AHasher);
 
 impl KeyedHasher {
     /// A fresh hasher under the process's secret.
     #[inline]
     pub fn new() -> KeyedHasher {
-        let s = seeds();
-        KeyedHasher(FoldHasher::with_seed(s.first, &s.shared))
+        KeyedHasher(state().build_hasher())
     }
 }
 
@@ -159,14 +137,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seeds_differ_and_hash_apart() {
-        let (a, b) = (Seeds::from_u64(1), Seeds::from_u64(2));
-        let h = |s: &Seeds, k: &[u8]| {
-            let mut h = FoldHasher::with_seed(s.first, &s.shared);
-            h.write(k);
-            h.finish()
+    fn one_secret_per_process() {
+        assert_eq!(hash_bytes(b"name"), hash_bytes(b"name"));
+        assert_ne!(hash_bytes(b"name"), hash_bytes(b"namf"));
+        assert_eq!(hash_u64(7), hash_u64(7));
+        // Two fresh keys hash apart (what makes precomputed floods fail).
+        let (a, b) = (ahash::RandomState::new(), ahash::RandomState::new());
+        assert_ne!(a.hash_one("name"), b.hash_one("name"));
+        // Too late: hashes were taken.
+        assert!(!set_seed_for_tests(1));
+    }
+
+    /// Keys crafted to share one FxHash (the unkeyed hash smpatch used
+    /// before) hash apart under the keyed hashes: as raw bits, as `&str`
+    /// map keys, and as the deep hash of string values.
+    #[test]
+    #[allow(clippy::disallowed_types)]
+    fn keys_crafted_for_fxhash_do_not_collide() {
+        let keys = smpatch_testkit::fx_colliding_keys(2000);
+        let fx = |k: &str| rustc_hash::FxBuildHasher.hash_one(k);
+        assert!(
+            keys.iter().all(|k| fx(k) == fx(&keys[0])),
+            "the flood keys collide under FxHash"
+        );
+        let distinct = |hs: Vec<u64>| {
+            hs.into_iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
         };
-        assert_ne!(h(&a, b"name"), h(&b, b"name"));
-        assert_ne!(os_random(), os_random());
+        assert_eq!(
+            distinct(keys.iter().map(|k| hash_bytes(k.as_bytes())).collect()),
+            keys.len()
+        );
+        assert_eq!(
+            distinct(
+                keys.iter()
+                    .map(|k| KeyedState.hash_one(k.as_str()))
+                    .collect()
+            ),
+            keys.len()
+        );
+        let deep = keys
+            .iter()
+            .map(|k| crate::Value::String(k).deep_hash())
+            .collect();
+        assert_eq!(distinct(deep), keys.len());
     }
 }
