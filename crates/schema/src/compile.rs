@@ -235,8 +235,11 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
 
     /// A definition that is only `$ref` (possibly in `allOf`) copies its target.
     fn resolve_aliases(&mut self) -> Result<(), SchemaError> {
-        let aliases: Vec<(NodeId, (NodeId, u32))> =
+        let mut aliases: Vec<(NodeId, (NodeId, u32))> =
             self.aliases.iter().map(|(k, v)| (*k, *v)).collect();
+        // In node order: the hash order is keyed per process, and the
+        // first cycle found names the error.
+        aliases.sort_unstable();
         for (node, (mut target, path)) in aliases {
             let mut steps = 0usize;
             while let Some((next, _)) = self.aliases.get(&target) {

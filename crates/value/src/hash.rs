@@ -37,8 +37,9 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 33)
 }
 
+/// The keyed hash is already well spread: the tag needs no further round.
 fn bytes_hash(tag: u64, b: &[u8]) -> u64 {
-    mix(hash_bytes(b) ^ tag)
+    hash_bytes(b) ^ tag
 }
 
 /// The hash of a number, consistent with [`Number::same_value`].
@@ -53,7 +54,7 @@ pub(crate) fn number_hash(n: &Number<'_>) -> u64 {
             if f.is_finite() {
                 // `-0.0 == 0.0`.
                 let f = if f == 0.0 { 0.0 } else { f };
-                mix(hash_u64(f.to_bits()) ^ FLOAT)
+                hash_u64(f.to_bits()) ^ FLOAT
             } else {
                 // Beyond `f64` (the parsers refuse such literals; only
                 // `Number::from_literal_unchecked` makes them): by text.
