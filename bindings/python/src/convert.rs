@@ -26,7 +26,6 @@
 //! (dicts are read entry by entry, lists item by item, whatever their
 //! subclass overrides), and nothing is written to them.
 
-use smpatch_value::hashing::HashMap;
 use crate::facade::Error;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -34,6 +33,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
 use smpatch::{ErrorKind, FacadeKind};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{
     parse_json, parse_yaml, to_json_string, Arena, Member, Number, Object, ParseOptions, Value,
 };
