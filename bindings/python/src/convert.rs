@@ -37,8 +37,8 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
-use rustc_hash::FxHashMap;
 use smpatch::{ErrorKind, FacadeKind};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{
     parse_json, parse_yaml, to_json_string, Arena, Member, Number, Object, ParseOptions, Value,
 };
@@ -206,7 +206,7 @@ pub(crate) struct Reader<'a, 'py> {
     /// keeps alive (so the address cannot be reused during the call):
     /// Kubernetes objects repeat a few keys thousands of times, and
     /// `json.loads` and dict literals share one `str` per distinct key.
-    keys: FxHashMap<usize, (&'a str, Bound<'py, PyString>)>,
+    keys: HashMap<usize, (&'a str, Bound<'py, PyString>)>,
     /// Members of the objects being read (a stack: each object takes its
     /// own from its start and truncates it back).
     members: Vec<Member<'a>>,
@@ -224,7 +224,7 @@ impl<'a, 'py> Reader<'a, 'py> {
     pub(crate) fn new(arena: &'a Arena, max_depth: Option<usize>) -> Self {
         Reader {
             arena,
-            keys: FxHashMap::default(),
+            keys: HashMap::default(),
             members: Vec::new(),
             items: Vec::new(),
             size: 0,
@@ -518,9 +518,9 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'p
 /// [`Reader::into_keys`]) come back as the caller's own key objects.
 #[derive(Default)]
 pub(crate) struct KeyCache<'a, 'py> {
-    keys: FxHashMap<&'a str, Bound<'py, PyString>>,
+    keys: HashMap<&'a str, Bound<'py, PyString>>,
     /// Caller's key objects by the (address, length) of their arena text.
-    read: FxHashMap<(usize, usize), Bound<'py, PyString>>,
+    read: HashMap<(usize, usize), Bound<'py, PyString>>,
     /// Items of the lists being built (a stack, as in [`Reader`]).
     items: Vec<Bound<'py, PyAny>>,
 }
@@ -528,7 +528,7 @@ pub(crate) struct KeyCache<'a, 'py> {
 impl<'a, 'py> KeyCache<'a, 'py> {
     /// A cache holding the keys of [`Reader::into_keys`].
     pub(crate) fn seeded(py: Python<'py>, keys: Vec<(&'a str, Py<PyString>)>) -> Self {
-        let mut read = FxHashMap::default();
+        let mut read = HashMap::default();
         read.reserve(keys.len());
         for (text, obj) in keys {
             read.insert((text.as_ptr() as usize, text.len()), obj.into_bound(py));

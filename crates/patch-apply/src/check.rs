@@ -24,6 +24,7 @@ use crate::identity::{identity, IdError, PosIndex};
 use crate::rules::{self, KindRule, Problem};
 use crate::{ApplyOptions, Error, ErrorKind};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Rules, Strategy, TooDeep, Walk};
+use smpatch_value::hashing::HashSet;
 use smpatch_value::{Kind, Object, Path, Value};
 
 /// Checks `patch` against apply's rules as if the document held every field
@@ -165,8 +166,7 @@ impl Checker {
             if self.compose() {
                 compose_retain_names(list).map_err(|e| at(here, e))?;
             }
-            let names: rustc_hash::FxHashSet<&str> =
-                list.iter().filter_map(|v| v.as_str()).collect();
+            let names: HashSet<&str> = list.iter().filter_map(|v| v.as_str()).collect();
             for m in o.members() {
                 let listed = names.contains(m.key);
                 if !rules::retain_exempt(m) && key_role(m.key) != KeyRole::Patch && !listed {

@@ -2,9 +2,9 @@
 //! or a compound key (`x-kubernetes-list-map-keys`), plus a hash index from
 //! identity to first position.
 
-use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 pub(crate) use smpatch_schema::KeySpec;
+use smpatch_value::hashing::{HashMap, KeyedHasher};
 use smpatch_value::Value;
 use std::hash::{Hash, Hasher};
 
@@ -98,7 +98,7 @@ pub(crate) fn id_hash(id: &Id<'_>) -> u64 {
     match &id.0[..] {
         [one] => one.deep_hash(),
         many => {
-            let mut h = FxHasher::default();
+            let mut h = KeyedHasher::default();
             for v in many {
                 h.write_u64(v.deep_hash());
             }
@@ -182,7 +182,7 @@ pub(crate) struct PosIndex<'a> {
     extra: Vec<Value<'a>>,
     /// Entries past `u32::MAX - 1` (lists of billions of elements), searched
     /// after `slots`; they are later positions, so "first" still holds.
-    overflow: FxHashMap<Id<'a>, usize>,
+    overflow: HashMap<Id<'a>, usize>,
     /// Entry number of the last hit of [`PosIndex::get_hashed_refresh`]
     /// (`usize::MAX`: none yet).
     last: usize,
@@ -205,7 +205,7 @@ impl<'a> PosIndex<'a> {
             shift: 64 - slots.trailing_zeros(),
             entries: Vec::with_capacity(n),
             extra: Vec::new(),
-            overflow: FxHashMap::default(),
+            overflow: HashMap::default(),
             last: usize::MAX,
             cool: 0,
         }

@@ -23,9 +23,9 @@
 
 use crate::compose::apply_options;
 use crate::CreateOptions;
-use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{key_role, KeyRole, PATCH};
 use smpatch_schema::{grow_stack, Cursor, FieldShape, ListPlan, Rules, Strategy};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{Arena, Member, Object, Value};
 use std::cell::RefCell;
 
@@ -55,7 +55,7 @@ pub(crate) struct Precomposed<'a> {
 /// identity.
 #[derive(Default)]
 pub(crate) struct Table<'a> {
-    lists: RefCell<FxHashMap<ListId, Precomposed<'a>>>,
+    lists: RefCell<HashMap<ListId, Precomposed<'a>>>,
 }
 
 impl<'a> Table<'a> {

@@ -3,10 +3,10 @@
 use crate::gosort::go_sort;
 use crate::keys::{element_key, value_text, KeyText, Tagging};
 use crate::shared::{element_kind, go_dedup, lookup_error, too_deep, Index};
-use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{key_role, KeyRole, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Cursor, FieldShape, KeySpec, ListPlan, Rules, Strategy, Walk};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{render, Arena, Kind, Member, Path, Value};
 use std::borrow::Cow;
 
@@ -402,8 +402,8 @@ impl Checker {
 }
 
 /// Index of the last element per key string.
-fn last_by_str<'k>(keys: &[&'k str]) -> FxHashMap<&'k str, usize> {
-    let mut m = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+fn last_by_str<'k>(keys: &[&'k str]) -> HashMap<&'k str, usize> {
+    let mut m = HashMap::with_capacity_and_hasher(keys.len(), Default::default());
     for (i, k) in keys.iter().enumerate() {
         m.insert(*k, i);
     }
@@ -415,8 +415,8 @@ fn by_key<'a>(
     list: &[Value<'a>],
     keys: KeySpec<'_>,
     path: &Path<'_>,
-) -> Result<FxHashMap<KeyText<'a>, usize>, Error> {
-    let mut out = FxHashMap::default();
+) -> Result<HashMap<KeyText<'a>, usize>, Error> {
+    let mut out = HashMap::default();
     for (i, e) in list.iter().enumerate() {
         let here = Path::Index(path, i);
         let Value::Object(o) = e else {
@@ -458,7 +458,7 @@ fn dedup_sorted<'a>(l: &[Value<'a>]) -> Vec<Value<'a>> {
     let mut t: Vec<(Cow<'a, str>, Value<'a>)> = l.iter().map(|v| (render(v), *v)).collect();
     t.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out: Vec<Value<'a>> = Vec::with_capacity(t.len());
-    let mut seen = rustc_hash::FxHashSet::default();
+    let mut seen = HashSet::default();
     for (_, v) in t {
         if seen.insert(vec![value_text(&v, Tagging::ByKind)]) {
             out.push(v);

@@ -13,10 +13,10 @@ use crate::keys::{
 use crate::shared::{
     element_kind, go_dedup, key_member, lookup_error, missing_key, too_deep, Index,
 };
-use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_patch_apply::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, PatchMeta, Rules, Strategy, Walk};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -498,7 +498,7 @@ impl<'a> Differ<'a> {
             go_sort(&mut o_order, |&x, &y| o_sort[x] <= o_sort[y]);
             go_sort(&mut m_order, |&x, &y| m_sort[x] <= m_sort[y]);
         }
-        let mut first_in_m: FxHashMap<&KeyText<'a>, usize> = FxHashMap::default();
+        let mut first_in_m: HashMap<&KeyText<'a>, usize> = HashMap::default();
         for (i, id) in m_ids.iter().enumerate() {
             first_in_m.entry(id).or_insert(i);
         }
@@ -758,7 +758,7 @@ impl<'a> Differ<'a> {
         walk: &mut Vec<(Value<'a>, usize)>,
         m: &'a [Value<'a>],
         m_ids: &[KeyText<'a>],
-        first_in_m: &FxHashMap<&KeyText<'a>, usize>,
+        first_in_m: &HashMap<&KeyText<'a>, usize>,
         mi: usize,
         ica: bool,
     ) {
@@ -856,7 +856,7 @@ impl<'a> Differ<'a> {
         }
         // `add` ordered by the first position of the value in m.
         if !add.is_empty() {
-            let mut first: FxHashMap<KeyText<'a>, usize> = FxHashMap::default();
+            let mut first: HashMap<KeyText<'a>, usize> = HashMap::default();
             for (idx, v) in m.iter().enumerate() {
                 first
                     .entry(vec![value_text(v, Tagging::ByKind)])
@@ -892,7 +892,7 @@ impl<'a> Differ<'a> {
     /// ([`go_dedup`]); `fix_quirks` keeps first occurrences in order.
     fn dedup_deletions(&self, del: Vec<Value<'a>>) -> Vec<Value<'a>> {
         if self.rules.fix_quirks {
-            let mut seen: FxHashSet<KeyText<'a>> = FxHashSet::default();
+            let mut seen: HashSet<KeyText<'a>> = HashSet::default();
             return del
                 .into_iter()
                 .filter(|v| seen.insert(vec![value_text(v, Tagging::ByKind)]))

@@ -21,9 +21,9 @@ use crate::keys::{
     key_hash, key_index, pair_by_index, pair_by_sort, pairs_by_sort, SortItems, UNPAIRED,
 };
 use crate::shared::{key_member, order_list_of_members, Index};
-use rustc_hash::FxHashMap;
 use smpatch_patch_apply::directives::{self, PatchDirective, PATCH};
 use smpatch_schema::{grow_stack, FieldShape, KeySpec, ListPlan, Strategy, Walk};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{Member, Object, Path, Value};
 
 /// The flags of `delta`: current to modified, additions and changes.
@@ -566,7 +566,7 @@ impl<'a> Differ<'a> {
         }
 
         // `changed`, in current's order, reusing the shared steps.
-        let done_index: Option<FxHashMap<&'a str, usize>> =
+        let done_index: Option<HashMap<&'a str, usize>> =
             (done.len() > 8).then(|| done.iter().enumerate().map(|(i, d)| (d.0, i)).collect());
         let mut changed = self.take_scratch();
         let mut c_retain: Vec<&'a str> = Vec::new();
@@ -1110,8 +1110,8 @@ impl<'a> Differ<'a> {
         let unique = if texts.len() <= 8 {
             (1..texts.len()).all(|i| !texts[..i].contains(&texts[i]))
         } else {
-            let mut seen: rustc_hash::FxHashSet<&str> =
-                rustc_hash::FxHashSet::with_capacity_and_hasher(texts.len(), Default::default());
+            let mut seen: HashSet<&str> =
+                HashSet::with_capacity_and_hasher(texts.len(), Default::default());
             texts.iter().all(|t| seen.insert(t))
         };
         if !unique {

@@ -4,8 +4,8 @@
 //! lists, a sort-merge join of key hashes for long ones, a comparison sort of
 //! the keys themselves when those hashes collide).
 
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smpatch_schema::KeySpec;
+use smpatch_value::hashing::{HashMap, HashSet, KeyedHasher};
 use smpatch_value::{render, Kind, Object, Value};
 use std::borrow::Cow;
 use std::hash::Hasher;
@@ -149,7 +149,7 @@ fn sort_pairing_min() -> usize {
 /// The hash of a key that [`pair_unique_keys`] sorts by.
 #[inline]
 pub(crate) fn key_hash(k: &str) -> u64 {
-    let mut h = FxHasher::default();
+    let mut h = KeyedHasher::default();
     h.write(k.as_bytes());
     #[cfg(test)]
     {
@@ -360,8 +360,8 @@ pub(crate) fn pair_by_key_sort(o: &[&str], m: &[&str]) -> Option<UniquePairing> 
 /// position; `None` when a key repeats. (diff3 pairs modified and current
 /// with one index of original.)
 pub(crate) fn key_index<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Option<KeyIndex<'k>> {
-    let mut index: FxHashMap<&'k str, u32> =
-        FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+    let mut index: HashMap<&'k str, u32> =
+        HashMap::with_capacity_and_hasher(keys.len(), Default::default());
     let mut len = 0;
     for (i, k) in keys.enumerate() {
         if index.insert(k, i as u32).is_some() {
@@ -374,7 +374,7 @@ pub(crate) fn key_index<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Opt
 
 /// The keys of a list by position, none twice ([`key_index`]).
 pub(crate) struct KeyIndex<'k> {
-    index: FxHashMap<&'k str, u32>,
+    index: HashMap<&'k str, u32>,
     len: usize,
 }
 
@@ -384,7 +384,7 @@ pub(crate) fn pair_by_index<'k>(
     m: impl ExactSizeIterator<Item = Option<&'k str>>,
 ) -> Option<UniquePairing> {
     let mut matched = vec![false; o.len];
-    let mut added: FxHashSet<&'k str> = FxHashSet::default();
+    let mut added: HashSet<&'k str> = HashSet::default();
     let mut pair = Vec::with_capacity(m.len());
     for k in m {
         let k = k?;

@@ -1,9 +1,9 @@
 //! What the diff lends the other walks of this crate (conflict detection,
 //! compose): indexed object access and the errors of the create engines.
 
-use rustc_hash::FxHashMap;
 use smpatch_patch_apply::{Error, ErrorKind, KindRule};
 use smpatch_schema::{LookupError, TooDeep};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{render, Arena, Kind, Member, Object, Path, Value};
 
 /// Above this many members an object is indexed by a hash map.
@@ -12,7 +12,7 @@ const INDEX_THRESHOLD: usize = 16;
 /// Keyed access to an object's members without quadratic scans.
 pub(crate) enum Index<'a> {
     Small(Object<'a>),
-    Hashed(FxHashMap<&'a str, Value<'a>>),
+    Hashed(HashMap<&'a str, Value<'a>>),
 }
 
 impl<'a> Index<'a> {
@@ -130,7 +130,7 @@ pub(crate) fn missing_key(path: &Path<'_>, elem: &Value<'_>, key: &str) -> Error
 /// positions past the length hold what the reference leaves there.
 pub(crate) fn go_dedup<'a, T: Copy>(s: &mut [T], value: impl Fn(T) -> Value<'a>) -> usize {
     use std::collections::BTreeSet;
-    let mut ids: FxHashMap<Value<'a>, usize> = FxHashMap::default();
+    let mut ids: HashMap<Value<'a>, usize> = HashMap::default();
     let mut group: Vec<usize> = Vec::with_capacity(s.len());
     let mut positions: Vec<BTreeSet<usize>> = Vec::new();
     for (p, &t) in s.iter().enumerate() {

@@ -6,7 +6,7 @@
 //! cycles cost nothing. JSON pointers for errors are kept as parent links and
 //! only turned into text when an error is reported.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use smpatch_value::hashing::{HashMap, HashSet};
 
 use crate::doc::Doc;
 use crate::error::{SchemaError, SchemaErrorKind};
@@ -19,8 +19,8 @@ use crate::model::{
 #[derive(Default)]
 pub(crate) struct Builder {
     nodes: Vec<Node>,
-    by_name: FxHashMap<Box<str>, NodeId>,
-    by_gvk: FxHashMap<Gvk, NodeId>,
+    by_name: HashMap<Box<str>, NodeId>,
+    by_gvk: HashMap<Gvk, NodeId>,
     unknown: Option<NodeId>,
 }
 
@@ -86,10 +86,10 @@ impl Builder {
         let mut c = Compiler {
             b: self,
             source,
-            local: FxHashMap::default(),
+            local: HashMap::default(),
             paths: Vec::new(),
             tasks: Vec::new(),
-            aliases: FxHashMap::default(),
+            aliases: HashMap::default(),
             native: false,
         };
         c.run(defs, roots)
@@ -119,12 +119,12 @@ struct Task<D> {
 struct Compiler<'b, 'd, D> {
     b: &'b mut Builder,
     source: &'b str,
-    local: FxHashMap<&'d str, NodeId>,
+    local: HashMap<&'d str, NodeId>,
     /// Parent-linked JSON pointer segments; entry 0.. are roots whose text is
     /// in `root_text`.
     paths: Vec<(u32, PathSeg<'d>)>,
     tasks: Vec<Task<D>>,
-    aliases: FxHashMap<NodeId, (NodeId, u32)>,
+    aliases: HashMap<NodeId, (NodeId, u32)>,
     /// `native` of the task being compiled.
     native: bool,
 }
@@ -235,8 +235,11 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
 
     /// A definition that is only `$ref` (possibly in `allOf`) copies its target.
     fn resolve_aliases(&mut self) -> Result<(), SchemaError> {
-        let aliases: Vec<(NodeId, (NodeId, u32))> =
+        let mut aliases: Vec<(NodeId, (NodeId, u32))> =
             self.aliases.iter().map(|(k, v)| (*k, *v)).collect();
+        // In node order: the hash order is keyed per process, and the
+        // first cycle found names the error.
+        aliases.sort_unstable();
         for (node, (mut target, path)) in aliases {
             let mut steps = 0usize;
             while let Some((next, _)) = self.aliases.get(&target) {
@@ -476,7 +479,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     value: self.b.unknown(),
                 }),
                 Some(false) if typed => Ok(NodeKind::Struct {
-                    fields: FxHashMap::default(),
+                    fields: HashMap::default(),
                     unions: Vec::new(),
                 }),
                 Some(false) => Ok(NodeKind::Unknown),
@@ -505,8 +508,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     ) -> Result<NodeKind, SchemaError> {
         let members = props.and_then(|(p, _)| p.members()).unwrap_or_default();
         let props_path = props.map(|(_, p)| p).unwrap_or(path);
-        let mut fields: FxHashMap<Box<str>, FieldDef> =
-            FxHashMap::with_capacity_and_hasher(members.len(), Default::default());
+        let mut fields: HashMap<Box<str>, FieldDef> =
+            HashMap::with_capacity_and_hasher(members.len(), Default::default());
         let mut unions = Vec::new();
         let mut union_paths = Vec::new();
         if let Some(u) = s.get("x-kubernetes-unions") {
@@ -562,7 +565,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             );
         }
         // No field may belong to two unions (KEP-1027).
-        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        let mut seen: HashSet<&str> = HashSet::default();
         for (u, p) in unions.iter().zip(&union_paths) {
             let names = u
                 .discriminator
@@ -625,7 +628,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             },
         };
         let mut members = Vec::new();
-        let mut values: FxHashSet<&str> = FxHashSet::default();
+        let mut values: HashSet<&str> = HashSet::default();
         if let Some(f) = entry.get("fields-to-discriminateBy") {
             let Some(list) = f.members() else {
                 return Err(bad(
@@ -718,8 +721,8 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             });
         let mut members = Vec::new();
         let mut empty_values = Vec::new();
-        let mut fields: FxHashSet<&str> = FxHashSet::default();
-        let mut values: FxHashSet<&str> = FxHashSet::default();
+        let mut fields: HashSet<&str> = HashSet::default();
+        let mut values: HashSet<&str> = HashSet::default();
         for (value, m) in fm {
             if !values.insert(value) {
                 return Err(bad(

@@ -1,6 +1,6 @@
 //! The compiled schema model and the cursor the merge algorithms walk with.
 
-use rustc_hash::FxHashMap;
+use smpatch_value::hashing::HashMap;
 
 /// Index of a node in a compiled [`Schema`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -165,7 +165,7 @@ pub enum NodeKind {
     /// An object with named properties.
     Struct {
         /// Properties by JSON name.
-        fields: FxHashMap<Box<str>, FieldDef>,
+        fields: HashMap<Box<str>, FieldDef>,
         /// Unions declared on this struct.
         unions: Vec<Union>,
     },
@@ -269,8 +269,8 @@ impl std::fmt::Display for Gvk {
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     pub(crate) nodes: Vec<Node>,
-    pub(crate) by_name: FxHashMap<Box<str>, NodeId>,
-    pub(crate) by_gvk: FxHashMap<Gvk, NodeId>,
+    pub(crate) by_name: HashMap<Box<str>, NodeId>,
+    pub(crate) by_gvk: HashMap<Gvk, NodeId>,
     /// Per node: the node declares a union or an `enum`, or some node below
     /// it does (computed once when the schema is finished or merged).
     pub(crate) reaches_checks: Vec<bool>,

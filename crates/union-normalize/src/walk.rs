@@ -17,8 +17,8 @@
 
 use std::cell::OnceCell;
 
-use rustc_hash::FxHashMap;
 use smpatch_schema::{grow_stack, Cursor, KeySpec, NodeKind, PatchMeta, TooDeep, Walk};
+use smpatch_value::hashing::HashMap;
 use smpatch_value::{Arena, Member, Object, Path, Value};
 
 use crate::enums::EnumList;
@@ -238,11 +238,11 @@ enum OldElems<'o, 'm> {
     /// when an element differs from the old one at its index.
     Positional {
         old: &'o [Value<'o>],
-        equal: OnceCell<FxHashMap<Value<'o>, Value<'o>>>,
+        equal: OnceCell<HashMap<Value<'o>, Value<'o>>>,
         equal_only: bool,
     },
-    ByKey(&'m str, FxHashMap<Option<Value<'o>>, Value<'o>>),
-    ByKeys(&'m [Box<str>], FxHashMap<Vec<Option<Value<'o>>>, Value<'o>>),
+    ByKey(&'m str, HashMap<Option<Value<'o>>, Value<'o>>),
+    ByKeys(&'m [Box<str>], HashMap<Vec<Option<Value<'o>>>, Value<'o>>),
 }
 
 impl<'o, 'm> OldElems<'o, 'm> {
@@ -258,7 +258,7 @@ impl<'o, 'm> OldElems<'o, 'm> {
                 equal_only,
             },
             KeySpec::Single(k) => {
-                let mut map = FxHashMap::default();
+                let mut map = HashMap::default();
                 map.reserve(old.len());
                 for e in old {
                     map.entry(e.get(k)).or_insert(*e);
@@ -266,7 +266,7 @@ impl<'o, 'm> OldElems<'o, 'm> {
                 OldElems::ByKey(k, map)
             }
             KeySpec::Compound(ks) => {
-                let mut map = FxHashMap::default();
+                let mut map = HashMap::default();
                 map.reserve(old.len());
                 for e in old {
                     map.entry(ks.iter().map(|k| e.get(k)).collect())
@@ -290,7 +290,7 @@ impl<'o, 'm> OldElems<'o, 'm> {
                     return here;
                 }
                 let equal = equal.get_or_init(|| {
-                    let mut map = FxHashMap::default();
+                    let mut map = HashMap::default();
                     map.reserve(old.len());
                     for o in *old {
                         map.entry(*o).or_insert(*o);
@@ -310,9 +310,6 @@ impl<'o, 'm> OldElems<'o, 'm> {
 
 /// Looks a new element's key up among the old elements (the key's
 /// lifetime is shortened to the map's, which `HashMap` allows).
-fn lookup<'o, K: Eq + std::hash::Hash>(
-    map: &FxHashMap<K, Value<'o>>,
-    key: &K,
-) -> Option<Value<'o>> {
+fn lookup<'o, K: Eq + std::hash::Hash>(map: &HashMap<K, Value<'o>>, key: &K) -> Option<Value<'o>> {
     map.get(key).copied()
 }

@@ -5,9 +5,14 @@
 //! (`-0` = `0`, `1.0` = `1.00`, never `1` = `1.0`), lists in order, objects
 //! as key sets (member order does not matter). Containers are hashed with an
 //! explicit stack, so depth cannot overflow the call stack.
+//!
+//! Keyed: strings, numbers and the floats' bits go through
+//! [`crate::hashing`]'s per-process secret, so no choice of input collides
+//! for every process (HashDoS); the combining rounds on top of the keyed
+//! leaves need no key of their own.
 
+use crate::hashing::{hash_bytes, hash_u64};
 use crate::{Number, NumberKind, Object, Value};
-use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
 /// Kind tags, so that e.g. `"1"`, `1` and `1.0` hash apart.
@@ -32,10 +37,9 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 33)
 }
 
+/// The keyed hash is already well spread: the tag needs no further round.
 fn bytes_hash(tag: u64, b: &[u8]) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(b);
-    mix(h.finish() ^ tag)
+    hash_bytes(b) ^ tag
 }
 
 /// The hash of a number, consistent with [`Number::same_value`].
@@ -50,7 +54,7 @@ pub(crate) fn number_hash(n: &Number<'_>) -> u64 {
             if f.is_finite() {
                 // `-0.0 == 0.0`.
                 let f = if f == 0.0 { 0.0 } else { f };
-                mix(f.to_bits() ^ FLOAT)
+                hash_u64(f.to_bits()) ^ FLOAT
             } else {
                 // Beyond `f64` (the parsers refuse such literals; only
                 // `Number::from_literal_unchecked` makes them): by text.

@@ -11,7 +11,9 @@
 //! * writers: [`to_json_string`] (compact, literals kept), [`to_json_pretty`]
 //!   (kubectl `-o json` layout), [`to_go_json`] / [`to_go_json_pretty`]
 //!   (Go `encoding/json` bytes: sorted keys, Go floats, HTML-safe escapes) and
-//!   [`to_yaml_string`] (kubectl `-o yaml` layout).
+//!   [`to_yaml_string`] (kubectl `-o yaml` layout);
+//! * [`hashing`]: the keyed (per-process random) hash maps, sets and hashes
+//!   every smpatch crate uses over input, so no keys collide on purpose.
 //!
 //! Architecture Invariant: no reader, writer or comparison recurses; every
 //! tree walk uses an explicit stack, so depth is limited only by
@@ -38,6 +40,7 @@
 mod arena;
 mod error;
 mod hash;
+pub mod hashing;
 mod parse_json;
 mod path;
 mod render;

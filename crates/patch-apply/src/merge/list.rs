@@ -10,6 +10,7 @@ use crate::identity::{id_hash, identity, render_id, HashSeen, Id, KeySpec, PosIn
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
+use smpatch_value::hashing::HashSet;
 use smpatch_value::{Kind, Member, Step, Value};
 use std::borrow::Cow;
 
@@ -406,7 +407,7 @@ impl<'a> Merger<'a, '_> {
         if kind != Some(Kind::Object) {
             // Scalars: a set.
             if del && self.mode == Mode::Apply {
-                let set: rustc_hash::FxHashSet<Id<'a>> = patch
+                let set: HashSet<Id<'a>> = patch
                     .iter()
                     .filter_map(|v| identity(*v, KeySpec::Value).ok())
                     .collect();
@@ -425,7 +426,7 @@ impl<'a> Merger<'a, '_> {
                     deferred: None,
                 });
             }
-            let mut seen: rustc_hash::FxHashSet<Id<'a>> = Default::default();
+            let mut seen: HashSet<Id<'a>> = Default::default();
             let mut merged = Vec::with_capacity(live.len() + patch.len());
             for v in live.iter().chain(patch.iter()) {
                 if let Ok(id) = identity(*v, KeySpec::Value) {
@@ -454,7 +455,7 @@ impl<'a> Merger<'a, '_> {
         }
         // Special elements first (`$patch: delete` / `replace` / `merge`).
         let mut rest: Vec<(usize, Value<'a>)> = Vec::with_capacity(patch.len());
-        let mut deletes: rustc_hash::FxHashSet<Id<'a>> = Default::default();
+        let mut deletes: HashSet<Id<'a>> = Default::default();
         let mut replace = false;
         for (j, e) in patch.iter().enumerate() {
             let d =

@@ -7,9 +7,9 @@ use super::{Merger, Mode};
 use crate::directives::{self, key_role, KeyRole, PatchDirective, PATCH, RETAIN_KEYS};
 use crate::rules::{self, brief};
 use crate::{Error, ErrorKind};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use smpatch_schema::{grow_stack, FieldShape, ListPlan, Strategy, Walk};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{Arena, Member, Object, Step, Value};
 
 /// Objects larger than this get a hash index for key lookups.
@@ -27,7 +27,7 @@ pub(super) enum FieldOp {
 /// deletions, and a hash index once it is large.
 pub(super) struct WorkObject<'a> {
     pub(super) members: Vec<(&'a str, Option<Value<'a>>)>,
-    pub(super) index: Option<FxHashMap<&'a str, usize>>,
+    pub(super) index: Option<HashMap<&'a str, usize>>,
 }
 
 impl<'a> WorkObject<'a> {
@@ -44,7 +44,7 @@ impl<'a> WorkObject<'a> {
             index: None,
         };
         if o.len() > SMALL_OBJECT {
-            w.index = Some(FxHashMap::default());
+            w.index = Some(HashMap::default());
         }
         for m in o.members() {
             // Duplicate keys: the last occurrence wins (as Go's decoder).
@@ -236,7 +236,7 @@ impl<'a> Merger<'a, '_> {
         let list = rules::retain_keys_list(&rk)
             .map_err(|p| self.problem_at(w, Step::Key(RETAIN_KEYS), p))?;
         let listed = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
-        let big: Option<rustc_hash::FxHashSet<&str>> =
+        let big: Option<HashSet<&str>> =
             (list.len() > 16).then(|| list.iter().filter_map(|v| v.as_str()).collect());
         let contains = |k: &str| match &big {
             Some(s) => s.contains(k),
@@ -365,7 +365,7 @@ impl<'a> Merger<'a, '_> {
             if self.opts.fix_quirks {
                 if let (Some(Value::Array(a)), Value::Array(b)) = (t.get(key), pv) {
                     let mut out: Vec<Value<'a>> = a.to_vec();
-                    let mut seen: rustc_hash::FxHashSet<Value<'a>> = a.iter().copied().collect();
+                    let mut seen: HashSet<Value<'a>> = a.iter().copied().collect();
                     out.extend(b.iter().filter(|v| seen.insert(**v)));
                     t.set(key, Value::array_from(self.arena, &out));
                     return Ok(());

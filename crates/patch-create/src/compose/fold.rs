@@ -7,10 +7,10 @@ use super::side::{retain_list, side, sides, steps, Group, Names, Side};
 use crate::keys::{element_key, KeyText, Tagging};
 use crate::shared::{lookup_error, too_deep};
 use crate::CreateOptions;
-use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, field_name, PatchDirective, RETAIN_KEYS};
 use smpatch_patch_apply::Error;
 use smpatch_schema::{grow_stack, Cursor, Field, FieldShape, KeySpec, ListPlan, Strategy, Walk};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{Arena, Member, Path, Value};
 
 /// The path of every composed position: the composition has no single place
@@ -62,7 +62,7 @@ impl<'a> Composer<'a, '_> {
         let (n1, n2) = (r1.map(Names::of), r2.map(Names::of));
         // Fields in order of first mention.
         let mut fields: Vec<&'a str> = Vec::new();
-        let mut mentioned: FxHashSet<&'a str> = FxHashSet::default();
+        let mut mentioned: HashSet<&'a str> = HashSet::default();
         let mut add = |f: &'a str| {
             if mentioned.insert(f) {
                 fields.push(f);
@@ -312,8 +312,8 @@ impl<'a> Composer<'a, '_> {
         // lookup below is a hash probe, never a scan of the other list.
         fn positions<'k, 'v>(
             ids: &'k [Option<KeyText<'v>>],
-        ) -> FxHashMap<&'k KeyText<'v>, Vec<usize>> {
-            let mut m: FxHashMap<&KeyText<'v>, Vec<usize>> = FxHashMap::default();
+        ) -> HashMap<&'k KeyText<'v>, Vec<usize>> {
+            let mut m: HashMap<&KeyText<'v>, Vec<usize>> = HashMap::default();
             for (i, k) in ids.iter().enumerate() {
                 if let Some(k) = k {
                     m.entry(k).or_default().push(i);
@@ -372,7 +372,7 @@ impl<'a> Composer<'a, '_> {
         let order = match s2.order.or(s1.order) {
             Some(o) => {
                 let mut items: Vec<Value<'a>> = o.value.as_array().unwrap_or(&[]).to_vec();
-                let mut listed: FxHashSet<Option<KeyText<'a>>> = items.iter().map(id).collect();
+                let mut listed: HashSet<Option<KeyText<'a>>> = items.iter().map(id).collect();
                 for e in &list {
                     if directive_of(e).is_some() {
                         continue;
@@ -398,7 +398,7 @@ impl<'a> Composer<'a, '_> {
         };
         if let Some(o) = order.and_then(|o| o.value.as_array()) {
             // First position of each key (or of "no key") in the order list.
-            let mut first: FxHashMap<Option<KeyText<'a>>, usize> = FxHashMap::default();
+            let mut first: HashMap<Option<KeyText<'a>>, usize> = HashMap::default();
             for (i, y) in o.iter().enumerate() {
                 first.entry(id(y)).or_insert(i);
             }
@@ -488,10 +488,10 @@ impl<'a> Composer<'a, '_> {
         let d2 = s2.del.and_then(|d| d.value.as_array()).unwrap_or(&[]);
         // Membership through hash sets of `Value` (deep equality and its
         // hash), never pairwise scans: lists of any length stay linear.
-        let set = |l: &[Value<'a>]| -> FxHashSet<Value<'a>> { l.iter().copied().collect() };
+        let set = |l: &[Value<'a>]| -> HashSet<Value<'a>> { l.iter().copied().collect() };
         let (in_d2, in_b) = (set(d2), set(b));
         let mut v: Vec<Value<'a>> = Vec::new();
-        let mut in_v: FxHashSet<Value<'a>> = FxHashSet::default();
+        let mut in_v: HashSet<Value<'a>> = HashSet::default();
         // Insertion drops the deletion list: leave out what p2 deletes. p1's
         // own deletions stay in `d` (they hold when p1 merged, not when it
         // inserted the list).
@@ -501,7 +501,7 @@ impl<'a> Composer<'a, '_> {
             }
         }
         let mut d: Vec<Value<'a>> = Vec::new();
-        let mut in_d: FxHashSet<Value<'a>> = FxHashSet::default();
+        let mut in_d: HashSet<Value<'a>> = HashSet::default();
         for x in d1.iter().chain(d2) {
             if (in_d2.contains(x) || !in_b.contains(x)) && in_d.insert(*x) {
                 d.push(*x);
@@ -522,7 +522,7 @@ impl<'a> Composer<'a, '_> {
         });
         if let Some(o) = order.and_then(|o| o.value.as_array()) {
             // First position of each value in the order list.
-            let mut first: FxHashMap<Value<'a>, usize> = FxHashMap::default();
+            let mut first: HashMap<Value<'a>, usize> = HashMap::default();
             for (i, y) in o.iter().enumerate() {
                 first.entry(*y).or_insert(i);
             }

@@ -3,8 +3,8 @@
 //! patch list does to the elements of one merge key ([`Group`]).
 
 use super::directive_of;
-use rustc_hash::{FxHashMap, FxHashSet};
 use smpatch_patch_apply::directives::{self, RETAIN_KEYS};
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{Member, Object, Value};
 
 /// What one patch does to one field of an object.
@@ -46,7 +46,7 @@ pub(super) fn retain_list<'a>(o: Object<'a>) -> Option<&'a [Value<'a>]> {
 }
 
 /// The field names of a `$retainKeys` list, as a set.
-pub(super) struct Names<'a>(FxHashSet<&'a str>);
+pub(super) struct Names<'a>(HashSet<&'a str>);
 
 impl<'a> Names<'a> {
     pub(super) fn of(list: &'a [Value<'a>]) -> Self {
@@ -60,8 +60,8 @@ impl<'a> Names<'a> {
 
 /// What object `o` does to each field it mentions (its value, order list
 /// and deletion list), in one pass over its members.
-pub(super) fn sides<'a>(o: Object<'a>) -> FxHashMap<&'a str, Side<'a>> {
-    let mut out: FxHashMap<&'a str, Side<'a>> = FxHashMap::default();
+pub(super) fn sides<'a>(o: Object<'a>) -> HashMap<&'a str, Side<'a>> {
+    let mut out: HashMap<&'a str, Side<'a>> = HashMap::default();
     for m in o.members() {
         if let Some(f) = directives::ordered_field(m.key) {
             out.entry(f).or_default().order = Some(*m);

@@ -1,0 +1,155 @@
+//! HashDoS demonstration: wall time of the operations on `N` keys that
+//! collide under FxHash (`smpatch_testkit::fx_colliding_keys`) against `N`
+//! ordinary keys of the same length.
+//!
+//! ```sh
+//! cargo build --profile bench -p smpatch-benches --example flood
+//! target/release/examples/flood 20000
+//! ```
+//!
+//! Each case puts the keys where a table indexes them: an env-style list
+//! (`name` merge key) patched in place, its `$setElementOrder`, a wide
+//! object's member names (`metadata.labels`), `$deleteFromPrimitiveList`
+//! of `metadata.finalizers`, `$retainKeys` of a wide `spec.strategy`, the
+//! two- and three-way diffs of the same, and parsing a wide object.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use smpatch_patch_apply::{apply, ApplyOptions};
+use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
+use smpatch_testkit::{fx_colliding_keys, ordinary_keys};
+use smpatch_value::{parse_json, Arena, ParseOptions};
+use std::time::Instant;
+
+fn list(keys: &[String], f: impl Fn(&str) -> String) -> String {
+    let items: Vec<String> = keys.iter().map(|k| f(k)).collect();
+    format!("[{}]", items.join(","))
+}
+
+fn object(keys: &[String], v: &str) -> String {
+    let items: Vec<String> = keys.iter().map(|k| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", items.join(","))
+}
+
+fn deployment(keys: &[String], val: &str) -> String {
+    format!(
+        r#"{{"metadata":{{"name":"d","labels":{labels},"finalizers":{fin}}},"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","image":"i","env":{env}}}]}}}}}}}}"#,
+        labels = object(keys, &format!("\"{val}\"")),
+        fin = list(keys, |k| format!("\"{k}\"")),
+        env = list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
+    )
+}
+
+/// The cases: name and (original, patch-or-modified, current) documents.
+fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
+    let orig = deployment(keys, "a");
+    let env_patch = |extra: &str| {
+        format!(r#"{{"spec":{{"template":{{"spec":{{"containers":[{{"name":"c",{extra}}}]}}}}}}}}"#)
+    };
+    let mut rev: Vec<String> = keys.to_vec();
+    rev.reverse();
+    let strategy_orig = format!(r#"{{"spec":{{"strategy":{}}}}}"#, object(keys, "1"));
+    let strategy_patch = format!(
+        r#"{{"spec":{{"strategy":{{"$retainKeys":{}}}}}}}"#,
+        list(&keys[..keys.len() / 2], |k| format!("\"{k}\""))
+    );
+    vec![
+        (
+            "apply env",
+            vec![
+                orig.clone(),
+                env_patch(&format!(
+                    "\"env\":{}",
+                    list(keys, |k| format!(r#"{{"name":"{k}","value":"b"}}"#))
+                )),
+            ],
+        ),
+        (
+            "apply $setElementOrder",
+            vec![
+                orig.clone(),
+                env_patch(&format!(
+                    "\"$setElementOrder/env\":{}",
+                    list(&rev, |k| format!(r#"{{"name":"{k}"}}"#))
+                )),
+            ],
+        ),
+        (
+            "apply labels",
+            vec![
+                orig.clone(),
+                format!(r#"{{"metadata":{{"labels":{}}}}}"#, object(keys, "\"b\"")),
+            ],
+        ),
+        (
+            "apply $deleteFromPrimitiveList",
+            vec![
+                orig.clone(),
+                format!(
+                    r#"{{"metadata":{{"$deleteFromPrimitiveList/finalizers":{}}}}}"#,
+                    list(&rev, |k| format!("\"{k}\""))
+                ),
+            ],
+        ),
+        ("apply $retainKeys", vec![strategy_orig, strategy_patch]),
+        ("create2", vec![orig.clone(), deployment(keys, "b")]),
+        (
+            "create3",
+            vec![orig.clone(), deployment(keys, "b"), orig.clone()],
+        ),
+        ("parse wide object", vec![object(keys, "1")]),
+    ]
+}
+
+fn run(name: &str, docs: &[String]) -> f64 {
+    let schema = smpatch_schema::embedded();
+    let cursor = schema.cursor("apps/v1/Deployment").unwrap();
+    let arena = Arena::new();
+    let opts = ParseOptions::default();
+    let t = Instant::now();
+    let v: Vec<_> = docs
+        .iter()
+        .map(|d| parse_json(&arena, d.as_bytes(), &opts).unwrap())
+        .collect();
+    let parsed = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let out = match (name, v.len()) {
+        ("create2", _) => {
+            create_two_way(&arena, v[0], v[1], cursor, &CreateOptions::default(), &[])
+        }
+        ("create3", _) => create_three_way(
+            &arena,
+            ThreeWay {
+                original: v[0],
+                modified: v[1],
+                current: v[2],
+            },
+            cursor,
+            OnConflict::Fail,
+            &CreateOptions::default(),
+            &[],
+        ),
+        (_, 1) => return parsed,
+        _ => apply(&arena, v[0], v[1], cursor, &ApplyOptions::default()),
+    };
+    let took = t.elapsed().as_secs_f64();
+    std::hint::black_box(out.unwrap());
+    took
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(20_000);
+    let flood = fx_colliding_keys(n);
+    let plain = ordinary_keys(n);
+    println!("n = {n}: seconds (colliding keys / ordinary keys = ratio)");
+    for ((name, f), (_, p)) in cases(&flood).into_iter().zip(cases(&plain)) {
+        // The best of three runs each (the first pays page faults).
+        let best = |docs: &[String]| (0..3).map(|_| run(name, docs)).fold(f64::MAX, f64::min);
+        let tf = best(&f);
+        let tp = best(&p);
+        println!("{name:32} {tf:9.4} / {tp:9.4} = {:7.1}x", tf / tp);
+    }
+}
