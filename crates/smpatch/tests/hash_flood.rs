@@ -162,10 +162,28 @@ fn child_outputs_under_a_fixed_secret() {
     let (flood, plain) = key_sets();
     // The harness wrote "test NAME ... " on this line.
     println!();
+    for text in KEYLESS_VALUES {
+        let arena = smpatch_value::Arena::new();
+        let opts = smpatch_value::ParseOptions::default();
+        let v = smpatch_value::parse_json(&arena, text.as_bytes(), &opts).expect("json");
+        println!("HASH {:016x}", v.deep_hash());
+    }
     for out in outputs(&flood).into_iter().chain(outputs(&plain)) {
         println!("OUT {out}");
     }
 }
+
+/// Values with no string or number in them: their deep hashes must still
+/// depend on the secret (a review found `[null,true,false]`-style merge
+/// keys hashing alike in every process, a flood needing no secret).
+const KEYLESS_VALUES: [&str; 6] = [
+    "null",
+    "true",
+    "[true,false,null]",
+    "[[],[null]]",
+    "{}",
+    "[{},{}]",
+];
 
 #[test]
 fn outputs_do_not_depend_on_the_hash_secret() {
@@ -186,18 +204,24 @@ fn outputs_do_not_depend_on_the_hash_secret() {
             String::from_utf8_lossy(&out.stderr)
         );
         let text = String::from_utf8(out.stdout).expect("utf8");
-        let lines: Vec<String> = text
-            .lines()
-            .filter(|l| l.starts_with("OUT "))
-            .map(str::to_owned)
-            .collect();
-        assert_eq!(lines.len(), 18, "{} bytes of output", text.len());
-        lines
+        let lines = |prefix: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with(prefix))
+                .map(str::to_owned)
+                .collect()
+        };
+        let (outs, hashes) = (lines("OUT "), lines("HASH "));
+        assert_eq!(outs.len(), 18, "{} bytes of output", text.len());
+        assert_eq!(hashes.len(), KEYLESS_VALUES.len());
+        (outs, hashes)
     };
-    let a = run(1);
-    let b = run(0xdead_beef_0bad_cafe);
+    let (a, hash_a) = run(1);
+    let (b, hash_b) = run(0xdead_beef_0bad_cafe);
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         assert!(x == y, "output {i} depends on the hash secret");
+    }
+    for ((x, y), text) in hash_a.iter().zip(&hash_b).zip(KEYLESS_VALUES) {
+        assert!(x != y, "the deep hash of {text} is the same under two secrets");
     }
     // And this process's random secret.
     let (flood, plain) = key_sets();

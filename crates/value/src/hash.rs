@@ -6,10 +6,12 @@
 //! as key sets (member order does not matter). Containers are hashed with an
 //! explicit stack, so depth cannot overflow the call stack.
 //!
-//! Keyed: strings, numbers and the floats' bits go through
+//! Keyed: every leaf (strings, numbers, the floats' bits, `null`, `true`,
+//! `false`) and every container's starting value go through
 //! [`crate::hashing`]'s per-process secret, so no choice of input collides
-//! for every process (HashDoS); the combining rounds on top of the keyed
-//! leaves need no key of their own.
+//! for every process (HashDoS), not even lists made only of `null`s and
+//! booleans; the combining rounds on top of the keyed values need no key of
+//! their own.
 
 use crate::hashing::{hash_bytes, hash_u64};
 use crate::{Number, NumberKind, Object, Value};
@@ -66,8 +68,8 @@ pub(crate) fn number_hash(n: &Number<'_>) -> u64 {
 
 fn scalar_hash(v: &Value<'_>) -> Option<u64> {
     Some(match v {
-        Value::Null => mix(NULL),
-        Value::Bool(b) => mix(BOOL + u64::from(*b)),
+        Value::Null => hash_u64(NULL),
+        Value::Bool(b) => hash_u64(BOOL + u64::from(*b)),
         Value::Number(n) => number_hash(n),
         Value::String(s) => bytes_hash(STRING, s.as_bytes()),
         Value::Array(_) | Value::Object(_) => return None,
@@ -76,7 +78,7 @@ fn scalar_hash(v: &Value<'_>) -> Option<u64> {
 
 /// Folds the in-order hashes of a list's items.
 fn array_hash(len: usize, items: impl Iterator<Item = u64>) -> u64 {
-    let mut h = mix(ARRAY ^ len as u64);
+    let mut h = hash_u64(ARRAY ^ len as u64);
     for x in items {
         h = mix(h.rotate_left(23) ^ x);
     }
@@ -90,7 +92,7 @@ fn object_hash<'a>(o: &Object<'a>, values: impl Iterator<Item = u64>) -> u64 {
         let k = bytes_hash(STRING, m.key.as_bytes());
         sum = sum.wrapping_add(mix(k ^ x.rotate_left(32)));
     }
-    mix(sum ^ OBJECT ^ (o.len() as u64).rotate_left(48))
+    mix(sum ^ hash_u64(OBJECT ^ (o.len() as u64).rotate_left(48)))
 }
 
 /// The deep hash of `v` (see [`Value::deep_hash`]).
