@@ -93,8 +93,16 @@ pub(crate) fn resolve(schemas: &[&Schema], word: &str) -> Result<String, String>
             )
         })
         .collect();
+    // Ties (versions of equal rank, two kinds one word names) fall to the
+    // version and kind texts, so the answer never depends on the order the
+    // schema's (hash-keyed) tables list them in.
     found.sort_by(|a, b| {
-        (a.0.as_str(), version_rank(&b.1)).cmp(&(b.0.as_str(), version_rank(&a.1)))
+        (a.0.as_str(), version_rank(&b.1), &a.1, &a.2).cmp(&(
+            b.0.as_str(),
+            version_rank(&a.1),
+            &b.1,
+            &b.2,
+        ))
     });
     found.dedup();
     let gvk = |(g, v, k): &(String, String, String)| {

@@ -221,7 +221,10 @@ fn outputs_do_not_depend_on_the_hash_secret() {
         assert!(x == y, "output {i} depends on the hash secret");
     }
     for ((x, y), text) in hash_a.iter().zip(&hash_b).zip(KEYLESS_VALUES) {
-        assert!(x != y, "the deep hash of {text} is the same under two secrets");
+        assert!(
+            x != y,
+            "the deep hash of {text} is the same under two secrets"
+        );
     }
     // And this process's random secret.
     let (flood, plain) = key_sets();

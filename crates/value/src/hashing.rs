@@ -7,7 +7,9 @@
 //! table over input-derived data therefore hashes with aHash ([`ahash`],
 //! whose documentation claims DoS resistance for in-memory hash maps: its
 //! hashes cannot be predicted without the key) under one key drawn per
-//! process from the operating system's randomness. No output of smpatch
+//! process from the operating system's randomness (a few cold paths, such
+//! as the parsers' duplicate-key checks of wide objects, use std's
+//! `HashMap`, whose SipHash is keyed per process the same way). No output of smpatch
 //! depends on hash values or on the iteration order of these tables, so the
 //! key is never observable in a result (see docs/RELIABILITY.md).
 //!

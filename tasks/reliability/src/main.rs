@@ -207,4 +207,8 @@ one), `crates/value/src/hashing.rs` (those keys hash apart). Time: the `flood` b
 (`benches/benches/flood.rs`) and `benches/examples/flood.rs` (before the keyed hash,
 20,000 colliding keys took 2 to 11 s per operation, 230 to 2,900 times ordinary keys;
 see docs/BENCHMARKS.md, \"hash-flood\").
+The deep hash of values keys its leaves (`null` and booleans included) and every
+container's start, so even merge keys made only of `null`s and booleans hash apart per
+process. A machine with no randomness source fails the first hash (as std's `HashMap`
+does); no input can cause that.
 ";
