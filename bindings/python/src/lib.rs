@@ -457,9 +457,10 @@ engine_functions! {
     /// `as_bytes=True`) and the JSON pointers of the members normalization
     /// cleared, in document order. The inputs are never changed.
     ///
-    /// Options keep their Rust names (`UnionOptions`):
-    /// `non_discriminated_update`, `ratcheting`, `check_enums` (default
-    /// `True`), `max_depth`. Other arguments as for `apply`.
+    /// Options keep their Rust names (`UnionOptions`) and defaults, the same
+    /// as the batch protocol's and the CLI's: `non_discriminated_update`,
+    /// `ratcheting`, `check_enums` (default `True`), `max_depth` (default
+    /// 256, for reading the documents too). Other arguments as for `apply`.
     ///
     /// Raises `smpatch.Error` of kind `validation` when the normalized object
     /// breaks a union or enum rule; its `.violations` lists every one found as

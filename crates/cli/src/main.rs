@@ -19,7 +19,7 @@ use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use smpatch::apply_flow::{self, ApplyPatchType, ClientApplyOptions};
 use smpatch::batch::{run_session_with, BatchState, SessionError};
 use smpatch::ops::{self, Op};
-use smpatch::{looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef, UnionOptions};
+use smpatch::{looks_like_json, ApplyOptions, CreateOptions, Error, Schema, TypeRef};
 use smpatch_value::{
     parse_json, parse_yaml, write_json_pretty_to, write_yaml_to, Arena, ParseError, ParseOptions,
     Value,
@@ -316,6 +316,9 @@ struct PatchArgs {
     /// Run the server pipeline: normalize unions against the input object, then validate unions and enums.
     #[arg(long)]
     normalize_unions: bool,
+    /// With --normalize-unions: the options of the union pass, as for `validate`.
+    #[command(flatten)]
+    unions: validate::UnionArgs,
 }
 
 #[derive(Args)]
@@ -940,6 +943,12 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             "works with --type strategic only",
         ));
     }
+    if let (false, Some(flag)) = (a.normalize_unions, a.unions.given()) {
+        return Err(Failure::at(
+            flag,
+            "is an option of the union pass: it works with --normalize-unions only",
+        ));
+    }
     if patch_bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Failure::at(
             patch_name,
@@ -977,10 +986,7 @@ fn patch(a: &PatchArgs, limits: &Limits) -> Result<i32, Failure> {
             let op = if a.normalize_unions {
                 Op::ServerApply {
                     apply,
-                    unions: UnionOptions {
-                        max_depth: limits.max_depth(),
-                        ..UnionOptions::default()
-                    },
+                    unions: a.unions.options(limits.max_depth()),
                 }
             } else {
                 Op::Apply(apply)

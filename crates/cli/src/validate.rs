@@ -43,12 +43,55 @@ pub(crate) struct ValidateArgs {
     output: ValidateOutput,
     #[command(flatten)]
     schema: SchemaArgs,
+    #[command(flatten)]
+    unions: UnionArgs,
+}
+
+/// The options of the union pass (`smpatch::UnionOptions`), the same flags
+/// for every command that runs it (`validate`, `patch --normalize-unions`),
+/// named as the batch and Python options are (`--max-depth` is global).
+#[derive(Args)]
+pub(crate) struct UnionArgs {
     /// Do not report violations the old object already had at the same place and that did not get worse (docs/UNIONS.md).
     #[arg(long)]
-    ratcheting: bool,
-    /// Do not check values against their schema's enum.
+    pub ratcheting: bool,
+    /// Do not check values against their schema's enum (KEP-2887); the same as `--check-enums=false`.
+    #[arg(long, conflicts_with = "check_enums")]
+    pub no_enums: bool,
+    /// Check values against their schema's enum (KEP-2887) [default: true].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub check_enums: Option<bool>,
+    /// Unions without a discriminator: when exactly one member was added, clear the others (docs/UNIONS.md).
     #[arg(long)]
-    no_enums: bool,
+    pub non_discriminated_update: bool,
+}
+
+impl UnionArgs {
+    /// The union options these flags ask for, with the depth limit `max_depth`.
+    pub(crate) fn options(&self, max_depth: usize) -> UnionOptions {
+        UnionOptions {
+            non_discriminated_update: self.non_discriminated_update,
+            ratcheting: self.ratcheting,
+            check_enums: !self.no_enums && self.check_enums.unwrap_or(true),
+            max_depth,
+        }
+    }
+
+    /// The first flag given, when any (`patch` takes them with
+    /// `--normalize-unions` only).
+    pub(crate) fn given(&self) -> Option<&'static str> {
+        if self.ratcheting {
+            Some("--ratcheting")
+        } else if self.no_enums {
+            Some("--no-enums")
+        } else if self.check_enums.is_some() {
+            Some("--check-enums")
+        } else if self.non_discriminated_update {
+            Some("--non-discriminated-update")
+        } else {
+            None
+        }
+    }
 }
 
 type Key = [String; 4];
@@ -72,12 +115,7 @@ pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure
     let user = load_schemas(&a.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.schema, &refs);
-    let opts = UnionOptions {
-        ratcheting: a.ratcheting,
-        check_enums: !a.no_enums,
-        max_depth: limits.max_depth(),
-        ..UnionOptions::default()
-    };
+    let opts = a.unions.options(limits.max_depth());
     let arena = Arena::new();
     let docs = parse_stream(&arena, &bytes, &name, limits)?;
     let olds = match (&old_bytes, &a.old) {

@@ -5,7 +5,8 @@
 //! This module is the only caller of `smpatch-union-normalize`; the
 //! pipeline ([`crate::ops::Op::Normalize`], [`crate::ops::Op::ServerApply`]),
 //! the batch protocol (`normalize` op, `apply` with `normalize_unions`) and
-//! the CLI (`patch --normalize-unions`, `validate`) go through it.
+//! the CLI (`patch --normalize-unions`, `validate`) go through it, all
+//! with the same `UnionOptions` (docs/UNIONS.md, "Options").
 
 use std::fmt;
 
@@ -249,7 +250,23 @@ pub fn normalize_json(
 }
 
 /// Every union (V1–V5) and enum violation of `new`, judged against `old`
-/// (`None` on create). An empty list means valid.
+/// (`None` on create). An empty list means valid. The options are those of
+/// every entry point of the union pass (docs/UNIONS.md, "Options"): here
+/// `ratcheting` tolerates an enum value the stored object already had.
+///
+/// ```
+/// use serde_json::json;
+/// use smpatch::{validate_json, Schema, TypeRef, UnionOptions};
+/// let schema = Schema::from_bytes(br#"{"swagger": "2.0", "definitions": {"C": {
+///   "properties": {"pull": {"type": "string", "enum": ["Always", "Never"]}}}}}"#, "doc").unwrap();
+/// let ty = TypeRef::Definition("C".into());
+/// let (old, new) = (json!({"pull": "Sometimes", "x": 1}), json!({"pull": "Sometimes", "x": 2}));
+/// let strict = validate_json(Some(&old), &new, &schema, &ty, &UnionOptions::default()).unwrap();
+/// assert_eq!((strict[0].path.as_str(), strict[0].rule.name()), ("/pull", "enum"));
+/// let ratcheting = UnionOptions { ratcheting: true, ..UnionOptions::default() };
+/// assert!(validate_json(Some(&old), &new, &schema, &ty, &ratcheting).unwrap().is_empty());
+/// assert_eq!(UnionOptions::default().max_depth, smpatch::DEFAULT_MAX_DEPTH);
+/// ```
 ///
 /// # Errors
 /// A bad document, an unknown type, or an object nested too deep.

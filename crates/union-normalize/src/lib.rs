@@ -72,7 +72,10 @@ pub struct Options {
     /// the number `1`, nor the integer `1` the float `1.0`). On by default.
     pub check_enums: bool,
     /// Deepest nesting the walk enters before it answers
-    /// [`ErrorKind::TooDeep`].
+    /// [`ErrorKind::TooDeep`]: [`smpatch_value::DEFAULT_MAX_DEPTH`] (256)
+    /// by default, the limit of the parser and of every other engine, so
+    /// that a document the parser reads with its default limit is walked
+    /// with the same one.
     pub max_depth: usize,
 }
 
@@ -82,7 +85,7 @@ impl Default for Options {
             non_discriminated_update: false,
             ratcheting: false,
             check_enums: true,
-            max_depth: 1000,
+            max_depth: smpatch_value::DEFAULT_MAX_DEPTH,
         }
     }
 }

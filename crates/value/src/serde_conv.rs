@@ -56,6 +56,7 @@ pub fn from_serde<'a>(
         BuildArray(usize),
         BuildObject(&'s serde_json::Map<String, serde_json::Value>),
     }
+    let root = v;
     let mut work = vec![Frame::Enter(v, 0)];
     let mut out: Vec<Value<'a>> = Vec::new();
     while let Some(frame) = work.pop() {
@@ -69,7 +70,7 @@ pub fn from_serde<'a>(
                 serde_json::Value::String(s) => out.push(Value::String(arena.alloc_str(s))),
                 serde_json::Value::Array(items) => {
                     if depth >= max_depth {
-                        return Err(too_deep(max_depth));
+                        return Err(too_deep(root, max_depth));
                     }
                     work.push(Frame::BuildArray(items.len()));
                     for item in items.iter().rev() {
@@ -78,7 +79,7 @@ pub fn from_serde<'a>(
                 }
                 serde_json::Value::Object(map) => {
                     if depth >= max_depth {
-                        return Err(too_deep(max_depth));
+                        return Err(too_deep(root, max_depth));
                     }
                     work.push(Frame::BuildObject(map));
                     for item in map.values().rev() {
@@ -111,9 +112,42 @@ pub fn from_serde<'a>(
     })
 }
 
-fn too_deep(max_depth: usize) -> ConvertError {
+/// The `too_deep` error of `root`: its path is the first container (in
+/// document order) nested `max_depth` levels deep, where [`from_serde`]
+/// stopped, found again without recursion.
+fn too_deep(root: &serde_json::Value, max_depth: usize) -> ConvertError {
+    let mut tokens: Vec<String> = Vec::new();
+    let mut work: Vec<(&serde_json::Value, usize, String)> = vec![(root, 0, String::new())];
+    let mut path = String::new();
+    while let Some((v, depth, token)) = work.pop() {
+        if depth > 0 {
+            tokens.truncate(depth - 1);
+            tokens.push(token);
+        }
+        let container = v.is_array() || v.is_object();
+        if container && depth >= max_depth {
+            for t in &tokens {
+                crate::push_pointer_token(&mut path, t);
+            }
+            break;
+        }
+        match v {
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    work.push((item, depth + 1, i.to_string()));
+                }
+            }
+            serde_json::Value::Object(map) => {
+                let members: Vec<_> = map.iter().collect();
+                for (k, item) in members.into_iter().rev() {
+                    work.push((item, depth + 1, k.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
     ConvertError {
-        path: String::new(),
+        path,
         message: format!("document nests deeper than the limit of {max_depth}"),
     }
 }

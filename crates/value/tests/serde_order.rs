@@ -53,3 +53,21 @@ fn serde_json_preserves_order() -> bool {
     m.insert("a".into(), serde_json::Value::Null);
     m.keys().next().map(String::as_str) == Some("b")
 }
+
+/// A tree deeper than the limit is refused at the first container (in
+/// document order) that passes it, named by its pointer (keys escaped).
+#[test]
+fn too_deep_names_the_path_of_the_first_container_past_the_limit() {
+    let arena = smpatch_value::Arena::new();
+    let v = serde_json::json!({"a": 1, "b/~": [0, {"c": {"d": {}}}], "z": {"y": {}}});
+    let e = smpatch_value::from_serde(&arena, &v, 3).unwrap_err();
+    assert_eq!(e.path, "/b~1~0/1/c");
+    assert_eq!(e.message, "document nests deeper than the limit of 3");
+    let e = smpatch_value::from_serde(&arena, &v, 1).unwrap_err();
+    assert_eq!(e.path, "/b~1~0");
+    let e = smpatch_value::from_serde(&arena, &v, 0).unwrap_err();
+    assert_eq!(e.path, "");
+    let e = smpatch_value::from_serde(&arena, &v, 4).unwrap_err();
+    assert_eq!(e.path, "/b~1~0/1/c/d");
+    assert!(smpatch_value::from_serde(&arena, &v, 5).is_ok());
+}

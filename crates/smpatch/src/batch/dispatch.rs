@@ -8,7 +8,7 @@ use crate::apply_flow::ApplyPatchType;
 use crate::input::parse_options;
 use crate::ops::{self, Op, Outcome};
 use crate::unions::has_document;
-use crate::{Error, TypeRef, UnionOptions};
+use crate::{Error, TypeRef};
 use smpatch_schema::Schema;
 use smpatch_value::{Arena, Value};
 
@@ -49,23 +49,18 @@ impl OpName {
         let mut patch_type = ApplyPatchType::Strategic;
         let op = match self {
             OpName::Apply => {
-                let (apply, normalize_unions, ty) = apply_options(options)?;
+                let (apply, unions, ty) = apply_options(options)?;
                 patch_type = ty;
-                if normalize_unions && ty != ApplyPatchType::Strategic {
+                if unions.is_some() && ty != ApplyPatchType::Strategic {
                     return Err(invalid_at(
                         "/options/patch_type",
                         "normalize_unions merges a strategic merge patch; leave patch_type \
                          out (or \"strategic\") with it",
                     ));
                 }
-                if normalize_unions {
-                    let unions = UnionOptions {
-                        max_depth: apply.max_depth,
-                        ..UnionOptions::default()
-                    };
-                    Op::ServerApply { apply, unions }
-                } else {
-                    Op::Apply(apply)
+                match unions {
+                    Some(unions) => Op::ServerApply { apply, unions },
+                    None => Op::Apply(apply),
                 }
             }
             OpName::Create2 => Op::Create2(create_options(options)?),

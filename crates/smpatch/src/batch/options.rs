@@ -7,21 +7,41 @@ use crate::apply_flow::ApplyPatchType;
 use crate::{ApplyOptions, CreateOptions, Error, UnionOptions};
 use smpatch_value::Value;
 
-/// The apply options, whether `normalize_unions` asks for the server
-/// pipeline, and the patch type (`patch_type`: a strategic merge patch or
-/// an RFC 7386 JSON merge patch).
+/// The apply options, the union options when `normalize_unions` asks for
+/// the server pipeline (`None` otherwise), and the patch type (`patch_type`:
+/// a strategic merge patch or an RFC 7386 JSON merge patch). The union
+/// options are those of the `normalize` op, by the same names and with the
+/// same defaults; `max_depth` is one limit for the merge and the union pass.
+/// A union option without `"normalize_unions": true` is `invalid_request`
+/// at its path: it would change nothing.
 pub(super) fn apply_options(
     options: Option<Value<'_>>,
-) -> Result<(ApplyOptions, bool, ApplyPatchType), Error> {
+) -> Result<(ApplyOptions, Option<UnionOptions>, ApplyPatchType), Error> {
     let mut o = ApplyOptions::default();
+    let mut unions = UnionOptions::default();
+    let mut union_key: Option<String> = None;
     let mut normalize_unions = false;
     let mut patch_type = ApplyPatchType::Strategic;
     set_options(options, APPLY_OPTIONS, |key, v| match key {
         "normalize_unions" => bool_option(&mut normalize_unions, v),
         "patch_type" => patch_type_option(&mut patch_type, v),
+        "ratcheting" | "check_enums" | "non_discriminated_update" => {
+            union_key.get_or_insert_with(|| key.to_owned());
+            set_union_option(&mut unions, key, v)
+        }
         _ => set_apply_option(&mut o, key, v),
     })?;
-    Ok((o, normalize_unions, patch_type))
+    if let (false, Some(key)) = (normalize_unions, union_key) {
+        return Err(invalid_at(
+            format!("/options/{}", pointer_token(&key)),
+            format!(
+                "option {key:?} is an option of the union pass; it needs \
+                 \"normalize_unions\": true"
+            ),
+        ));
+    }
+    unions.max_depth = o.max_depth;
+    Ok((o, normalize_unions.then_some(unions), patch_type))
 }
 
 /// The options of `create3`: the create options and the patch type.
@@ -39,14 +59,22 @@ pub(super) fn create3_options(
 
 pub(super) fn union_options(options: Option<Value<'_>>) -> Result<UnionOptions, Error> {
     let mut o = UnionOptions::default();
-    set_options(options, NORMALIZE_OPTIONS, |key, v| match key {
+    set_options(options, NORMALIZE_OPTIONS, |key, v| {
+        set_union_option(&mut o, key, v)
+    })?;
+    Ok(o)
+}
+
+/// The options of the union pass (`UnionOptions`), by their Rust names:
+/// those of the `normalize` op, and of `apply` with `normalize_unions`.
+fn set_union_option(o: &mut UnionOptions, key: &str, v: Value<'_>) -> OptionSet {
+    match key {
         "ratcheting" => bool_option(&mut o.ratcheting, v),
         "check_enums" => bool_option(&mut o.check_enums, v),
         "non_discriminated_update" => bool_option(&mut o.non_discriminated_update, v),
         "max_depth" => usize_option(&mut o.max_depth, v),
         _ => None,
-    })?;
-    Ok(o)
+    }
 }
 
 pub(super) fn create_options(options: Option<Value<'_>>) -> Result<CreateOptions, Error> {
@@ -136,6 +164,9 @@ const APPLY_OPTIONS: &[&str] = &[
     "reject_duplicate_keys",
     "max_depth",
     "patch_type",
+    "ratcheting",
+    "check_enums",
+    "non_discriminated_update",
 ];
 const NORMALIZE_OPTIONS: &[&str] = &[
     "ratcheting",
