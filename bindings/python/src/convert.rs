@@ -21,8 +21,9 @@
 //!
 //! Depth is bounded (the call's `max_depth` when it is above [`MAX_DEPTH`],
 //! the facade's default, else that default: as text is parsed, so a
-//! lower `max_depth` is the engine's to enforce), so a deep or cyclic
-//! Python structure is a `too_deep` error naming the path and the limit,
+//! lower `max_depth` is the engine's to enforce), so a deep Python
+//! structure is a `too_deep` error naming the path and the limit (one that
+//! contains itself is caught past the default depth whatever the limit),
 //! never a stack overflow (the reader and [`value_to_py`] grow the stack
 //! on demand, as the engines do, for limits raised far above the
 //! default); size is
@@ -38,7 +39,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
 use smpatch::{ErrorKind, FacadeKind};
-use smpatch_value::hashing::HashMap;
+use smpatch_value::hashing::{HashMap, HashSet};
 use smpatch_value::{
     parse_json, parse_yaml, to_json_string, Arena, Member, Number, Object, ParseOptions, Value,
 };
@@ -216,6 +217,13 @@ pub(crate) struct Reader<'a, 'py> {
     size: usize,
     /// Deepest nesting read ([`depth_limit`]).
     max_depth: usize,
+    /// Addresses of the dicts and lists being read at depth
+    /// [`MAX_DEPTH`] and below (the ones deeper than the default limit
+    /// that are still open): a container met again among them contains
+    /// itself. Above that depth the limit of [`MAX_DEPTH`] levels already
+    /// stops a cycle; below it, with a raised `max_depth`, only this does
+    /// before memory runs out.
+    open: HashSet<usize>,
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
@@ -229,6 +237,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             items: Vec::new(),
             size: 0,
             max_depth: depth_limit(max_depth),
+            open: HashSet::default(),
         }
     }
 
@@ -241,6 +250,7 @@ impl<'a, 'py> Reader<'a, 'py> {
         what: &str,
     ) -> Result<Value<'a>, ConvertError> {
         self.size = 0;
+        self.open.clear();
         self.read(obj, 0).map_err(|f| located(*f, what))
     }
 
@@ -279,6 +289,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             if depth >= self.max_depth {
                 return Err(too_deep(self.max_depth));
             }
+            self.enter(obj, depth)?;
             self.count(2)?;
             let base = self.members.len();
             for (k, v) in d.iter() {
@@ -290,10 +301,16 @@ impl<'a, 'py> Reader<'a, 'py> {
                 .arena
                 .alloc_slice_copy(self.members.get(base..).unwrap_or(&[]));
             self.members.truncate(base);
+            self.leave(obj, depth);
             return Ok(Value::Object(Object::from_members(members)));
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            return self.list(l.iter(), depth);
+            if depth < self.max_depth {
+                self.enter(obj, depth)?;
+            }
+            let v = self.list(l.iter(), depth)?;
+            self.leave(obj, depth);
+            return Ok(v);
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
             return self.list(t.iter(), depth);
@@ -331,6 +348,27 @@ impl<'a, 'py> Reader<'a, 'py> {
                 type_name(obj)
             ),
         ))
+    }
+
+    /// Records `obj` as open when it lies deeper than [`MAX_DEPTH`]; a
+    /// container already open contains itself.
+    fn enter(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> Result<(), Box<Fail>> {
+        if depth >= MAX_DEPTH && !self.open.insert(obj.as_ptr() as usize) {
+            return Err(Fail::new(
+                FacadeKind::InvalidDocument,
+                format!(
+                    "a {} that contains itself is not a JSON value",
+                    type_name(obj)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, obj: &Bound<'py, PyAny>, depth: usize) {
+        if depth >= MAX_DEPTH {
+            self.open.remove(&(obj.as_ptr() as usize));
+        }
     }
 
     fn list(

@@ -168,15 +168,30 @@ def test_max_depth_below_the_default_is_the_engines_limit_as_for_text():
     assert (by_dict.kind, by_dict.path) == (by_text.kind, by_text.path) == ("too_deep", by_text.path)
 
 
-def test_cycles_are_too_deep_at_a_raised_limit():
+def test_cycles_are_refused_at_a_raised_limit():
+    # A structure that contains itself is refused once it passes the default
+    # depth of 256, whatever max_depth allows (with max_depth=10**9 it used to
+    # be read until memory ran out; review finding).
     cyclic: dict = {}
     cyclic["self"] = cyclic
-    e = depth_error(lambda: smpatch.apply({}, cyclic, schema=NONE, max_depth=3000))
-    assert (e.kind, e.path) == ("too_deep", "/self" * 3000)
+    for limit in (3000, 10**9):
+        e = depth_error(lambda: smpatch.apply({}, cyclic, schema=NONE, max_depth=limit))
+        assert (e.kind, e.path) == ("invalid_document", "/self" * 257)
+        assert "a dict that contains itself" in e.message
     loop: list = []
     loop.append(loop)
-    e = depth_error(lambda: smpatch.create_two_way({"x": loop}, {}, schema=NONE, max_depth=3000))
-    assert (e.kind, e.path) == ("too_deep", "/x" + "/0" * 2999)
+    e = depth_error(lambda: smpatch.create_two_way({"x": loop}, {}, schema=NONE, max_depth=10**9))
+    assert (e.kind, e.path) == ("invalid_document", "/x" + "/0" * 256)
+    assert "a list that contains itself" in e.message
+    # Under the default limit a cycle is still too deep at 256 levels.
+    e = depth_error(lambda: smpatch.apply({}, cyclic, schema=NONE))
+    assert (e.kind, e.path) == ("too_deep", "/self" * 256)
+    # The same dict twice, side by side, is no cycle.
+    shared = {"a": 1}
+    deep = shared
+    for _ in range(300):
+        deep = {"d": deep, "e": shared}
+    assert smpatch.apply({}, deep, schema=NONE, max_depth=1000)["e"] == {"a": 1}
 
 
 def test_deep_documents_do_not_overflow_a_small_thread_stack():
