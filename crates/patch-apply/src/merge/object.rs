@@ -304,12 +304,12 @@ impl<'a> Merger<'a, '_> {
                 match self.rules.list_plan(field.meta) {
                     ListPlan::Merge(keys) => {
                         let r = self.merge_list(tl, pl, keys, op, Order::Now, wl)?;
-                        t.set(k, Value::array_from(self.arena, &r.items));
+                        t.set(k, r.into_array(self.arena));
                     }
                     ListPlan::Atomic if del => {
                         let keys = self.rules.order_keys(field.meta);
                         let r = self.merge_list(tl, pl, keys, op, Order::Now, wl)?;
-                        t.set(k, Value::array_from(self.arena, &r.items));
+                        t.set(k, r.into_array(self.arena));
                     }
                     ListPlan::Atomic => self.store_as_sent(t, k, pv, w)?,
                 }

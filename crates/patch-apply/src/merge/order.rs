@@ -489,13 +489,13 @@ impl<'a> Merger<'a, '_> {
                     ListPlan::Atomic => {
                         if self.mode == Mode::Apply {
                             self.strip_list(p, wf).map(|items| ListMerge {
-                                items,
+                                items: Cow::Owned(items),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         } else {
                             Ok(ListMerge {
-                                items: p.to_vec(),
+                                items: Cow::Owned(p.to_vec()),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
@@ -511,7 +511,7 @@ impl<'a> Merger<'a, '_> {
                         return Err(e);
                     }
                 };
-                (r.items, r.r_prime, r.deferred)
+                (r.items.into_owned(), r.r_prime, r.deferred)
             }
         };
         // A keyed merge whose own ordering was deferred: skip that ordering
