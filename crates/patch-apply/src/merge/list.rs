@@ -6,7 +6,7 @@ use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective};
-use crate::identity::{id_hash, identity, render_id, HashSeen, Id, KeySpec, PosIndex};
+use crate::identity::{id_hash, identity, render_id, FlatId, HashSeen, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
@@ -393,7 +393,7 @@ pub(super) struct Carried<'a> {
     pub(super) ppos: Vec<u32>,
     /// Per non-special patch element, in patch order: its identity, the
     /// identity's hash and the merged position it went to.
-    pub(super) patch: Vec<(Id<'a>, u64, u32)>,
+    pub(super) patch: Vec<(FlatId<'a>, u64, u32)>,
 }
 
 /// Whether a keyed list merge orders its result now or hands the ordering
@@ -620,7 +620,7 @@ impl<'a> Merger<'a, '_> {
         // Identity, hash and merged position of each non-special patch
         // element; `pos(P, ·)` is built from it only when the identities
         // cannot be carried.
-        let mut patch_ids: Vec<(Id<'a>, u64, u32)> = Vec::with_capacity(rest.len());
+        let mut patch_ids: Vec<(FlatId<'a>, u64, u32)> = Vec::with_capacity(rest.len());
         let mut appended: Vec<Value<'a>> = Vec::new();
         let mut exact = true;
         for (r, (j, e)) in rest.iter().enumerate() {
@@ -645,7 +645,7 @@ impl<'a> Merger<'a, '_> {
                         patch_ids
                             .iter()
                             .find(|(pid, ph, at)| {
-                                *at as usize >= live_len && *ph == h && *pid == id
+                                *at as usize >= live_len && *ph == h && pid.is(&id)
                             })
                             .map(|x| x.2 as usize)
                     })
@@ -662,7 +662,7 @@ impl<'a> Merger<'a, '_> {
                         build_live_index(&live_after, keys, &mut index);
                         for (pid, ph, at) in &patch_ids {
                             if *at as usize >= live_len {
-                                index.insert_first_hashed(*ph, pid.clone(), *at as usize);
+                                index.insert_first_hashed(*ph, pid.to_id(), *at as usize);
                             }
                         }
                         index.get_hashed_refresh(h, &id)
@@ -697,7 +697,11 @@ impl<'a> Merger<'a, '_> {
                             }
                         }
                     }
-                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
+                    patch_ids.push((
+                        FlatId::new(&id, self.arena),
+                        h,
+                        u32::try_from(i).unwrap_or(NO_POS),
+                    ));
                 }
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
@@ -728,7 +732,11 @@ impl<'a> Merger<'a, '_> {
                             index.insert_first_hashed(h, id.clone(), i);
                         }
                     }
-                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
+                    patch_ids.push((
+                        FlatId::new(&id, self.arena),
+                        h,
+                        u32::try_from(i).unwrap_or(NO_POS),
+                    ));
                     merged.push(v);
                     appended.push(v);
                 }
@@ -784,7 +792,7 @@ impl<'a> Merger<'a, '_> {
             build_live_index(&r_prime[..live_len], keys, &mut index);
             for (id, h, at) in &patch_ids {
                 if *at as usize >= live_len {
-                    index.insert_first_hashed(*h, id.clone(), *at as usize);
+                    index.insert_first_hashed(*h, id.to_id(), *at as usize);
                 }
             }
             let _ = index_cell.set(index);
@@ -798,7 +806,7 @@ impl<'a> Merger<'a, '_> {
         } else {
             let mut p_index = PosIndex::with_capacity(patch_ids.len());
             for (k, (id, h, _)) in patch_ids.into_iter().enumerate() {
-                p_index.insert_first_hashed(h, id, k);
+                p_index.insert_first_hashed(h, id.to_id(), k);
             }
             (p_index, None)
         };

@@ -214,7 +214,7 @@ impl<'a> Merger<'a, '_> {
             let id = identity(*v, keys).ok()?;
             // Equal identities have equal hashes: hash only on a mismatch.
             let at = match c.patch.get(next) {
-                Some((pid, _, at)) if *pid == id => {
+                Some((pid, _, at)) if pid.is(&id) => {
                     next += 1;
                     Some(*at as usize)
                 }
