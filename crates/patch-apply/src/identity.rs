@@ -61,6 +61,43 @@ impl Hash for Id<'_> {
     }
 }
 
+/// An [`Id`] as a `Copy` record, for lists that hold one per element
+/// (the patch identities a keyed merge carries to its orderings): dropping
+/// such a list is one free, where a list of [`Id`]s is a pass over every
+/// entry (about one cache miss per element of a 256k-element patch). A
+/// compound identity's values are copied into the arena.
+#[derive(Clone, Copy)]
+pub(crate) enum FlatId<'a> {
+    One(Value<'a>),
+    Many(&'a [Value<'a>]),
+}
+
+impl<'a> FlatId<'a> {
+    pub(crate) fn new(id: &Id<'a>, arena: &'a smpatch_value::Arena) -> Self {
+        match &id.0[..] {
+            [one] => FlatId::One(*one),
+            many => FlatId::Many(arena.alloc_slice_copy(many)),
+        }
+    }
+
+    fn values(&self) -> &[Value<'a>] {
+        match self {
+            FlatId::One(v) => std::slice::from_ref(v),
+            FlatId::Many(vs) => vs,
+        }
+    }
+
+    /// Whether this is `id` (`Id`'s equality).
+    pub(crate) fn is(&self, id: &Id<'a>) -> bool {
+        let vals = self.values();
+        vals.len() == id.0.len() && vals.iter().zip(id.0.iter()).all(|(a, b)| key_eq(a, b))
+    }
+
+    pub(crate) fn to_id(self) -> Id<'a> {
+        Id(SmallVec::from_slice(self.values()))
+    }
+}
+
 /// An [`Id`] as [`PosIndex`] keeps it: `Copy`, so dropping an index is one
 /// free and never a pass over its entries. A compound identity's values
 /// live in the index's `extra` vector.
@@ -396,6 +433,15 @@ pub(crate) struct HashSeen {
     shift: u32,
 }
 
+/// [`HashSeen::insert_all`] buckets by this many top bits of the slot
+/// number: 256 buckets, whose write streams (one cache line each) stay in
+/// the L1 cache while the hashes are scattered.
+const PARTITION_BITS: u32 = 8;
+
+/// Tables of fewer slots (128 KB) are filled in list order: they stay in
+/// the L2 cache anyway, and bucketing first would only add two passes.
+const PARTITION_MIN_SLOTS: usize = 1 << 15;
+
 impl HashSeen {
     /// A set sized for `n` hashes.
     pub(crate) fn with_capacity(n: usize) -> Self {
@@ -436,6 +482,56 @@ impl HashSeen {
                 _ => i = (i + 1) & mask,
             }
         }
+    }
+
+    /// Adds every hash of `hashes`; false when one may have been added
+    /// before (by this call or an earlier one).
+    ///
+    /// A table larger than the L1 cache is filled region by region: the
+    /// hashes are first bucketed by the top bits of their slot number (one
+    /// sequential pass, [`PARTITION_BITS`] write streams), then inserted
+    /// bucket by bucket, so the inserts of one bucket land in a small slice of
+    /// the table. Inserted in list order, each one was a random access to
+    /// a table that outgrows the L2 cache at 256k elements (2 MB): the
+    /// largest cache-miss source of a one-element patch there
+    /// (docs/BENCHMARKS.md). The order of insertion changes only which rare
+    /// false "maybe" answers come up.
+    pub(crate) fn insert_all(&mut self, hashes: &[u64]) -> bool {
+        let bits = self.slots.len().trailing_zeros();
+        if self.slots.len() < PARTITION_MIN_SLOTS || bits < PARTITION_BITS {
+            let mut fresh = true;
+            for chunk in hashes.chunks(32) {
+                self.touch(chunk.iter().copied());
+                for &h in chunk {
+                    fresh &= self.insert(h);
+                }
+            }
+            return fresh;
+        }
+        // Bucket `b` holds the hashes whose home slot is in the b-th of
+        // `1 << PARTITION_BITS` equal slices of the table.
+        let shift = self.shift + (bits - PARTITION_BITS);
+        let mut start = [0usize; 1 << PARTITION_BITS];
+        for &h in hashes {
+            start[(h >> shift) as usize] += 1;
+        }
+        let mut at = 0;
+        for s in start.iter_mut() {
+            let count = *s;
+            *s = at;
+            at += count;
+        }
+        let mut sorted = vec![0u64; hashes.len()];
+        for &h in hashes {
+            let b = (h >> shift) as usize;
+            sorted[start[b]] = h;
+            start[b] += 1;
+        }
+        let mut fresh = true;
+        for &h in &sorted {
+            fresh &= self.insert(h);
+        }
+        fresh
     }
 
     /// Reads the slots of `hashes` ([`PosIndex::touch`]).
@@ -526,6 +622,31 @@ mod tests {
         assert_eq!(index.get_hashed(id_hash(&id2), &id2), Some(3));
         let other = identity(p(r#"{"name": "b"}"#), single).unwrap();
         assert_eq!(index.get_hashed_refresh(id_hash(&other), &other), None);
+    }
+
+    #[test]
+    fn hash_seen_insert_all_finds_repeats_in_both_fills() {
+        // Below and above the size where the table is filled bucket by
+        // bucket: distinct hashes are all new, a repeat is found wherever it
+        // stands, and every inserted hash is then contained.
+        for n in [100usize, 40_000] {
+            let hashes: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7))
+                .collect();
+            let mut seen = HashSeen::with_capacity(n);
+            assert!(seen.insert_all(&hashes), "n {n}");
+            assert!(hashes.iter().all(|&h| seen.contains(h)), "n {n}");
+            assert!(!seen.insert_all(&hashes[n / 2..n / 2 + 1]), "n {n}");
+            for at in [0, n / 3, n - 1] {
+                let mut repeated = hashes.clone();
+                repeated.push(hashes[at]);
+                repeated.swap(n, n / 2);
+                assert!(
+                    !HashSeen::with_capacity(n + 1).insert_all(&repeated),
+                    "n {n} at {at}"
+                );
+            }
+        }
     }
 
     #[test]

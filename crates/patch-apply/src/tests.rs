@@ -842,6 +842,54 @@ mod carried {
     }
 
     #[test]
+    fn scan_overlay_merges_like_the_index() {
+        // The scan pairing merges over the live list without copying it
+        // (`merge::list::Overlay`); its result is written straight into the
+        // arena only when the merge order is the ordering. Long enough for
+        // the bucketed distinctness check (`HashSeen::insert_all`).
+        let n = 9000;
+        let items = |dup: bool| {
+            let mut v: Vec<J> = (0..n)
+                .map(|i| json!({"id": format!("e{i}"), "v": i}))
+                .collect();
+            if dup {
+                // A repeat far from its twin: it sorts next to it.
+                v[n - 2] = json!({"id": "e3", "v": "again"});
+            }
+            J::Array(v)
+        };
+        let patches = [
+            // One element: the ordering is the merge order.
+            json!({"items": [{"id": "e4500", "v": "x"}]}),
+            // Two elements in live order, then reversed (reordered).
+            json!({"items": [{"id": "e10", "v": "x"}, {"id": "e8000", "v": "y"}]}),
+            json!({"items": [{"id": "e8000", "v": "y"}, {"id": "e10", "v": "x"}]}),
+            // The same element twice, and an appended element.
+            json!({"items": [{"id": "e7", "v": "x"}, {"id": "e7", "w": "y"}]}),
+            json!({"items": [{"id": "e7", "v": "x"}, {"id": "new", "v": "n"}]}),
+            // Changing the merge key: not carried.
+            json!({"items": [{"id": "e5", "$retainKeys": ["v"], "v": 1}]}),
+        ];
+        for dup in [false, true] {
+            let original = json!({ "items": items(dup) });
+            for patch in &patches {
+                same_both_ways(&original, patch);
+            }
+        }
+        let original = json!({ "items": items(false) });
+        let got = outcome(
+            &original,
+            &patches[0],
+            &ApplyOptions::default(),
+            (true, None),
+        )
+        .unwrap();
+        let mut want = items(false);
+        want[4500] = json!({"id": "e4500", "v": "x"});
+        assert_eq!(got, json!({ "items": want }));
+    }
+
+    #[test]
     fn deferred_order_check_reports_the_first_error() {
         // The patch breaks the order AND holds an element without its
         // merge key: the reference reports the order first. A patch that

@@ -77,6 +77,13 @@ impl Arena {
         self.bump.alloc_slice_copy(items)
     }
 
+    /// Copies a slice of `Copy` values into the arena, to be changed in
+    /// place (one `memcpy`, where [`Arena::alloc_slice_fill_iter`] writes
+    /// element by element).
+    pub fn alloc_slice_copy_mut<T: Copy>(&self, items: &[T]) -> &mut [T] {
+        self.bump.alloc_slice_copy(items)
+    }
+
     /// `head` followed by `rest`, in one allocation (one fill, one copy).
     pub(crate) fn alloc_slice_with_head<T: Copy>(&self, head: T, rest: &[T]) -> &[T] {
         let slice = self.bump.alloc_slice_fill_copy(rest.len() + 1, head);

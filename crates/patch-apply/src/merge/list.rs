@@ -6,7 +6,7 @@ use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective};
-use crate::identity::{id_hash, identity, render_id, HashSeen, Id, KeySpec, PosIndex};
+use crate::identity::{id_hash, identity, render_id, FlatId, HashSeen, Id, KeySpec, PosIndex};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
@@ -18,7 +18,8 @@ use std::borrow::Cow;
 /// order `R'` (the live order the reference's `$setElementOrder` pass
 /// sorts against; docs/QUIRKS.md#q2).
 pub(super) struct ListMerge<'a> {
-    pub(super) items: Vec<Value<'a>>,
+    /// Borrowed: already the list's final content, in the arena.
+    pub(super) items: Cow<'a, [Value<'a>]>,
     pub(super) r_prime: Cow<'a, [Value<'a>]>,
     /// Set when the caller asked to defer the ordering of a keyed merge:
     /// `items` is then the merged content in merge order (live, then
@@ -48,6 +49,72 @@ pub(super) struct Deferred<'a> {
     /// exact ([`Carried`]); `None` sends the ordering passes back to
     /// recomputing every element's identity.
     pub(super) carried: Option<Carried<'a>>,
+}
+
+impl<'a> ListMerge<'a> {
+    /// The merged list as a value in `arena` (copied unless it already is).
+    pub(super) fn into_array(self, arena: &'a smpatch_value::Arena) -> Value<'a> {
+        match self.items {
+            Cow::Borrowed(items) => Value::Array(items),
+            Cow::Owned(items) => Value::array_from(arena, &items),
+        }
+    }
+}
+
+/// A keyed merge's result over the live list, for the scan pairing
+/// without deletions: the merged values of the live elements the patch
+/// touched, by live position, instead of a copy of the live list. On a
+/// one-element patch over a 256k-element list, that copy and the copy of
+/// it into the arena were most of the merge's memory traffic
+/// (docs/BENCHMARKS.md); [`Overlay::apply`] writes the result once.
+/// A scan pairs at most [`SCAN_PATCH`] patch elements, so the linear
+/// searches here stay short.
+#[derive(Default)]
+struct Overlay<'a> {
+    /// (live position, merged value), one per position, in the order first changed.
+    changed: Vec<(usize, Value<'a>)>,
+    /// (live position, [`Carried::ppos`] entry) of the live positions that
+    /// have one.
+    ppos: Vec<(usize, u32)>,
+}
+
+impl<'a> Overlay<'a> {
+    fn get(&self, i: usize) -> Option<Value<'a>> {
+        self.changed.iter().find(|c| c.0 == i).map(|c| c.1)
+    }
+
+    fn set(&mut self, i: usize, v: Value<'a>) {
+        match self.changed.iter_mut().find(|c| c.0 == i) {
+            Some(c) => c.1 = v,
+            None => self.changed.push((i, v)),
+        }
+    }
+
+    /// Records `k` as live position `i`'s `ppos` unless it has one.
+    fn first_ppos(&mut self, i: usize, k: u32) {
+        if !self.ppos.iter().any(|p| p.0 == i) {
+            self.ppos.push((i, k));
+        }
+    }
+
+    /// `keeps_merge_order` of the dense `ppos` (nothing appended): the
+    /// entries ascend with their live positions.
+    fn keeps_live_order(&self) -> bool {
+        let mut by_pos = self.ppos.clone();
+        by_pos.sort_unstable_by_key(|p| p.0);
+        by_pos.windows(2).all(|w| w[0].1 <= w[1].1)
+    }
+
+    /// `live` with the changed elements in place, in `arena`.
+    fn apply(self, arena: &'a smpatch_value::Arena, live: &[Value<'a>]) -> &'a [Value<'a>] {
+        let out = arena.alloc_slice_copy_mut(live);
+        for (i, v) in self.changed {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = v;
+            }
+        }
+        out
+    }
 }
 
 impl<'a> Deferred<'a> {
@@ -139,23 +206,16 @@ impl Hint {
     /// `None` when the live list does not qualify (see [`Hint`]).
     fn new<'a>(live: &[Value<'a>], keys: KeySpec<'_>, patch: usize) -> Option<Self> {
         let mut hashes = Vec::with_capacity(live.len());
+        for v in live {
+            if directives::is_delete(v) {
+                return None;
+            }
+            let id = identity(*v, keys).ok()?;
+            hashes.push(id_hash(&id));
+        }
         let mut seen = HashSeen::with_capacity(live.len());
-        for chunk in live.chunks(BATCH) {
-            let start = hashes.len();
-            for v in chunk {
-                if directives::is_delete(v) {
-                    return None;
-                }
-                let id = identity(*v, keys).ok()?;
-                hashes.push(id_hash(&id));
-            }
-            let batch = &hashes[start..];
-            seen.touch(batch.iter().copied());
-            for &h in batch {
-                if !seen.insert(h) {
-                    return None;
-                }
-            }
+        if !seen.insert_all(&hashes) {
+            return None;
         }
         Some(Hint {
             hashes,
@@ -280,7 +340,8 @@ fn scan_live<'a>(
     first.clear();
     first.resize(rest.len(), usize::MAX);
     let mut open = wanted.iter().filter(|w| w.is_some()).count();
-    let mut seen = HashSeen::with_capacity(if distinct { live.len() } else { 0 });
+    // The live hashes, checked distinct after the pass ([`HashSeen::insert_all`]).
+    let mut hashes: Vec<u64> = Vec::with_capacity(if distinct { live.len() } else { 0 });
     let mut exact = distinct;
     let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
     for (c, chunk) in live.chunks(BATCH).enumerate() {
@@ -288,12 +349,9 @@ fn scan_live<'a>(
             break;
         }
         identity_batch(chunk, c * BATCH, keys, &mut batch, &mut exact);
-        if distinct {
-            seen.touch(batch.iter().map(|x| x.1));
-        }
         for (id, h, i) in batch.drain(..) {
-            if distinct && !seen.insert(h) {
-                exact = false;
+            if exact {
+                hashes.push(h);
             }
             if open == 0 {
                 continue;
@@ -308,7 +366,7 @@ fn scan_live<'a>(
             }
         }
     }
-    exact
+    exact && HashSeen::with_capacity(hashes.len()).insert_all(&hashes)
 }
 
 /// Elements whose slots the live index build reads together.
@@ -336,7 +394,7 @@ pub(super) struct Carried<'a> {
     pub(super) ppos: Vec<u32>,
     /// Per non-special patch element, in patch order: its identity, the
     /// identity's hash and the merged position it went to.
-    pub(super) patch: Vec<(Id<'a>, u64, u32)>,
+    pub(super) patch: Vec<(FlatId<'a>, u64, u32)>,
 }
 
 /// Whether a keyed list merge orders its result now or hands the ordering
@@ -383,7 +441,7 @@ impl<'a> Merger<'a, '_> {
     ) -> Result<ListMerge<'a>, Error> {
         if live.is_empty() && patch.is_empty() {
             return Ok(ListMerge {
-                items: Vec::new(),
+                items: Cow::Owned(Vec::new()),
                 r_prime: Cow::Borrowed(&[]),
                 deferred: None,
             });
@@ -421,7 +479,7 @@ impl<'a> Merger<'a, '_> {
                     .copied()
                     .collect();
                 return Ok(ListMerge {
-                    items,
+                    items: Cow::Owned(items),
                     r_prime: Cow::Borrowed(live),
                     deferred: None,
                 });
@@ -437,7 +495,7 @@ impl<'a> Merger<'a, '_> {
             }
             let items = self.order(merged, patch, live, keys, Elements::Scalars, w)?;
             return Ok(ListMerge {
-                items,
+                items: Cow::Owned(items),
                 r_prime: Cow::Borrowed(live),
                 deferred: None,
             });
@@ -510,23 +568,31 @@ impl<'a> Merger<'a, '_> {
             }
             let items = self.order(content.clone(), &[], &content, keys, Elements::Objects, w)?;
             return Ok(ListMerge {
-                items,
+                items: Cow::Owned(items),
                 r_prime: live_after,
                 deferred: None,
             });
         }
         // Then merge the rest in patch order.
         let n = live.len();
-        let mut merged = Vec::with_capacity(live_after.len() + rest.len());
-        merged.extend_from_slice(&live_after);
+        let live_len = live_after.len();
         // Whether the identities computed here stay exact ([`Carried`]).
-        let mut carry = u32::try_from(merged.len() + rest.len()).is_ok_and(|t| t < NO_POS);
+        let mut carry = u32::try_from(live_len + rest.len()).is_ok_and(|t| t < NO_POS);
         #[cfg(test)]
         if crate::identity::NO_CARRY.with(std::cell::Cell::get) {
             carry = false;
         }
-        let pairing = pairing(rest.len(), merged.len());
+        let pairing = pairing(rest.len(), live_len);
         let scan = pairing == Pairing::Scan;
+        // A short patch without deletions is merged over the live list
+        // ([`Overlay`]) instead of into a copy of it: `merged` then holds only
+        // the appended elements, at merged positions from `live_len`.
+        let mut overlay = (scan && deletes.is_empty()).then(Overlay::default);
+        let mut merged = Vec::with_capacity(live_len + rest.len());
+        if overlay.is_none() {
+            merged.extend_from_slice(&live_after);
+        }
+        let off = if overlay.is_some() { live_len } else { 0 };
         // Index pairing: the merge index over the live list, grown with the
         // appended elements. Scan: each patch element's first live match,
         // found in one pass over the live list. Hint: the live identities'
@@ -535,17 +601,19 @@ impl<'a> Merger<'a, '_> {
         let mut first_live: Vec<usize> = Vec::new();
         let mut hint: Option<Hint> = None;
         match pairing {
-            Pairing::Scan => carry &= scan_live(&merged, &rest, keys, &mut first_live, carry),
-            Pairing::Hint => hint = Hint::new(&merged, keys, rest.len()),
+            Pairing::Scan => carry &= scan_live(&live_after, &rest, keys, &mut first_live, carry),
+            Pairing::Hint => hint = Hint::new(&live_after, keys, rest.len()),
             Pairing::Index => {}
         }
         if pairing != Pairing::Scan && hint.is_none() {
-            index = PosIndex::with_capacity(merged.len() + rest.len());
-            carry &= build_live_index(&merged, keys, &mut index);
+            index = PosIndex::with_capacity(live_len + rest.len());
+            carry &= build_live_index(&live_after, keys, &mut index);
         }
-        let mut ppos: Vec<u32> = if carry {
-            let mut p = Vec::with_capacity(merged.len() + rest.len());
-            p.resize(merged.len(), NO_POS);
+        // With an overlay, `ppos` holds the appended part only (the live
+        // part is `Overlay::ppos`).
+        let mut ppos: Vec<u32> = if carry && overlay.is_none() {
+            let mut p = Vec::with_capacity(live_len + rest.len());
+            p.resize(live_len, NO_POS);
             p
         } else {
             Vec::new()
@@ -553,10 +621,9 @@ impl<'a> Merger<'a, '_> {
         // Identity, hash and merged position of each non-special patch
         // element; `pos(P, ·)` is built from it only when the identities
         // cannot be carried.
-        let mut patch_ids: Vec<(Id<'a>, u64, u32)> = Vec::with_capacity(rest.len());
+        let mut patch_ids: Vec<(FlatId<'a>, u64, u32)> = Vec::with_capacity(rest.len());
         let mut appended: Vec<Value<'a>> = Vec::new();
         let mut exact = true;
-        let live_len = live_after.len();
         for (r, (j, e)) in rest.iter().enumerate() {
             let id = match identity(*e, keys) {
                 Ok(id) => id,
@@ -579,7 +646,7 @@ impl<'a> Merger<'a, '_> {
                         patch_ids
                             .iter()
                             .find(|(pid, ph, at)| {
-                                *at as usize >= live_len && *ph == h && *pid == id
+                                *at as usize >= live_len && *ph == h && pid.is(&id)
                             })
                             .map(|x| x.2 as usize)
                     })
@@ -592,11 +659,11 @@ impl<'a> Merger<'a, '_> {
                         // index pairing has it at this point (the live
                         // identities, then those appended so far).
                         hint = None;
-                        index = PosIndex::with_capacity(merged.len() + rest.len());
+                        index = PosIndex::with_capacity(live_len + rest.len());
                         build_live_index(&live_after, keys, &mut index);
                         for (pid, ph, at) in &patch_ids {
                             if *at as usize >= live_len {
-                                index.insert_first_hashed(*ph, pid.clone(), *at as usize);
+                                index.insert_first_hashed(*ph, pid.to_id(), *at as usize);
                             }
                         }
                         index.get_hashed_refresh(h, &id)
@@ -607,19 +674,35 @@ impl<'a> Merger<'a, '_> {
             match found {
                 Some(i) => {
                     let here = w.path().index(*j);
-                    let r = self.merge_object(merged[i], eo, w.step(&here, elem))?;
-                    merged[i] = r;
+                    let current = match &overlay {
+                        Some(o) if i < live_len => o.get(i).unwrap_or(live_after[i]),
+                        _ => merged[i - off],
+                    };
+                    let r = self.merge_object(current, eo, w.step(&here, elem))?;
+                    match &mut overlay {
+                        Some(o) if i < live_len => o.set(i, r),
+                        _ => merged[i - off] = r,
+                    }
                     if carry {
                         // The merged element is hot here: checking that it
                         // kept its identity costs no cache miss.
                         carry = !directives::is_delete(&r)
                             && identity(r, keys).is_ok_and(|rid| rid == id);
-                        if ppos[i] == NO_POS {
+                        match &mut overlay {
                             // `k < NO_POS`: checked with `carry` above.
-                            ppos[i] = k as u32;
+                            Some(o) if i < live_len => o.first_ppos(i, k as u32),
+                            _ => {
+                                if ppos[i - off] == NO_POS {
+                                    ppos[i - off] = k as u32;
+                                }
+                            }
                         }
                     }
-                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
+                    patch_ids.push((
+                        FlatId::new(&id, self.arena),
+                        h,
+                        u32::try_from(i).unwrap_or(NO_POS),
+                    ));
                 }
                 None => {
                     let (v, same) = if self.mode == Mode::Apply {
@@ -636,7 +719,7 @@ impl<'a> Merger<'a, '_> {
                     if exact && !same {
                         exact = identity(v, keys).is_ok_and(|cid| cid == id);
                     }
-                    let i = merged.len();
+                    let i = off + merged.len();
                     if carry {
                         carry = exact && !directives::is_delete(&v);
                         ppos.push(k as u32);
@@ -650,10 +733,43 @@ impl<'a> Merger<'a, '_> {
                             index.insert_first_hashed(h, id.clone(), i);
                         }
                     }
-                    patch_ids.push((id, h, u32::try_from(i).unwrap_or(NO_POS)));
+                    patch_ids.push((
+                        FlatId::new(&id, self.arena),
+                        h,
+                        u32::try_from(i).unwrap_or(NO_POS),
+                    ));
                     merged.push(v);
                     appended.push(v);
                 }
+            }
+        }
+        if let Some(o) = overlay.take() {
+            if order == Order::Now && carry && merged.is_empty() && o.keeps_live_order() {
+                // The ordering is the merge order (`keeps_merge_order`):
+                // the result is the live list with the merged elements in
+                // place, copied once, into the arena.
+                return Ok(ListMerge {
+                    items: Cow::Borrowed(o.apply(self.arena, &live_after)),
+                    r_prime: live_after,
+                    deferred: None,
+                });
+            }
+            // Materialize the merged list and `ppos` as the other pairings
+            // have them.
+            let appended_part = std::mem::take(&mut merged);
+            merged.reserve(live_len + appended_part.len());
+            merged.extend_from_slice(&live_after);
+            for &(i, v) in &o.changed {
+                merged[i] = v;
+            }
+            merged.extend(appended_part);
+            if carry {
+                let tail = std::mem::take(&mut ppos);
+                ppos.resize(live_len, NO_POS);
+                for &(i, k) in &o.ppos {
+                    ppos[i] = k;
+                }
+                ppos.extend(tail);
             }
         }
         // `R'` is the first `|L|` elements of live-after-deletes ++ appended:
@@ -677,7 +793,7 @@ impl<'a> Merger<'a, '_> {
             build_live_index(&r_prime[..live_len], keys, &mut index);
             for (id, h, at) in &patch_ids {
                 if *at as usize >= live_len {
-                    index.insert_first_hashed(*h, id.clone(), *at as usize);
+                    index.insert_first_hashed(*h, id.to_id(), *at as usize);
                 }
             }
             let _ = index_cell.set(index);
@@ -691,7 +807,7 @@ impl<'a> Merger<'a, '_> {
         } else {
             let mut p_index = PosIndex::with_capacity(patch_ids.len());
             for (k, (id, h, _)) in patch_ids.into_iter().enumerate() {
-                p_index.insert_first_hashed(h, id, k);
+                p_index.insert_first_hashed(h, id.to_id(), k);
             }
             (p_index, None)
         };
@@ -704,14 +820,14 @@ impl<'a> Merger<'a, '_> {
         };
         if order == Order::Defer {
             return Ok(ListMerge {
-                items: merged,
+                items: Cow::Owned(merged),
                 r_prime,
                 deferred: Some(d),
             });
         }
         let items = self.order_merge(merged, &d, keys, w)?;
         Ok(ListMerge {
-            items,
+            items: Cow::Owned(items),
             r_prime,
             deferred: None,
         })

@@ -214,7 +214,7 @@ impl<'a> Merger<'a, '_> {
             let id = identity(*v, keys).ok()?;
             // Equal identities have equal hashes: hash only on a mismatch.
             let at = match c.patch.get(next) {
-                Some((pid, _, at)) if *pid == id => {
+                Some((pid, _, at)) if pid.is(&id) => {
                     next += 1;
                     Some(*at as usize)
                 }
@@ -489,13 +489,13 @@ impl<'a> Merger<'a, '_> {
                     ListPlan::Atomic => {
                         if self.mode == Mode::Apply {
                             self.strip_list(p, wf).map(|items| ListMerge {
-                                items,
+                                items: Cow::Owned(items),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
                         } else {
                             Ok(ListMerge {
-                                items: p.to_vec(),
+                                items: Cow::Owned(p.to_vec()),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
                             })
@@ -511,7 +511,7 @@ impl<'a> Merger<'a, '_> {
                         return Err(e);
                     }
                 };
-                (r.items, r.r_prime, r.deferred)
+                (r.items.into_owned(), r.r_prime, r.deferred)
             }
         };
         // A keyed merge whose own ordering was deferred: skip that ordering
