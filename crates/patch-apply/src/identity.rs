@@ -65,7 +65,9 @@ impl Hash for Id<'_> {
 /// (the patch identities a keyed merge carries to its orderings): dropping
 /// such a list is one free, where a list of [`Id`]s is a pass over every
 /// entry (about one cache miss per element of a 256k-element patch). A
-/// compound identity's values are copied into the arena.
+/// compound identity's values are copied into the arena, where they stay
+/// until it is reset (about 48 bytes per element for a two-key identity
+/// such as `ports`' port and protocol; single-key identities copy nothing).
 #[derive(Clone, Copy)]
 pub(crate) enum FlatId<'a> {
     One(Value<'a>),

@@ -97,8 +97,10 @@ impl<'a> Overlay<'a> {
         }
     }
 
-    /// `keeps_merge_order` of the dense `ppos` (nothing appended): the
-    /// entries ascend with their live positions.
+    /// `keeps_merge_order` (order.rs) of the dense `ppos` (nothing
+    /// appended): the entries ascend with their live positions. The same
+    /// rule on the overlay's sparse entries; a change to one is a change to
+    /// both.
     fn keeps_live_order(&self) -> bool {
         let mut by_pos = self.ppos.clone();
         by_pos.sort_unstable_by_key(|p| p.0);
@@ -588,7 +590,8 @@ impl<'a> Merger<'a, '_> {
         // ([`Overlay`]) instead of into a copy of it: `merged` then holds only
         // the appended elements, at merged positions from `live_len`.
         let mut overlay = (scan && deletes.is_empty()).then(Overlay::default);
-        let mut merged = Vec::with_capacity(live_len + rest.len());
+        let mut merged =
+            Vec::with_capacity(rest.len() + if overlay.is_none() { live_len } else { 0 });
         if overlay.is_none() {
             merged.extend_from_slice(&live_after);
         }
