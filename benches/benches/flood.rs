@@ -17,28 +17,18 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use smpatch_patch_apply::{apply, ApplyOptions};
 use smpatch_patch_create::{create_two_way, CreateOptions};
-use smpatch_testkit::{fx_colliding_keys, ordinary_keys};
+use smpatch_testkit::{fx_colliding_keys, json_list, json_object, ordinary_keys};
 use smpatch_value::{parse_json, Arena, ParseOptions};
 use std::hint::black_box;
 
 const N: usize = 5_000;
 
-fn list(keys: &[String], f: impl Fn(&str) -> String) -> String {
-    let items: Vec<String> = keys.iter().map(|k| f(k)).collect();
-    format!("[{}]", items.join(","))
-}
-
-fn object(keys: &[String], v: &str) -> String {
-    let items: Vec<String> = keys.iter().map(|k| format!("\"{k}\":{v}")).collect();
-    format!("{{{}}}", items.join(","))
-}
-
 /// A Deployment whose labels and first container's env carry `keys`.
 fn deployment(keys: &[String], val: &str) -> String {
     format!(
         r#"{{"metadata":{{"name":"d","labels":{labels}}},"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","env":{env}}}]}}}}}}}}"#,
-        labels = object(keys, &format!("\"{val}\"")),
-        env = list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
+        labels = json_object(keys, &format!("\"{val}\"")),
+        env = json_list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
     )
 }
 

@@ -17,26 +17,16 @@
 
 use smpatch_patch_apply::{apply, ApplyOptions};
 use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
-use smpatch_testkit::{fx_colliding_keys, ordinary_keys};
+use smpatch_testkit::{fx_colliding_keys, json_list, json_object, ordinary_keys};
 use smpatch_value::{parse_json, Arena, ParseOptions};
 use std::time::Instant;
-
-fn list(keys: &[String], f: impl Fn(&str) -> String) -> String {
-    let items: Vec<String> = keys.iter().map(|k| f(k)).collect();
-    format!("[{}]", items.join(","))
-}
-
-fn object(keys: &[String], v: &str) -> String {
-    let items: Vec<String> = keys.iter().map(|k| format!("\"{k}\":{v}")).collect();
-    format!("{{{}}}", items.join(","))
-}
 
 fn deployment(keys: &[String], val: &str) -> String {
     format!(
         r#"{{"metadata":{{"name":"d","labels":{labels},"finalizers":{fin}}},"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","image":"i","env":{env}}}]}}}}}}}}"#,
-        labels = object(keys, &format!("\"{val}\"")),
-        fin = list(keys, |k| format!("\"{k}\"")),
-        env = list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
+        labels = json_object(keys, &format!("\"{val}\"")),
+        fin = json_list(keys, |k| format!("\"{k}\"")),
+        env = json_list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
     )
 }
 
@@ -48,10 +38,10 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
     };
     let mut rev: Vec<String> = keys.to_vec();
     rev.reverse();
-    let strategy_orig = format!(r#"{{"spec":{{"strategy":{}}}}}"#, object(keys, "1"));
+    let strategy_orig = format!(r#"{{"spec":{{"strategy":{}}}}}"#, json_object(keys, "1"));
     let strategy_patch = format!(
         r#"{{"spec":{{"strategy":{{"$retainKeys":{}}}}}}}"#,
-        list(&keys[..keys.len() / 2], |k| format!("\"{k}\""))
+        json_list(&keys[..keys.len() / 2], |k| format!("\"{k}\""))
     );
     vec![
         (
@@ -60,7 +50,7 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
                 orig.clone(),
                 env_patch(&format!(
                     "\"env\":{}",
-                    list(keys, |k| format!(r#"{{"name":"{k}","value":"b"}}"#))
+                    json_list(keys, |k| format!(r#"{{"name":"{k}","value":"b"}}"#))
                 )),
             ],
         ),
@@ -70,7 +60,7 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
                 orig.clone(),
                 env_patch(&format!(
                     "\"$setElementOrder/env\":{}",
-                    list(&rev, |k| format!(r#"{{"name":"{k}"}}"#))
+                    json_list(&rev, |k| format!(r#"{{"name":"{k}"}}"#))
                 )),
             ],
         ),
@@ -78,7 +68,10 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
             "apply labels",
             vec![
                 orig.clone(),
-                format!(r#"{{"metadata":{{"labels":{}}}}}"#, object(keys, "\"b\"")),
+                format!(
+                    r#"{{"metadata":{{"labels":{}}}}}"#,
+                    json_object(keys, "\"b\"")
+                ),
             ],
         ),
         (
@@ -87,7 +80,7 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
                 orig.clone(),
                 format!(
                     r#"{{"metadata":{{"$deleteFromPrimitiveList/finalizers":{}}}}}"#,
-                    list(&rev, |k| format!("\"{k}\""))
+                    json_list(&rev, |k| format!("\"{k}\""))
                 ),
             ],
         ),
@@ -97,7 +90,7 @@ fn cases(keys: &[String]) -> Vec<(&'static str, Vec<String>)> {
             "create3",
             vec![orig.clone(), deployment(keys, "b"), orig.clone()],
         ),
-        ("parse wide object", vec![object(keys, "1")]),
+        ("parse wide object", vec![json_object(keys, "1")]),
     ]
 }
 

@@ -10,27 +10,17 @@ use smpatch::{
     apply_bytes, compose_bytes, create_three_way_bytes, create_two_way_bytes, fields_bytes,
     ApplyOptions, CreateOptions, OnConflict, ThreeWayDocs, TypeRef,
 };
-use smpatch_testkit::{fx_colliding_keys, ordinary_keys};
+use smpatch_testkit::{fx_colliding_keys, json_list, json_object, ordinary_keys};
 use std::process::Command;
 
 const N: usize = 1500;
 
-fn list(keys: &[String], f: impl Fn(&str) -> String) -> String {
-    let items: Vec<String> = keys.iter().map(|k| f(k)).collect();
-    format!("[{}]", items.join(","))
-}
-
-fn object(keys: &[String], v: &str) -> String {
-    let items: Vec<String> = keys.iter().map(|k| format!("\"{k}\":{v}")).collect();
-    format!("{{{}}}", items.join(","))
-}
-
 fn deployment(keys: &[String], val: &str) -> String {
     format!(
         r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"d","labels":{labels},"finalizers":{fin}}},"spec":{{"template":{{"spec":{{"containers":[{{"name":"c","image":"i","env":{env}}}]}}}}}}}}"#,
-        labels = object(keys, &format!("\"{val}\"")),
-        fin = list(keys, |k| format!("\"{k}\"")),
-        env = list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
+        labels = json_object(keys, &format!("\"{val}\"")),
+        fin = json_list(keys, |k| format!("\"{k}\"")),
+        env = json_list(keys, |k| format!(r#"{{"name":"{k}","value":"{val}"}}"#)),
     )
 }
 
@@ -52,25 +42,25 @@ fn outputs(keys: &[String]) -> Vec<String> {
     let results = vec![
         apply(env_patch(&format!(
             "\"env\":{}",
-            list(half, |k| format!(r#"{{"name":"{k}","value":"b"}}"#))
+            json_list(half, |k| format!(r#"{{"name":"{k}","value":"b"}}"#))
         ))),
         apply(env_patch(&format!(
             "\"$setElementOrder/env\":{}",
-            list(&rev, |k| format!(r#"{{"name":"{k}"}}"#))
+            json_list(&rev, |k| format!(r#"{{"name":"{k}"}}"#))
         ))),
         apply(format!(
             r#"{{"metadata":{{"labels":{}}}}}"#,
-            object(half, "null")
+            json_object(half, "null")
         )),
         apply(format!(
             r#"{{"metadata":{{"$deleteFromPrimitiveList/finalizers":{}}}}}"#,
-            list(half, |k| format!("\"{k}\""))
+            json_list(half, |k| format!("\"{k}\""))
         )),
         apply_bytes(
-            format!(r#"{{"spec":{{"strategy":{}}}}}"#, object(keys, "1")).as_bytes(),
+            format!(r#"{{"spec":{{"strategy":{}}}}}"#, json_object(keys, "1")).as_bytes(),
             format!(
                 r#"{{"spec":{{"strategy":{{"$retainKeys":{}}}}}}}"#,
-                list(half, |k| format!("\"{k}\""))
+                json_list(half, |k| format!("\"{k}\""))
             )
             .as_bytes(),
             schema,
@@ -92,12 +82,12 @@ fn outputs(keys: &[String]) -> Vec<String> {
         compose_bytes(
             env_patch(&format!(
                 "\"env\":{}",
-                list(keys, |k| format!(r#"{{"name":"{k}","value":"x"}}"#))
+                json_list(keys, |k| format!(r#"{{"name":"{k}","value":"x"}}"#))
             ))
             .as_bytes(),
             env_patch(&format!(
                 "\"env\":{}",
-                list(&rev, |k| format!(r#"{{"name":"{k}","$patch":"delete"}}"#))
+                json_list(&rev, |k| format!(r#"{{"name":"{k}","$patch":"delete"}}"#))
             ))
             .as_bytes(),
             schema,

@@ -85,6 +85,19 @@ pub fn ordinary_keys(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The JSON list of `f(key)` for every key (keys need no escaping: both
+/// key sets are plain ASCII).
+pub fn json_list(keys: &[String], f: impl Fn(&str) -> String) -> String {
+    let items: Vec<String> = keys.iter().map(|k| f(k)).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// The JSON object with a member `key: v` (`v` is JSON text) per key.
+pub fn json_object(keys: &[String], v: &str) -> String {
+    let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", members.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

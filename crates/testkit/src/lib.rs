@@ -31,7 +31,7 @@ mod shared;
 mod unions;
 
 pub use arbitrary::{Arbitrary, Result, Unstructured};
-pub use flood::{fx_colliding_keys, ordinary_keys};
+pub use flood::{fx_colliding_keys, json_list, json_object, ordinary_keys};
 use serde_json::{Map, Value as J};
 pub use shared::{shared_dir, shared_location, shared_path, skip_notice, REQUIRE_ENV, SHARED_ENV};
 pub use unions::{union_host, union_nondisc, union_src, union_strict};
