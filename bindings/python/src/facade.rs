@@ -332,6 +332,19 @@ pub(crate) fn violations(e: &Error) -> Vec<ViolationParts> {
         .collect()
 }
 
+/// Parses a call's documents (JSON or YAML, numbers exact) into `arena`,
+/// each named by its role in `op`.
+fn parse_documents<'a>(
+    arena: &'a Arena,
+    op: &ops::Op,
+    docs: &[&'a [u8]],
+) -> Result<Vec<smpatch_value::Value<'a>>, Error> {
+    docs.iter()
+        .zip(op.roles())
+        .map(|(d, what)| smpatch::parse_document(arena, d, op, what))
+        .collect()
+}
+
 /// Runs a union operation through the facade's pipeline on the arena:
 /// parses the documents (JSON or YAML, numbers exact), runs `op`, writes
 /// the normalized object back as compact JSON.
@@ -342,10 +355,7 @@ fn run_normalizing(
     ty: &TypeRef,
 ) -> Result<Answer, Error> {
     let arena = Arena::new();
-    let mut values = Vec::with_capacity(docs.len());
-    for (d, what) in docs.iter().zip(op.roles()) {
-        values.push(smpatch::parse_document(&arena, d, op, what)?);
-    }
+    let mut values = parse_documents(&arena, op, docs)?;
     if values.len() < op.roles().len() {
         // `normalize` on create: the facade ignores the stored object.
         values.push(Value::empty_object());
@@ -402,10 +412,7 @@ fn run_patch_type(
     ty: &TypeRef,
 ) -> Result<Answer, Error> {
     let arena = Arena::new();
-    let mut values = Vec::with_capacity(docs.len());
-    for (d, what) in docs.iter().zip(op.roles()) {
-        values.push(smpatch::parse_document(&arena, d, op, what)?);
-    }
+    let values = parse_documents(&arena, op, docs)?;
     let op = op.clone().with_patch_type(patch_type, &values);
     let out = ops::run(&arena, &op, &values, &[schema], ty)?;
     Ok(Answer::Json(
