@@ -88,7 +88,7 @@ def dedup(lst, key):
     return out
 
 
-def create_cases(rng, n2, n3, n3c, lo=9000, hi=20000):
+def create_cases(rng, n2, n3, n3c, lo=9000, hi=20000, appended=False):
     for op, count in (("create2", n2), ("create3", n3), ("create3c", n3c)):
         for _ in range(count):
             n = rng.randint(lo, hi)
@@ -115,8 +115,14 @@ def create_cases(rng, n2, n3, n3c, lo=9000, hi=20000):
             if op == "create2":
                 yield {"op": op, "original": o, "modified": m}
                 continue
-            rec = {"op": op, "original": o, "modified": m, "manifest": m,
-                   "current_plain": edited("C", rng.choice([0.001, 0.01, 0.05]))}
+            if appended and rng.random() < 0.5:
+                # Another writer only appended its own elements.
+                cur = copy.deepcopy(o)
+                c = cur["spec"]["template"]["spec"]["containers"][0]
+                c["env"] += [{"name": f"C{i}", "value": "c"} for i in range(rng.randint(1, 40))]
+            else:
+                cur = edited("C", rng.choice([0.001, 0.01, 0.05]))
+            rec = {"op": op, "original": o, "modified": m, "manifest": m, "current_plain": cur}
             if op == "create3c":
                 rec["scenario"] = rng.choice(["reapply", "first"])
                 if rec["scenario"] == "first":
@@ -182,11 +188,14 @@ def main():
     ap.add_argument("--n", type=int, default=8, help="apply cases")
     ap.add_argument("--min-len", type=int, default=9000, help="create: fewest env entries")
     ap.add_argument("--max-len", type=int, default=20000, help="create: most env entries")
+    ap.add_argument("--appended", action="store_true",
+                    help="create3/create3c: half of the live objects only append env entries of their own")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with open(args.out, "w") as f:
         if args.what == "create":
-            for rec in create_cases(rng, args.n2, args.n3, args.n3c, args.min_len, args.max_len):
+            for rec in create_cases(rng, args.n2, args.n3, args.n3c, args.min_len, args.max_len,
+                                    args.appended):
                 f.write(json.dumps(rec) + "\n")
         else:
             json.dump([apply_case(rng) for _ in range(args.n)], f)
