@@ -50,10 +50,10 @@ def reorder(rng, out):
             out[a], out[b] = out[b], out[a]
 
 
-def edit(rng, lst, key, tag, rate):
+def edit(rng, lst, key, tag, rate, drops=True):
     out = copy.deepcopy(lst)
     n = len(out)
-    for _ in range(int(n * rate * rng.random())):
+    for _ in range(int(n * rate * rng.random()) if drops else 0):
         if out:
             del out[rng.randrange(len(out))]
     for _ in range(int(n * rate * rng.random())):
@@ -88,32 +88,41 @@ def dedup(lst, key):
     return out
 
 
-def create_cases(rng, n2, n3, n3c):
+def create_cases(rng, n2, n3, n3c, lo=9000, hi=20000, appended=False):
     for op, count in (("create2", n2), ("create3", n3), ("create3c", n3c)):
         for _ in range(count):
-            n = rng.randint(9000, 20000)
+            n = rng.randint(lo, hi)
             env = [{"name": f"E{i}", "value": f"v{i}"} for i in range(n)]
             dups = rng.random() < 0.15
             for _ in range(3 if dups else 0):
                 env.insert(rng.randrange(len(env)), {"name": env[rng.randrange(n)]["name"], "value": "dup"})
-            pn = rng.choice([3, 50, rng.randint(8200, 12000)])
+            pn = rng.choice([3, 50, rng.randint(hi * 41 // 100, hi * 3 // 5)])
             o = deployment(env, [{"containerPort": 1000 + i, "protocol": "TCP"} for i in range(pn)])
+            # Without drops every element of original keeps a partner in
+            # modified: create3 then composes the long lists while it walks them.
+            m_drops = rng.random() < 0.6
 
-            def edited(tag, rate):
+            def edited(tag, rate, drops=True):
                 d = copy.deepcopy(o)
                 c = d["spec"]["template"]["spec"]["containers"][0]
-                c["env"] = edit(rng, c["env"], "name", tag, rate)
+                c["env"] = edit(rng, c["env"], "name", tag, rate, drops)
                 if not dups:
                     c["env"] = dedup(c["env"], "name")
                 c["ports"] = dedup(edit(rng, c["ports"], "containerPort", tag, rate), "containerPort")
                 return d
 
-            m = edited("M", rng.choice([0.001, 0.01, 0.1]))
+            m = edited("M", rng.choice([0.001, 0.01, 0.1]), m_drops)
             if op == "create2":
                 yield {"op": op, "original": o, "modified": m}
                 continue
-            rec = {"op": op, "original": o, "modified": m, "manifest": m,
-                   "current_plain": edited("C", rng.choice([0.001, 0.01, 0.05]))}
+            if appended and rng.random() < 0.5:
+                # Another writer only appended its own elements.
+                cur = copy.deepcopy(o)
+                c = cur["spec"]["template"]["spec"]["containers"][0]
+                c["env"] += [{"name": f"C{i}", "value": "c"} for i in range(rng.randint(1, 40))]
+            else:
+                cur = edited("C", rng.choice([0.001, 0.01, 0.05]))
+            rec = {"op": op, "original": o, "modified": m, "manifest": m, "current_plain": cur}
             if op == "create3c":
                 rec["scenario"] = rng.choice(["reapply", "first"])
                 if rec["scenario"] == "first":
@@ -177,11 +186,16 @@ def main():
     ap.add_argument("--n3", type=int, default=3)
     ap.add_argument("--n3c", type=int, default=3)
     ap.add_argument("--n", type=int, default=8, help="apply cases")
+    ap.add_argument("--min-len", type=int, default=9000, help="create: fewest env entries")
+    ap.add_argument("--max-len", type=int, default=20000, help="create: most env entries")
+    ap.add_argument("--appended", action="store_true",
+                    help="create3/create3c: half of the live objects only append env entries of their own")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with open(args.out, "w") as f:
         if args.what == "create":
-            for rec in create_cases(rng, args.n2, args.n3, args.n3c):
+            for rec in create_cases(rng, args.n2, args.n3, args.n3c, args.min_len, args.max_len,
+                                    args.appended):
                 f.write(json.dumps(rec) + "\n")
         else:
             json.dump([apply_case(rng) for _ in range(args.n)], f)

@@ -1137,3 +1137,31 @@ fn fuzz_repeated_scalar_values_are_refused() {
     )
     .is_ok());
 }
+
+/// Fuzz finding (round 7, docs/FUZZING.md): p1's empty order list of the
+/// keyed `mergingList` and p2's list of scalars for it each apply to a
+/// document without the list, but one patch holding both is refused by
+/// apply (the reference's `validatePatchWithSetOrderList`): compose refuses
+/// it too instead of answering a patch that cannot apply.
+#[test]
+fn fuzz_keyed_list_of_scalars_beside_an_order_list() {
+    if merge_item_schema().is_none() {
+        return;
+    }
+    let p1 = json!({"$setElementOrder/mergingList": []});
+    let p2 = json!({"mergingList": ["$patch"], "name": "b"});
+    for fix_quirks in [false, true] {
+        assert_eq!(
+            compose_merge_item(&p1, &p2, fix_quirks),
+            Err(ErrorKind::Unsupported),
+            "fix_quirks {fix_quirks}"
+        );
+    }
+    // Either patch alone, or an order list naming objects, still composes.
+    merge_item_law(&json!({"other": ""}), &json!({}), &p2);
+    merge_item_law(
+        &json!({"other": ""}),
+        &json!({"$setElementOrder/mergingList": [{"name": "a"}]}),
+        &json!({"mergingList": [{"name": "a", "value": "x"}]}),
+    );
+}

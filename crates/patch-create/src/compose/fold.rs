@@ -247,6 +247,22 @@ impl<'a> Composer<'a, '_> {
                     ListPlan::Merge(keys) if a.iter().chain(b).any(Value::is_object) => {
                         self.keyed(f, (a, s1), (b, s2), keys, w, field.cursor)
                     }
+                    ListPlan::Merge(keys) if keys.is_keyed() => {
+                        let s = self.primitive(f, a, b, s1, s2)?;
+                        let filled = |v: Option<Value<'a>>| {
+                            v.and_then(|v| v.as_array()).is_some_and(|l| !l.is_empty())
+                        };
+                        // Apply refuses a keyed list's patch list of
+                        // scalars next to a non-empty order list (the
+                        // reference's `validatePatchWithSetOrderList`),
+                        // although each patch alone may hold one of them.
+                        if filled(s.order.map(|o| o.value)) && filled(s.val) {
+                            return Err(unsupported(format!(
+                                "cannot compose: {f:?} is a keyed list, and the composed patch would hold both a list of scalars for it and a non-empty $setElementOrder/{f}, which apply refuses"
+                            )));
+                        }
+                        Ok(s)
+                    }
                     _ => self.primitive(f, a, b, s1, s2),
                 }
             }
