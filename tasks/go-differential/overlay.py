@@ -187,12 +187,14 @@ def new_elem(shape, rng, i):
     return e
 
 
-def case(rng):
-    shape = rng.choice(list(SHAPES))
+def case(rng, shape=None, long=False):
+    shape = shape or rng.choice(list(SHAPES))
     key, mk = SHAPES[shape]
-    n = sizes(rng)
+    n = rng.randint(10000, 40000) if long else sizes(rng)
     if shape in ("hostAliases", "volumes"):
         n = min(n, 2000)  # the reference is quadratic on long retainKeys lists
+    elif shape != "env":
+        n = min(n, 8000)  # and minutes long on 30k-element port lists
     live = [mk(i, rng) for i in range(n)]
     # Live duplicates.
     if rng.random() < 0.12:
@@ -282,10 +284,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=500)
+    ap.add_argument("--shape", choices=sorted(SHAPES), help="only this list")
+    ap.add_argument("--long", action="store_true", help="live lists of 10,000 to 40,000 elements (env: seconds a case)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with open(args.out, "w") as f:
-        json.dump([case(rng) for _ in range(args.n)], f)
+        json.dump([case(rng, args.shape, args.long) for _ in range(args.n)], f)
 
 
 if __name__ == "__main__":
