@@ -1157,6 +1157,17 @@ fn fuzz_keyed_list_of_scalars_beside_an_order_list() {
             "fix_quirks {fix_quirks}"
         );
     }
+    // The same with a retainKeys list and a string (verify-apply7's find,
+    // made before the fix landed).
+    let p1 = json!({"$setElementOrder/retainKeysMergingList": []});
+    let p2 = json!({"retainKeysMergingList": ["c"]});
+    for fix_quirks in [false, true] {
+        assert_eq!(
+            compose_merge_item(&p1, &p2, fix_quirks),
+            Err(ErrorKind::Unsupported),
+            "fix_quirks {fix_quirks}"
+        );
+    }
     // Either patch alone, or an order list naming objects, still composes.
     merge_item_law(&json!({"other": ""}), &json!({}), &p2);
     merge_item_law(
