@@ -15,11 +15,15 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use smpatch_patch_apply::{apply, ApplyOptions};
-use smpatch_patch_create::{create_three_way, create_two_way, CreateOptions, OnConflict, ThreeWay};
 use smpatch_testkit::{fx_colliding_keys, json_list, json_object, ordinary_keys};
 use smpatch_value::{parse_json, Arena, ParseOptions};
 use std::time::Instant;
+
+// The measured operations shared with the profile example (its facade
+// call is not used here).
+#[path = "../shared/ops.rs"]
+#[allow(dead_code)]
+mod ops;
 
 fn deployment(keys: &[String], val: &str) -> String {
     format!(
@@ -106,27 +110,15 @@ fn run(name: &str, docs: &[String]) -> f64 {
         .collect();
     let parsed = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let out = match (name, v.len()) {
-        ("create2", _) => {
-            create_two_way(&arena, v[0], v[1], cursor, &CreateOptions::default(), &[])
-        }
-        ("create3", _) => create_three_way(
-            &arena,
-            ThreeWay {
-                original: v[0],
-                modified: v[1],
-                current: v[2],
-            },
-            cursor,
-            OnConflict::Fail,
-            &CreateOptions::default(),
-            &[],
-        ),
+    let kind = match (name, v.len()) {
+        ("create2", _) => ops::Kind::Create2,
+        ("create3", _) => ops::Kind::Create3,
         (_, 1) => return parsed,
-        _ => apply(&arena, v[0], v[1], cursor, &ApplyOptions::default()),
+        _ => ops::Kind::Apply,
     };
+    let out = ops::engine(&arena, kind, &v, cursor, &ops::Opts::default());
     let took = t.elapsed().as_secs_f64();
-    std::hint::black_box(out.unwrap());
+    std::hint::black_box(out);
     took
 }
 

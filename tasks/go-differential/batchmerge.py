@@ -138,15 +138,7 @@ class Runner:
     def __init__(self, smpatch, work, port):
         self.smpatch = smpatch
         self.work = work
-        kubeconfig = os.path.join(work, "kubeconfig")
-        with open(kubeconfig, "w") as f:
-            f.write(f"""apiVersion: v1
-kind: Config
-clusters: [{{name: fake, cluster: {{server: "http://127.0.0.1:{port}"}}}}]
-users: [{{name: u, user: {{}}}}]
-contexts: [{{name: c, context: {{cluster: fake, user: u, namespace: default}}}}]
-current-context: c
-""")
+        kubeconfig = fakeapi.write_kubeconfig(work, port)
         self.env = dict(os.environ, KUBECONFIG=kubeconfig, HOME=work)
 
     def file(self, name, doc):

@@ -29,6 +29,7 @@ stored object (unchanged: the patch is not applied).
 
 import argparse
 import json
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -258,6 +259,20 @@ def serve(port=0):
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
     return srv, srv.server_address[1]
+
+
+def write_kubeconfig(workdir, port):
+    """Writes a kubeconfig for this server (namespace `default`) into
+    `workdir`; returns its path."""
+    path = os.path.join(workdir, "kubeconfig")
+    with open(path, "w") as f:
+        f.write(
+            "apiVersion: v1\nkind: Config\nclusters:\n"
+            f"- cluster: {{server: 'http://127.0.0.1:{port}'}}\n  name: fake\n"
+            "contexts:\n- context: {cluster: fake, namespace: default, user: u}\n  name: fake\n"
+            "current-context: fake\nusers:\n- name: u\n  user: {}\n"
+        )
+    return path
 
 
 def main():

@@ -78,13 +78,7 @@ class Api:
     def __init__(self, port, workdir):
         self.base = f"http://127.0.0.1:{port}"
         self.workdir = workdir
-        self.kubeconfig = os.path.join(workdir, "kubeconfig")
-        with open(self.kubeconfig, "w") as f:
-            f.write(
-                "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: '%s'}\n  name: fake\n"
-                "contexts:\n- context: {cluster: fake, namespace: default, user: u}\n  name: fake\n"
-                "current-context: fake\nusers:\n- name: u\n  user: {}\n" % self.base
-            )
+        self.kubeconfig = fakeapi.write_kubeconfig(workdir, port)
         self.cache = os.path.join(workdir, "cache")
 
     def req(self, method, path, body=None):

@@ -7,7 +7,7 @@
 //! is a failure of its own: the other files' objects are still returned, so
 //! the command reports every result and every error, as kubectl does.
 
-use crate::{non_empty, parse_texts, read_input, Failure, Limits};
+use crate::{parse_texts, read_input, Failure, Limits};
 use smpatch_value::{Arena, Value};
 use std::path::{Path, PathBuf};
 
@@ -216,13 +216,15 @@ fn expand_list<'a>(
 }
 
 /// Every document of a JSON or YAML stream; empty YAML documents are skipped.
-fn parse_documents<'a>(
+pub(crate) fn parse_documents<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    Ok(non_empty(parse_texts(arena, bytes, name, limits, false)?))
+    let docs = parse_texts(arena, bytes, name, limits, false)?;
+    // The empty (`null`) documents of a YAML stream.
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 
 /// `f` without a second statement of its position: a schema parse error is

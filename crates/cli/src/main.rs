@@ -724,15 +724,7 @@ fn parse_stream<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Vec<Value<'a>>, Failure> {
-    objects_of(
-        non_empty(parse_texts(arena, bytes, name, limits, false)?),
-        name,
-    )
-}
-
-/// `docs` without the empty (`null`) documents of a YAML stream.
-fn non_empty(docs: Vec<Value<'_>>) -> Vec<Value<'_>> {
-    docs.into_iter().filter(|d| !d.is_null()).collect()
+    objects_of(input::parse_documents(arena, bytes, name, limits)?, name)
 }
 
 /// `docs` checked to be objects, a failure naming the document otherwise.
@@ -769,7 +761,7 @@ fn parse_patch_object<'a>(
     name: &str,
     limits: &Limits,
 ) -> Result<Value<'a>, Failure> {
-    let docs = non_empty(parse_texts(arena, bytes, name, limits, false)?);
+    let docs = input::parse_documents(arena, bytes, name, limits)?;
     one_object(objects_of(docs, name)?, name)
 }
 

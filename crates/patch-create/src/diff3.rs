@@ -1417,6 +1417,19 @@ mod tests {
         Run { ch, fast: None }
     }
 
+    /// The schema and type a proptest runs on: the shared `mergeItem` when
+    /// asked for and present, else our `Widget` (testdata).
+    fn proptest_schema(merge_item: bool) -> (Schema, &'static str) {
+        match merge_item_schema() {
+            Some(s) if merge_item => (s, "mergeItem"),
+            _ => {
+                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../testdata/schemas/widget.v2.json");
+                (Schema::load_path(p).unwrap(), "Widget")
+            }
+        }
+    }
+
     fn merge_item_schema() -> Option<Schema> {
         let p = smpatch_testkit::shared_path("conformance/schemas/merge-item.v2.json")?;
         Some(Schema::load_path(p).unwrap())
@@ -1860,15 +1873,7 @@ mod tests {
             merge_item in any::<bool>(),
             share in any::<bool>(),
         ) {
-            let widget_schema = || {
-                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../testdata/schemas/widget.v2.json");
-                Schema::load_path(p).unwrap()
-            };
-            let (schema, ty) = match merge_item_schema() {
-                Some(s) if merge_item => (s, "mergeItem"),
-                _ => (widget_schema(), "Widget"),
-            };
+            let (schema, ty) = proptest_schema(merge_item);
             let cursor = schema.cursor(ty).unwrap();
             let mut docs: Vec<J> = Vec::new();
             for i in 0..3 {
@@ -1902,15 +1907,7 @@ mod tests {
             merge_item in any::<bool>(),
             limit in 1usize..8,
         ) {
-            let widget_schema = || {
-                let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../testdata/schemas/widget.v2.json");
-                Schema::load_path(p).unwrap()
-            };
-            let (schema, ty) = match merge_item_schema() {
-                Some(s) if merge_item => (s, "mergeItem"),
-                _ => (widget_schema(), "Widget"),
-            };
+            let (schema, ty) = proptest_schema(merge_item);
             let cursor = schema.cursor(ty).unwrap();
             let x = if ty == "Widget" {
                 from_bytes(&bytes, |u| widget(u, well_formed).map(Some)).unwrap_or_default()

@@ -56,15 +56,7 @@ def main():
     cases = int(sys.argv[2]) if len(sys.argv) > 2 else 100
     server, port = fakeapi.serve()
     work = tempfile.mkdtemp(prefix="smpatch-apply-merge-")
-    kubeconfig = os.path.join(work, "kubeconfig")
-    with open(kubeconfig, "w") as f:
-        f.write(f"""apiVersion: v1
-kind: Config
-clusters: [{{name: fake, cluster: {{server: "http://127.0.0.1:{port}"}}}}]
-users: [{{name: u, user: {{}}}}]
-contexts: [{{name: c, context: {{cluster: fake, user: u, namespace: default}}}}]
-current-context: c
-""")
+    kubeconfig = fakeapi.write_kubeconfig(work, port)
     env = dict(os.environ, KUBECONFIG=kubeconfig, HOME=work)
     manifest_file, live_file = os.path.join(work, "m.json"), os.path.join(work, "l.json")
 
