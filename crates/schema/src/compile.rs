@@ -60,6 +60,7 @@ impl Builder {
             name,
             kind: NodeKind::Unknown,
             flags: NodeFlags::default(),
+            list_meta: None,
         });
         id
     }
@@ -253,13 +254,14 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     ));
                 }
             }
-            let (kind, flags) = match self.b.nodes.get(target.index()) {
-                Some(n) => (n.kind.clone(), n.flags),
-                None => (NodeKind::Unknown, NodeFlags::default()),
+            let (kind, flags, list_meta) = match self.b.nodes.get(target.index()) {
+                Some(n) => (n.kind.clone(), n.flags, n.list_meta.clone()),
+                None => (NodeKind::Unknown, NodeFlags::default(), None),
             };
             if let Some(n) = self.b.nodes.get_mut(node.index()) {
                 n.kind = kind;
                 n.flags = flags;
+                n.list_meta = list_meta;
             }
         }
         Ok(())
@@ -395,6 +397,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             },
         };
         let props = s.get("properties").filter(|p| p.is_object());
+        let mut list_meta = None;
         let kind = if flags.int_or_string {
             self.scalar(s)
         } else if multi {
@@ -416,6 +419,15 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                         }
                         _ => self.b.unknown(),
                     };
+                    // What pairs the elements when the list is not a
+                    // property (a map's values, a list's items). Read
+                    // leniently: a property's own metadata errors are
+                    // reported where the property is read.
+                    list_meta = self
+                        .read_meta(s, path)
+                        .ok()
+                        .filter(|m| m.merge_key.is_some() || m.list_type.is_some())
+                        .map(Box::new);
                     NodeKind::List { items }
                 }
                 Some("string" | "integer" | "number" | "boolean") => self.scalar(s),
@@ -436,6 +448,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         if let Some(n) = self.b.nodes.get_mut(task.node.index()) {
             n.kind = kind;
             n.flags = flags;
+            n.list_meta = list_meta;
         }
         Ok(())
     }

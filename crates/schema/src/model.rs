@@ -222,6 +222,14 @@ pub struct Node {
     pub kind: NodeKind,
     /// Flags read from the node's schema.
     pub flags: NodeFlags,
+    /// For a list node: the list metadata its own schema declares
+    /// (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
+    /// `x-kubernetes-patch-merge-key`), when it declares any. A property's
+    /// [`PatchMeta`] is read from the property; this is what a list that is
+    /// not a property (a map's values, a list's items) or a list definition
+    /// behind a `$ref` declares. Only the union pass reads it, to pair list
+    /// elements with their old counterparts (docs/UNIONS.md).
+    pub list_meta: Option<Box<PatchMeta>>,
 }
 
 /// A group/version/kind, with `""` as the core group.
@@ -403,6 +411,12 @@ impl<'s> Cursor<'s> {
             }) => Some(v),
             _ => None,
         }
+    }
+
+    /// For a list cursor: the list metadata the list's own schema declares
+    /// ([`Node::list_meta`]), if any.
+    pub fn list_meta(&self) -> Option<&'s PatchMeta> {
+        self.node()?.list_meta.as_deref()
     }
 
     /// For a list cursor: the element schema.

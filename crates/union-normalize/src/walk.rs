@@ -8,7 +8,9 @@
 //! when something is reported), the depth guard is `smpatch_schema::Walk`
 //! (its `TooDeep` becomes this crate's `too_deep` error), each level runs in
 //! `grow_stack`, a list element finds its old counterpart by
-//! `KeySpec::pairing` (merge key, else list-map keys, else position), and
+//! `KeySpec::pairing` (merge key, else list-map keys, else position; the
+//! property's metadata, else the list's own `Cursor::list_meta` for lists
+//! that are map values or list items), and
 //! keys compare with `Value`'s own `Eq`/`Hash`.
 //!
 //! Architecture Invariant: subtrees whose schema reaches no union and no
@@ -151,9 +153,15 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 let Some(c) = cursor.list_items() else {
                     return Ok(None);
                 };
+                // A property's metadata, else (a map's values, a list's
+                // items, a list definition behind a `$ref`) the list's own.
+                let own = match cursor.list_meta() {
+                    Some(own) if meta.list_type.is_none() && meta.merge_key.is_none() => own,
+                    _ => meta,
+                };
                 let old_elems = OldElems::new(
                     old.and_then(|o| o.as_array()),
-                    KeySpec::pairing(meta),
+                    KeySpec::pairing(own),
                     self.visitor.positional_equal_only(),
                 );
                 let mut copy = None;
