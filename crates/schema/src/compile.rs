@@ -92,6 +92,7 @@ impl Builder {
             tasks: Vec::new(),
             aliases: HashMap::default(),
             native: false,
+            union_enums: Vec::new(),
         };
         c.run(defs, roots)
     }
@@ -128,6 +129,10 @@ struct Compiler<'b, 'd, D> {
     aliases: HashMap<NodeId, (NodeId, u32)>,
     /// `native` of the task being compiled.
     native: bool,
+    /// KEP-1027 unions whose discriminator's `enum` sits behind a `$ref`:
+    /// (the discriminator's node, its name, the `fieldMembers` values, the
+    /// error pointer), checked once every node is compiled.
+    union_enums: Vec<(NodeId, Box<str>, Vec<Box<str>>, u32)>,
 }
 
 enum PathSeg<'d> {
@@ -231,7 +236,37 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             self.compile_node(task)?;
         }
         self.resolve_aliases()?;
+        self.check_union_enums()?;
         Ok(root_ids)
+    }
+
+    /// KEP-1027: every `fieldMembers` value is one of the discriminator's
+    /// `enum` values, also when that `enum` is declared on a definition the
+    /// discriminator property reaches by `$ref` (checked in place otherwise).
+    fn check_union_enums(&mut self) -> Result<(), SchemaError> {
+        for (node, discriminator, values, at) in std::mem::take(&mut self.union_enums) {
+            let Some(NodeKind::Scalar {
+                enum_values: Some(text),
+                enum_json: Some(json),
+            }) = self.b.nodes.get(node.index()).map(|n| &n.kind)
+            else {
+                continue;
+            };
+            let allowed: Vec<&str> = text
+                .iter()
+                .zip(json)
+                .filter(|(_, j)| j.starts_with('"'))
+                .map(|(t, _)| &**t)
+                .collect();
+            if let Some(value) = values.iter().find(|v| !allowed.contains(&&***v)) {
+                let message = format!(
+                    "the discriminator value \"{value}\" of \"{discriminator}\" is not in its enum [{}] (KEP-1027: member values must be enum values)",
+                    allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ")
+                );
+                return Err(self.err(SchemaErrorKind::InvalidUnion, at, message));
+            }
+        }
+        Ok(())
     }
 
     /// A definition that is only `$ref` (possibly in `allOf`) copies its target.
@@ -551,7 +586,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
             if let Some(u) = prop.get("x-kubernetes-unions") {
                 if u.is_object() {
                     let at = self.push(p, Seg::Lit("x-kubernetes-unions"));
-                    unions.push(self.union_b(name, prop, u, at)?);
+                    unions.push(self.union_b(name, prop, node, u, at)?);
                     union_paths.push(at);
                 } else if u.elements().is_none() {
                     let at = self.push(p, Seg::Lit("x-kubernetes-unions"));
@@ -702,6 +737,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
         &mut self,
         discriminator: &str,
         prop: D,
+        node: NodeId,
         u: D,
         at: u32,
     ) -> Result<Union, SchemaError> {
@@ -796,6 +832,15 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 value: value.into(),
                 optional,
             });
+        }
+        if enum_values.is_none() && prop_schema.get("$ref").is_some() {
+            let values = members
+                .iter()
+                .map(|m: &UnionMember| m.value.clone())
+                .chain(empty_values.iter().cloned())
+                .collect();
+            self.union_enums
+                .push((node, discriminator.into(), values, at));
         }
         Ok(Union {
             discriminator: Some(discriminator.into()),

@@ -58,6 +58,40 @@ fn invalid_kep1027_declarations_are_load_errors() {
 }
 
 #[test]
+fn member_values_outside_an_enum_behind_ref_are_load_errors() {
+    // The same rule as an inline enum (KEP-1027: member values are enum
+    // values), for a discriminator that reaches its enum by `$ref` (OpenAPI
+    // v2) or `allOf: [{$ref}]` (v3), also through an alias definition.
+    let defs = r##""com.example.Kind": {"type": "string", "enum": ["A", "B", ""]},
+        "com.example.Alias": {"$ref": "#/definitions/com.example.Kind"},"##;
+    for (prop, values, ok) in [
+        (r##"{"$ref": "#/definitions/com.example.Kind""##, r#""A": {"name": "a"}, "": null"#, true),
+        (r##"{"$ref": "#/definitions/com.example.Kind""##, r#""A": {"name": "a"}, "C": null"#, false),
+        (r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##, r#""B": {"name": "a"}"#, true),
+        (r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##, r#""Z": {"name": "a"}"#, false),
+        (r##"{"$ref": "#/definitions/com.example.Alias""##, r#""Z": {"name": "a"}"#, false),
+    ] {
+        let text = format!(
+            r##"{{"swagger": "2.0", "definitions": {{{defs} "com.example.Src": {{"properties": {{
+                "type": {prop}, "x-kubernetes-unions": {{"fieldMembers": {{{values}}}}}}}, "a": {{}}}}}}}}}}"##
+        );
+        match (Schema::from_bytes(text.as_bytes(), "u.json"), ok) {
+            (Ok(_), true) => {}
+            (Err(e), false) => {
+                assert_eq!(e.kind, SchemaErrorKind::InvalidUnion, "{e}");
+                assert!(e.message.contains("is not in its enum"), "{e}");
+                assert!(
+                    e.pointer
+                        .contains("/definitions/com.example.Src/properties/type"),
+                    "{e}"
+                );
+            }
+            (r, _) => panic!("{prop} {values}: {:?}", r.err()),
+        }
+    }
+}
+
+#[test]
 fn struct_level_values_matching_no_member_load() {
     // What real specs carry: SeccompProfile's member value is a Go field
     // name that is not in the discriminator's enum.
