@@ -129,10 +129,21 @@ struct Compiler<'b, 'd, D> {
     aliases: HashMap<NodeId, (NodeId, u32)>,
     /// `native` of the task being compiled.
     native: bool,
-    /// KEP-1027 unions whose discriminator's `enum` sits behind a `$ref`:
-    /// (the discriminator's node, its name, the `fieldMembers` values, the
-    /// error pointer), checked once every node is compiled.
-    union_enums: Vec<(NodeId, Box<str>, Vec<Box<str>>, u32)>,
+    /// KEP-1027 unions whose discriminator's `enum` sits behind a `$ref`,
+    /// checked once every node is compiled.
+    union_enums: Vec<UnionEnum>,
+}
+
+/// A KEP-1027 union whose discriminator reaches its `enum` by `$ref`.
+struct UnionEnum {
+    /// The discriminator property's node.
+    node: NodeId,
+    /// The discriminator's name.
+    discriminator: Box<str>,
+    /// Every `fieldMembers` value.
+    values: Vec<Box<str>>,
+    /// Where an error points.
+    at: u32,
 }
 
 enum PathSeg<'d> {
@@ -244,7 +255,13 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
     /// `enum` values, also when that `enum` is declared on a definition the
     /// discriminator property reaches by `$ref` (checked in place otherwise).
     fn check_union_enums(&mut self) -> Result<(), SchemaError> {
-        for (node, discriminator, values, at) in std::mem::take(&mut self.union_enums) {
+        for UnionEnum {
+            node,
+            discriminator,
+            values,
+            at,
+        } in std::mem::take(&mut self.union_enums)
+        {
             let Some(NodeKind::Scalar {
                 enum_values: Some(text),
                 enum_json: Some(json),
@@ -839,8 +856,12 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                 .map(|m: &UnionMember| m.value.clone())
                 .chain(empty_values.iter().cloned())
                 .collect();
-            self.union_enums
-                .push((node, discriminator.into(), values, at));
+            self.union_enums.push(UnionEnum {
+                node,
+                discriminator: discriminator.into(),
+                values,
+                at,
+            });
         }
         Ok(Union {
             discriminator: Some(discriminator.into()),

@@ -65,11 +65,31 @@ fn member_values_outside_an_enum_behind_ref_are_load_errors() {
     let defs = r##""com.example.Kind": {"type": "string", "enum": ["A", "B", ""]},
         "com.example.Alias": {"$ref": "#/definitions/com.example.Kind"},"##;
     for (prop, values, ok) in [
-        (r##"{"$ref": "#/definitions/com.example.Kind""##, r#""A": {"name": "a"}, "": null"#, true),
-        (r##"{"$ref": "#/definitions/com.example.Kind""##, r#""A": {"name": "a"}, "C": null"#, false),
-        (r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##, r#""B": {"name": "a"}"#, true),
-        (r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##, r#""Z": {"name": "a"}"#, false),
-        (r##"{"$ref": "#/definitions/com.example.Alias""##, r#""Z": {"name": "a"}"#, false),
+        (
+            r##"{"$ref": "#/definitions/com.example.Kind""##,
+            r#""A": {"name": "a"}, "": null"#,
+            true,
+        ),
+        (
+            r##"{"$ref": "#/definitions/com.example.Kind""##,
+            r#""A": {"name": "a"}, "C": null"#,
+            false,
+        ),
+        (
+            r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##,
+            r#""B": {"name": "a"}"#,
+            true,
+        ),
+        (
+            r##"{"allOf": [{"$ref": "#/definitions/com.example.Kind"}]"##,
+            r#""Z": {"name": "a"}"#,
+            false,
+        ),
+        (
+            r##"{"$ref": "#/definitions/com.example.Alias""##,
+            r#""Z": {"name": "a"}"#,
+            false,
+        ),
     ] {
         let text = format!(
             r##"{{"swagger": "2.0", "definitions": {{{defs} "com.example.Src": {{"properties": {{

@@ -138,8 +138,10 @@ fn top() -> impl Strategy<Value = J> {
                 m.insert("list".into(), J::Array(v));
             }
             if let Some(g) = groups {
-                let g: Map<String, J> =
-                    g.into_iter().map(|(k, v)| (k.to_owned(), J::Array(v))).collect();
+                let g: Map<String, J> = g
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), J::Array(v)))
+                    .collect();
                 m.insert("groups".into(), J::Object(g));
             }
             if let Some(v) = map {
@@ -266,7 +268,10 @@ fn model_list(old: Option<&J>, new: &[J], at: &str, nd: bool, cleared: &mut Vec<
             .map(|(i, e)| {
                 let e = e.as_object().unwrap();
                 // Paired by the list-map key; the first old element wins.
-                let o = olds.iter().find(|o| o.get("name") == e.get("name")).copied();
+                let o = olds
+                    .iter()
+                    .find(|o| o.get("name") == e.get("name"))
+                    .copied();
                 J::Object(model_union(o, e, &format!("{at}/{i}"), nd, cleared))
             })
             .collect(),
@@ -345,7 +350,11 @@ fn run(old: &J, new: &J, nd: bool) -> Result<(), TestCaseError> {
 
     // Idempotent.
     let again = normalize(&arena, Some(o), got.value, cursor, &opts).expect("normalizes");
-    prop_assert!(again.cleared.is_empty(), "cleared again: {:?}", again.cleared);
+    prop_assert!(
+        again.cleared.is_empty(),
+        "cleared again: {:?}",
+        again.cleared
+    );
     prop_assert_eq!(to_json_string(&again.value), to_json_string(&got.value));
 
     // After a change of `t` to a value that selects a member that is set
@@ -373,9 +382,12 @@ fn run(old: &J, new: &J, nd: bool) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A `U` object: its pointer, its old counterpart, the object.
+type Place<'a> = (String, Option<&'a Map<String, J>>, &'a Map<String, J>);
+
 /// Every `U` object of a normalized `Top` with its old counterpart (as the
 /// model pairs them), top-level ones only.
-fn union_places<'a>(old: &'a J, new: &'a J) -> Vec<(String, Option<&'a Map<String, J>>, &'a Map<String, J>)> {
+fn union_places<'a>(old: &'a J, new: &'a J) -> Vec<Place<'a>> {
     let mut out = Vec::new();
     if let Some(n) = new.get("one").and_then(J::as_object) {
         out.push(("/one".to_owned(), old.get("one").and_then(J::as_object), n));
