@@ -155,13 +155,13 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 };
                 // A property's metadata, else (a map's values, a list's
                 // items, a list definition behind a `$ref`) the list's own.
-                let own = match cursor.list_meta() {
+                let pairs_by = match cursor.list_meta() {
                     Some(own) if meta.list_type.is_none() && meta.merge_key.is_none() => own,
                     _ => meta,
                 };
                 let old_elems = OldElems::new(
                     old.and_then(|o| o.as_array()),
-                    KeySpec::pairing(own),
+                    KeySpec::pairing(pairs_by),
                     self.visitor.positional_equal_only(),
                 );
                 let mut copy = None;
