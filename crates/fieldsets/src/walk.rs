@@ -201,7 +201,10 @@ pub(crate) fn member_at<'s>(
         Some(NodeKind::Struct { fields, .. }) => {
             let declared = fields.contains_key(key);
             match cursor.lookup_object(key) {
-                Ok(f) => Ok((At::inside(open, f.cursor, f.meta), declared)),
+                Ok(f) => {
+                    let c = crd_metadata(key, f.cursor, path).unwrap_or(f.cursor);
+                    Ok((At::inside(open, c, f.meta), declared))
+                }
                 Err(_) if open => Ok((At::root(Cursor::UNKNOWN), false)),
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
@@ -218,6 +221,25 @@ pub(crate) fn member_at<'s>(
         }
         _ => Ok((At::root(Cursor::UNKNOWN), false)),
     }
+}
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// The schema of a custom resource's `metadata`: a CRD's schema declares it
+/// as a bare `type: object` (or not at all), but the API server types it as
+/// `ObjectMeta` (labels and annotations granular maps, finalizers a set,
+/// ownerReferences keyed by uid, managedFields atomic). So the top-level
+/// `metadata` of a typed object whose own schema for it is untyped gets the
+/// embedded `ObjectMeta`. Schema-less objects (no schema at all) stay
+/// deduced, as on the server.
+fn crd_metadata<'s>(key: &str, found: Cursor<'s>, path: &Path<'_>) -> Option<Cursor<'s>> {
+    if key != "metadata"
+        || !matches!(path, Path::Key(Path::Root, _))
+        || !matches!(found.kind(), None | Some(NodeKind::Unknown))
+    {
+        return None;
+    }
+    smpatch_schema::embedded().cursor(OBJECT_META)
 }
 
 /// The path element of an item of an associative list.
