@@ -25,17 +25,29 @@ fn path_elements_read_back_as_written() {
         ("f:emoji-\u{1F680}", None),
         ("f:back\\n", None),
         ("k:{\"id\":\"  spaced  \"}", None),
-        ("k:{\"zone\":\"eu\",\"rack\":7}", Some("k:{\"rack\":7,\"zone\":\"eu\"}")),
+        (
+            "k:{\"zone\":\"eu\",\"rack\":7}",
+            Some("k:{\"rack\":7,\"zone\":\"eu\"}"),
+        ),
         ("k:{\"opt\":null}", None),
-        ("k:{\"cfg\":{\"b\":[1,\"x\"],\"a\":{\"z\":null,\"y\":true}}}", Some("k:{\"cfg\":{\"a\":{\"y\":true,\"z\":null},\"b\":[1,\"x\"]}}")),
+        (
+            "k:{\"cfg\":{\"b\":[1,\"x\"],\"a\":{\"z\":null,\"y\":true}}}",
+            Some("k:{\"cfg\":{\"a\":{\"y\":true,\"z\":null},\"b\":[1,\"x\"]}}"),
+        ),
         ("k:{\"ids\":[\"3\",\"1\"]}", None),
         ("k:{\"name\":\"\u{4f60}\u{597d}\"}", None),
         // A repeated key-field name is kept, every occurrence, in document
         // order after the stable sort by name.
         ("k:{\"dup\":\"1\",\"dup\":\"2\"}", None),
         ("k:{\"dup\":\"2\",\"dup\":\"1\"}", None),
-        ("k:{\"b\":1,\"a\":\"x\",\"a\":\"y\"}", Some("k:{\"a\":\"x\",\"a\":\"y\",\"b\":1}")),
-        ("k:{\"a\\\"q\":1,\"a\\\"q\":{\"s\":\"}],\\\"{\"}}", Some("k:{\"a\\\"q\":1,\"a\\\"q\":{\"s\":\"}],\\\"{\"}}")),
+        (
+            "k:{\"b\":1,\"a\":\"x\",\"a\":\"y\"}",
+            Some("k:{\"a\":\"x\",\"a\":\"y\",\"b\":1}"),
+        ),
+        (
+            "k:{\"a\\\"q\":1,\"a\\\"q\":{\"s\":\"}],\\\"{\"}}",
+            Some("k:{\"a\\\"q\":1,\"a\\\"q\":{\"s\":\"}],\\\"{\"}}"),
+        ),
         // Inside a value a repeated object key keeps its last value.
         ("v:{\"dup\":\"1\",\"dup\":\"2\"}", Some("v:{\"dup\":\"2\"}")),
         ("k:{\"o\":{\"d\":1,\"d\":2}}", Some("k:{\"o\":{\"d\":2}}")),
@@ -47,7 +59,10 @@ fn path_elements_read_back_as_written() {
         // Escapes are decoded, then written as the reference writes them.
         ("k:{\"a\\u002db\":\"c\"}", Some("k:{\"a-b\":\"c\"}")),
         ("k:{\"n\\nl\":\"q\\\"t\"}", None),
-        ("k:{\"r-\\ud83d\\ude80\":\"x\"}", Some("k:{\"r-\u{1F680}\":\"x\"}")),
+        (
+            "k:{\"r-\\ud83d\\ude80\":\"x\"}",
+            Some("k:{\"r-\u{1F680}\":\"x\"}"),
+        ),
         ("v:\"\\u4f60\"", Some("v:\"\u{4f60}\"")),
         ("v:\"a<b>&c\"", Some("v:\"a\\u003cb\\u003e\\u0026c\"")),
         ("k:{\"a<b\":\"a<b\"}", Some("k:{\"a<b\":\"a\\u003cb\"}")),
@@ -143,7 +158,10 @@ fn malformed_path_elements_are_refused() {
     // As FieldsV1 keys they fail the document, naming the key.
     let e = FieldSet::from_json(br#"{"f:spec":{"k:{\"a\":1} trailing":{}}}"#).unwrap_err();
     assert_eq!(e.path(), "f:spec.k:{\"a\":1} trailing");
-    assert!(e.message().starts_with("parsing key as path element"), "{e}");
+    assert!(
+        e.message().starts_with("parsing key as path element"),
+        "{e}"
+    );
 }
 
 /// Every kind of element at several depths, with a member that also has
