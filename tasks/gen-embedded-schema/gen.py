@@ -38,6 +38,17 @@ KEEP_EXT = [
     "x-kubernetes-embedded-resource",
 ]
 SCALARS = {"string", "integer", "number", "boolean"}
+# Defaults of list-map key fields that the OpenAPI documents an API server
+# serves carry (`+default="TCP"` in k8s.io/api) but the source above does not.
+# Server-side apply fills a missing key field from its default, so a port
+# applied without `protocol` is keyed `k:{"port":443,"protocol":"TCP"}`
+# (docs/FIELDSETS.md). Only these non-zero defaults are added: the served
+# documents' zero-value defaults of required fields (`name: ""`, `port: 0`)
+# would only turn a refused item into a key nobody writes.
+KEY_DEFAULTS = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+}
 REF_PREFIX = "#/$defs/"
 
 
@@ -123,7 +134,11 @@ def main():
     dump = lambda v: json.dumps(v, separators=(",", ":"), sort_keys=False, ensure_ascii=False)
     lines = []
     for name in sorted(defs):
-        lines.append(f"{dump(name)}:{dump(tr(defs[name]))}")
+        out = tr(defs[name])
+        for (def_name, prop), default in KEY_DEFAULTS.items():
+            if def_name == name:
+                out["properties"][prop]["default"] = default
+        lines.append(f"{dump(name)}:{dump(out)}")
     head = (
         "{" + f'"x-generated":{dump(HEADER)},\n'
         + f'"swagger":"2.0",\n"info":{dump({"title": "Kubernetes", "version": "v" + VERSION})},\n'

@@ -103,7 +103,7 @@ impl FieldSet {
     ///
     /// Errors ([`ErrorKind::InvalidFieldsV1`]) name the offending path
     /// element: a key that is not a path element, a value that is not an
-    /// object, invalid JSON, trailing data, nesting beyond 128 levels.
+    /// object, invalid JSON, trailing data, nesting beyond [`crate::MAX_SET_DEPTH`] levels.
     ///
     /// ```
     /// use smpatch_fieldsets::FieldSet;
@@ -122,6 +122,27 @@ impl FieldSet {
         let result = seed.deserialize(&mut de).and_then(|r| de.end().map(|()| r));
         match result {
             Ok((set, _)) => Ok(set),
+            // serde_json stops at 128 levels, while sets reach
+            // `MAX_SET_DEPTH` (`fields_of` writes them that deep): read such
+            // a document through the value parser, bounded there. (A key
+            // repeated in one object then keeps its last subtree only.)
+            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+                let arena = smpatch_value::Arena::new();
+                let opts = smpatch_value::ParseOptions::default()
+                    .with_max_depth(crate::MAX_SET_DEPTH + 1)
+                    .with_duplicate_keys(smpatch_value::DuplicateKeys::LastWins);
+                match smpatch_value::parse_json(&arena, bytes, &opts) {
+                    Ok(v) => FieldSet::from_value(&v),
+                    Err(pe) => Err(Error::new(
+                        ErrorKind::InvalidFieldsV1,
+                        dotted(&pe.path),
+                        format!(
+                            "recursion limit exceeded: nesting deeper than {} levels ({pe})",
+                            crate::MAX_SET_DEPTH
+                        ),
+                    )),
+                }
+            }
             Err(e) => {
                 let path = failed_at.borrow_mut().take().unwrap_or_default();
                 let msg = if e.is_eof() && bytes.iter().all(u8::is_ascii_whitespace) {
@@ -148,6 +169,17 @@ impl FieldSet {
 
 fn empty_object() -> serde_json::Value {
     serde_json::Value::Object(serde_json::Map::new())
+}
+
+/// A JSON pointer into a FieldsV1 document as its keys joined by `.` (the
+/// form [`render`] writes).
+fn dotted(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// The place `at` (then the key `last`, if any) as FieldsV1 path elements

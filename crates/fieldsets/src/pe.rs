@@ -330,9 +330,35 @@ impl PathElement {
                 match v {
                     smpatch_value::Value::Null => Ok(Some(PathElement::Key(Vec::new()))),
                     smpatch_value::Value::Object(o) => {
-                        let mut fields = Vec::with_capacity(o.len());
-                        for (k, v) in o.iter() {
-                            fields.push((k.to_owned(), conv(&v)?));
+                        let members = object_members(rest);
+                        let mut fields = Vec::with_capacity(members.len());
+                        if members.len() == o.len() {
+                            for (k, v) in o.iter() {
+                                fields.push((k.to_owned(), conv(&v)?));
+                            }
+                        } else {
+                            // A repeated key-field name: the reference keeps
+                            // every occurrence (`k:{"a":"1","a":"2"}` is
+                            // written back as read), so read each member
+                            // on its own (values inside still keep the last
+                            // of a repeated key, as for `v:`).
+                            for (k, v) in members {
+                                let parse = |t| {
+                                    parse_part(&arena, t, &opts).map_err(|e| {
+                                        format!("parsing key as path element: {s:?}: {e}")
+                                    })
+                                };
+                                let name = match parse(k)? {
+                                    smpatch_value::Value::String(n) => n.to_owned(),
+                                    _ => {
+                                        return Err(format!(
+                                            "parsing key as path element: {s:?}: \
+                                             a key-field name must be a string"
+                                        ))
+                                    }
+                                };
+                                fields.push((name, conv(&parse(v)?)?));
+                            }
                         }
                         Ok(Some(PathElement::key(fields)))
                     }
@@ -393,6 +419,80 @@ impl Eq for PathElement {}
 
 /// A path from the object root: one or more path elements.
 pub type Path = Vec<PathElement>;
+
+/// One part of a `k:` payload split by [`object_members`].
+fn parse_part<'a>(
+    arena: &'a smpatch_value::Arena,
+    text: &'a str,
+    opts: &smpatch_value::ParseOptions,
+) -> Result<smpatch_value::Value<'a>, smpatch_value::ParseError> {
+    smpatch_value::parse_json(arena, text.as_bytes(), opts)
+}
+
+/// The members of the JSON object `text` (valid JSON, already read once) as
+/// (key with its quotes, value) texts in document order, repeated keys
+/// included. Only the top level is split; nested containers and strings are
+/// skipped over.
+fn object_members(text: &str) -> Vec<(&str, &str)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    let (mut key_start, mut key_end, mut val_start) = (0usize, 0usize, None::<usize>);
+    let mut want_key = false;
+    let mut push = |key_start: usize, key_end: usize, val_start: Option<usize>, end: usize| {
+        if let (Some(k), Some(v)) = (
+            text.get(key_start..key_end),
+            val_start.and_then(|v| text.get(v..end)),
+        ) {
+            out.push((k, v.trim_matches([' ', '\t', '\n', '\r'])));
+        }
+    };
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+                if depth == 1 && want_key {
+                    key_end = i + 1;
+                }
+            }
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_str = true;
+                if depth == 1 && want_key {
+                    key_start = i;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    want_key = true;
+                }
+            }
+            b'}' | b']' => {
+                if depth == 1 {
+                    push(key_start, key_end, val_start.take(), i);
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b':' if depth == 1 => {
+                want_key = false;
+                val_start = Some(i + 1);
+            }
+            b',' if depth == 1 => {
+                push(key_start, key_end, val_start.take(), i);
+                want_key = true;
+            }
+            _ => {}
+        }
+    }
+    out
+}
 
 /// Writes a path as its PE strings joined by `.`
 /// (`f:spec.f:ports.k:{"port":80,"protocol":"TCP"}.f:name`).

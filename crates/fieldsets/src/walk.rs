@@ -201,7 +201,22 @@ pub(crate) fn member_at<'s>(
         Some(NodeKind::Struct { fields, .. }) => {
             let declared = fields.contains_key(key);
             match cursor.lookup_object(key) {
-                Ok(f) => Ok((At::inside(open, f.cursor, f.meta), declared)),
+                Ok(f) => {
+                    let c = crd_metadata(key, f.cursor, path).unwrap_or(f.cursor);
+                    Ok((At::inside(open, c, f.meta), declared))
+                }
+                // A CRD's schema need not declare the fields every object
+                // has: the API server adds `apiVersion` and `kind` (strings)
+                // and `metadata` (`ObjectMeta`) to it.
+                Err(_) if at_root(path) && matches!(key, "apiVersion" | "kind") => {
+                    Ok((At::root(Cursor::UNKNOWN), true))
+                }
+                Err(_) if at_root(path) && key == "metadata" => {
+                    match smpatch_schema::embedded().cursor(OBJECT_META) {
+                        Some(c) => Ok((At::root(c), true)),
+                        None => Ok((At::root(Cursor::UNKNOWN), false)),
+                    }
+                }
                 Err(_) if open => Ok((At::root(Cursor::UNKNOWN), false)),
                 Err(_) => Err(Error::new(
                     ErrorKind::SchemaMismatch,
@@ -218,6 +233,30 @@ pub(crate) fn member_at<'s>(
         }
         _ => Ok((At::root(Cursor::UNKNOWN), false)),
     }
+}
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// The schema of a custom resource's `metadata`: a CRD's schema declares it
+/// as a bare `type: object` (or not at all), but the API server types it as
+/// `ObjectMeta` (labels and annotations granular maps, finalizers a set,
+/// ownerReferences keyed by uid, managedFields atomic). So the top-level
+/// `metadata` of a typed object whose own schema for it is untyped gets the
+/// embedded `ObjectMeta` (as does an undeclared one, in `member_at`). Schema-less objects (no schema at all) stay
+/// deduced, as on the server.
+fn crd_metadata<'s>(key: &str, found: Cursor<'s>, path: &Path<'_>) -> Option<Cursor<'s>> {
+    if key != "metadata"
+        || !at_root(path)
+        || !matches!(found.kind(), None | Some(NodeKind::Unknown))
+    {
+        return None;
+    }
+    smpatch_schema::embedded().cursor(OBJECT_META)
+}
+
+/// Whether `path` is a member of the object root (`/metadata`, `/kind`).
+fn at_root(path: &Path<'_>) -> bool {
+    matches!(path, Path::Key(Path::Root, _))
 }
 
 /// The path element of an item of an associative list.

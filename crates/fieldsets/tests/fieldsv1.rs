@@ -172,3 +172,36 @@ fn reader_errors_name_the_place_as_dotted_path_elements() {
         assert_eq!(from_value.path(), path, "{input}");
     }
 }
+
+/// Sets as deep as `fields_of` writes them (beyond serde_json's 128 levels)
+/// read back; deeper than `MAX_SET_DEPTH` is still an error.
+#[test]
+fn sets_deeper_than_128_levels_read_back() {
+    use smpatch_fieldsets::{fields_of, FieldsOptions, MAX_SET_DEPTH};
+    use smpatch_value::{parse_json, Arena, ParseOptions};
+    let depth = 300;
+    let doc = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    let arena = Arena::new();
+    let v = parse_json(
+        &arena,
+        doc.as_bytes(),
+        &ParseOptions::default().with_max_depth(400),
+    )
+    .unwrap();
+    let opts = FieldsOptions {
+        max_depth: 400,
+        ..FieldsOptions::default()
+    };
+    let set = fields_of(&v, smpatch_schema::Cursor::UNKNOWN, &opts).unwrap();
+    let text = set.to_json();
+    assert_eq!(FieldSet::from_json(text.as_bytes()).unwrap(), set);
+    let too_deep = format!(
+        "{}{}",
+        r#"{"f:a":"#.repeat(MAX_SET_DEPTH + 5),
+        "}".repeat(MAX_SET_DEPTH + 6)
+    );
+    let e = FieldSet::from_json(too_deep.as_bytes()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidFieldsV1);
+    assert!(e.message().contains("recursion limit"), "{e}");
+    assert!(e.path().starts_with("f:a.f:a."), "{}", e.path());
+}

@@ -30,10 +30,10 @@ fn pe_value() -> impl Strategy<Value = PeValue> {
 fn pe() -> impl Strategy<Value = PathElement> {
     prop_oneof![
         "[a-c.:<\"\\\\\n ]{0,3}".prop_map(PathElement::Field),
-        // Key field names are unique (the server builds them from distinct
-        // schema fields; the reader keeps the last of repeated names).
-        prop::collection::btree_map("(port|name|id)", pe_value(), 1..3)
-            .prop_map(|m| PathElement::key(m.into_iter().collect())),
+        // Key field names may repeat (the reader keeps every occurrence, as
+        // the reference does) and hold JSON punctuation.
+        prop::collection::vec(("(port|name|id|q\"\\}|,:\\[)", pe_value()), 1..4)
+            .prop_map(PathElement::key),
         pe_value().prop_map(PathElement::Value),
         (-3i64..30).prop_map(PathElement::Index),
     ]

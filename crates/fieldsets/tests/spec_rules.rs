@@ -418,9 +418,17 @@ fn sets_under_built_in_schemas() {
             r#"{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:command":{},"f:env":{"k:{\"name\":\"E\"}":{".":{},"f:name":{},"f:valueFrom":{"f:secretKeyRef":{}}}},"f:name":{},"f:volumeMounts":{"k:{\"mountPath\":\"/x\"}":{".":{},"f:mountPath":{},"f:name":{}}}}},"f:nodeSelector":{}}}"#,
         ),
         (
-            "no default in the embedded schema: key without protocol",
+            // This row used to pin the embedded schema's lack of defaults
+            // (`k:{"containerPort":80}`); it now carries the served
+            // documents' `protocol: TCP` (round 8), keyed as the server keys.
+            "the embedded schema's protocol default fills the key, f:protocol not owned",
             set_of(emb, "v1/Pod", json!({"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}})),
-            r#"{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80}":{".":{},"f:containerPort":{}}}}}}}"#,
+            r#"{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}"#,
+        ),
+        (
+            "Service port without protocol: keyed TCP, as the server keys it",
+            set_of(emb, "v1/Service", json!({"spec": {"ports": [{"port": 443, "targetPort": 8443}]}})),
+            r#"{"f:spec":{"f:ports":{"k:{\"port\":443,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:targetPort":{}}}}}"#,
         ),
         (
             "no key field and no default",
