@@ -131,6 +131,32 @@ Examples:
   smpatch explain v1/Service spec.ports
   smpatch explain Widget spec --schema crates/cli/testdata/crd-widget.yaml";
 
+/// `smpatch validate --help` examples.
+const VALIDATE_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch validate -f testdata/unions/k8s/plc-limited.yaml -o json
+  smpatch validate -f testdata/unions/k8s/pod-seccomp.yaml --old testdata/unions/k8s/pod-seccomp.yaml -o json
+  (testdata/unions/k8s/flowschemas.yaml has violations: one line each, exit 1)";
+
+/// `smpatch fields --help` examples.
+const FIELDS_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch fields -f testdata/examples/deployment.yaml -o paths
+  smpatch fields -f crates/cli/testdata/fields-live.yaml --shape update";
+
+/// `smpatch extract --help` examples.
+const EXTRACT_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch extract -f crates/cli/testdata/fields-live.yaml --manager orders-operator
+  smpatch extract -f crates/cli/testdata/fields-live.yaml --manager scaler --subresource status -o json
+  kubectl get deploy web -o yaml --show-managed-fields | smpatch extract -f - --manager NAME";
+
+/// `smpatch owners --help` examples.
+const OWNERS_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch owners -f crates/cli/testdata/fields-live.yaml
+  kubectl get deploy web -o yaml --show-managed-fields | smpatch owners -f -";
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
@@ -199,12 +225,16 @@ enum Command {
     Explain(ExplainArgs),
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
+    #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(validate::ValidateArgs),
     /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    #[command(after_help = FIELDS_EXAMPLES)]
     Fields(fields::FieldsArgs),
     /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    #[command(after_help = EXTRACT_EXAMPLES)]
     Extract(fields::ExtractArgs),
     /// Print which field managers own each path of a live object.
+    #[command(after_help = OWNERS_EXAMPLES)]
     Owners(fields::OwnersArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     #[command(long_about = BATCH_HELP)]
