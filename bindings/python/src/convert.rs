@@ -175,7 +175,12 @@ pub(crate) fn text_bytes(text: &[u8], what: &str) -> Result<Vec<u8>, Error> {
         Error::new(
             ErrorKind::Parse(e.kind),
             e.path.clone(),
-            format!("invalid YAML document ({what}): {e}"),
+            // The error's path leads `str(error)`: the message says the
+            // parser's words and the position, not the pointer again.
+            format!(
+                "invalid YAML document ({what}): {} at line {} column {} (byte {})",
+                e.message, e.line, e.column, e.offset
+            ),
         )
     })?;
     match docs.as_slice() {

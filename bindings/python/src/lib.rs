@@ -55,10 +55,29 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     } else {
         "Error"
     };
+    // How the library's message for a document without apiVersion/kind
+    // starts (it goes on with the Rust `TypeRef` forms).
+    const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
+    let message = if e.name() == "unknown_type" && e.message().starts_with(UNTYPED) {
+        format!(
+            "{UNTYPED}; add them, or name the type with type=\"group/version/Kind\" \
+             (\"apps/v1/Deployment\"), or merge without one with \
+             schema=smpatch.Schema.schemaless()"
+        )
+    } else if e.name() == "unknown_type" {
+        // The keyword arguments that fix it, in Python's words.
+        format!(
+            "{} (schema=smpatch.Schema.load(path, builtin=True) adds a CRD or OpenAPI \
+             document; type=\"group/version/Kind\" names the type)",
+            e.message()
+        )
+    } else {
+        e.message().to_owned()
+    };
     let made = violation_list(py, facade::violations(&e)).and_then(|found| {
         PyModule::import(py, "smpatch")
             .and_then(|m| m.getattr(class))
-            .and_then(|c| c.call1((e.message(), e.name(), e.path(), found)))
+            .and_then(|c| c.call1((message, e.name(), e.path(), found)))
     });
     match made {
         Ok(instance) => PyErr::from_value(instance),

@@ -139,3 +139,22 @@ def test_errors_leave_inputs_untouched():
     before = (repr(live), repr(patch))
     raises("missing_merge_key", "/spec/template/spec/containers/1", smpatch.apply, live, patch, type=DEPLOY)
     assert (repr(live), repr(patch)) == before
+
+
+def test_unknown_type_names_the_keyword_arguments():
+    # A document without apiVersion/kind: Python's fix, not the Rust TypeRef forms.
+    e = raises("unknown_type", "", smpatch.apply, {"spec": {}}, {})
+    assert e.message.startswith("cannot tell the document's type: no apiVersion and kind; add them"), e.message
+    assert 'type="group/version/Kind"' in e.message and "Schema.schemaless()" in e.message, e.message
+    assert "TypeRef" not in e.message, e.message
+    # A kind no schema defines: the keyword arguments that add or name it.
+    e = raises("unknown_type", "", smpatch.apply, {"apiVersion": "x.io/v1", "kind": "Nope"}, {})
+    assert "Schema.load(path, builtin=True)" in e.message, e.message
+
+
+def test_yaml_errors_say_the_pointer_once():
+    e = raises("invalid_document", "/not/1", smpatch.apply, "not: [valid", {}, schema=NONE)
+    assert e.message.count("/not/1") == 0, e.message
+    assert "line 1 column 12" in e.message, e.message
+    e = raises("invalid_document", "", smpatch.apply, 5, {}, schema=NONE)
+    assert "not an int" in e.message, e.message

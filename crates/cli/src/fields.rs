@@ -4,7 +4,7 @@
 //! goes through `smpatch::ops` (`Op::Fields`, `Op::Extract`).
 
 use super::{
-    load_schemas, parse_stream, read_input, schema_refs, type_ref, write_results, write_text,
+    load_schemas, parse_objects, read_input, schema_refs, type_ref, write_results, write_text,
     Failure, Limits, Output, SchemaArgs,
 };
 use clap::{Args, ValueEnum};
@@ -33,7 +33,7 @@ pub(super) enum Shape {
 
 #[derive(Args)]
 pub(super) struct FieldsArgs {
-    /// The documents (JSON or YAML, several YAML documents allowed; `-` = stdin).
+    /// The documents (JSON or YAML, several documents and `kind: List` allowed; `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
     file: PathBuf,
     /// Output format.
@@ -49,7 +49,7 @@ pub(super) struct FieldsArgs {
 #[derive(Args)]
 pub(super) struct ExtractArgs {
     /// The live object(s) with metadata.managedFields (`kubectl get -o yaml
-    /// --show-managed-fields`; `-` = stdin).
+    /// --show-managed-fields`; several documents and `kind: List` allowed; `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
     file: PathBuf,
     /// The field manager whose Apply entry is extracted.
@@ -74,7 +74,7 @@ pub(super) struct ExtractArgs {
 #[derive(Args)]
 pub(super) struct OwnersArgs {
     /// The live object(s) with metadata.managedFields (`kubectl get -o yaml
-    /// --show-managed-fields`; `-` = stdin).
+    /// --show-managed-fields`; several documents and `kind: List` allowed; `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "LIVE|-")]
     file: PathBuf,
 }
@@ -85,7 +85,8 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
     let refs = schema_refs(&user)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let docs = parse_objects(&arena, &input, &name, limits)?;
+    no_objects(&docs, &name, "fields")?;
     let ty = type_ref(&a.schema, &refs);
     let mut opts = match a.shape {
         Shape::Apply => FieldsOptions::default(),
@@ -135,7 +136,8 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     let refs = schema_refs(&user)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let docs = parse_objects(&arena, &input, &name, limits)?;
+    no_objects(&docs, &name, "extract")?;
     let ty = type_ref(&a.schema, &refs);
     let mut opts = if a.reference {
         ExtractOptions::reference()
@@ -214,6 +216,15 @@ fn managers_hint(doc: &smpatch_value::Value<'_>, manager: &str) -> Option<String
     })
 }
 
+/// kubectl's `no objects passed to CMD` when the input holds no document
+/// (an empty file, or only `---`): an empty answer would look like success.
+fn no_objects(docs: &[smpatch_value::Value<'_>], name: &str, cmd: &str) -> Result<(), Failure> {
+    if docs.is_empty() {
+        return Err(Failure::at(name, format!("no objects passed to {cmd}")));
+    }
+    Ok(())
+}
+
 fn owner_text(o: &Owner) -> String {
     if o.subresource.is_empty() {
         format!("{} ({})", o.manager, o.operation)
@@ -234,7 +245,8 @@ pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure
     let input = read_input(&a.file, limits)?;
     let arena = Arena::new();
     let name = a.file.display().to_string();
-    let docs = parse_stream(&arena, &input, &name, limits)?;
+    let docs = parse_objects(&arena, &input, &name, limits)?;
+    no_objects(&docs, &name, "owners")?;
     let mut out = String::new();
     for (i, doc) in docs.iter().enumerate() {
         if i > 0 {

@@ -183,13 +183,8 @@ fn expand_list<'a>(
     objects: &mut Vec<Object<'a>>,
     failures: &mut Vec<Failure>,
 ) {
-    let is_list = v
-        .get("kind")
-        .and_then(|k| k.as_str())
-        .is_some_and(|k| k.ends_with("List"));
-    let items = v.get("items").and_then(|i| i.as_array());
-    match (is_list, items) {
-        (true, Some(items)) => {
+    match list_items(v) {
+        Some(items) => {
             for (i, item) in items.iter().enumerate() {
                 let origin = Origin {
                     item: Some(i),
@@ -211,8 +206,58 @@ fn expand_list<'a>(
                 }
             }
         }
-        _ => objects.push(Object { value: v, origin }),
+        None => objects.push(Object { value: v, origin }),
     }
+}
+
+/// The items of a document whose kind ends in `List` and that holds an
+/// `items` list (what `kubectl get -o yaml` prints for several objects);
+/// `None` for any other document.
+fn list_items<'a>(v: Value<'a>) -> Option<&'a [Value<'a>]> {
+    let is_list = v
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .is_some_and(|k| k.ends_with("List"));
+    if is_list {
+        v.get("items").and_then(|i| i.as_array())
+    } else {
+        None
+    }
+}
+
+/// `docs` (the objects of file `name`) with every `kind: List` document
+/// replaced by its items, as kubectl reads them; an item that is not an
+/// object is a failure located at `/items/K`.
+pub(crate) fn flatten_lists<'a>(
+    docs: Vec<Value<'a>>,
+    name: &str,
+) -> Result<Vec<Value<'a>>, Failure> {
+    let count = docs.len();
+    let mut objects = Vec::with_capacity(count);
+    for (i, doc) in docs.into_iter().enumerate() {
+        let Some(items) = list_items(doc) else {
+            objects.push(doc);
+            continue;
+        };
+        for (k, item) in items.iter().enumerate() {
+            if !item.is_object() {
+                let at = if count > 1 {
+                    format!("{name}: document {} of {count}: /items/{k}", i + 1)
+                } else {
+                    format!("{name}: /items/{k}")
+                };
+                return Err(Failure::at(
+                    at,
+                    format!(
+                        "a list item must be an object, found {} [invalid_document]",
+                        item.kind().name()
+                    ),
+                ));
+            }
+            objects.push(*item);
+        }
+    }
+    Ok(objects)
 }
 
 /// Every document of a JSON or YAML stream; empty YAML documents are skipped.

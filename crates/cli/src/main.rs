@@ -131,6 +131,32 @@ Examples:
   smpatch explain v1/Service spec.ports
   smpatch explain Widget spec --schema crates/cli/testdata/crd-widget.yaml";
 
+/// `smpatch validate --help` examples.
+const VALIDATE_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch validate -f testdata/unions/k8s/plc-limited.yaml -o json
+  smpatch validate -f testdata/unions/k8s/pod-seccomp.yaml --old testdata/unions/k8s/pod-seccomp.yaml -o json
+  (testdata/unions/k8s/flowschemas.yaml has violations: one line each, exit 1)";
+
+/// `smpatch fields --help` examples.
+const FIELDS_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch fields -f testdata/examples/deployment.yaml -o paths
+  smpatch fields -f crates/cli/testdata/fields-live.yaml --shape update";
+
+/// `smpatch extract --help` examples.
+const EXTRACT_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch extract -f crates/cli/testdata/fields-live.yaml --manager orders-operator
+  smpatch extract -f crates/cli/testdata/fields-live.yaml --manager scaler --subresource status -o json
+  kubectl get deploy web -o yaml --show-managed-fields | smpatch extract -f - --manager NAME";
+
+/// `smpatch owners --help` examples.
+const OWNERS_EXAMPLES: &str = "\
+Examples (run from the repository root):
+  smpatch owners -f crates/cli/testdata/fields-live.yaml
+  kubectl get deploy web -o yaml --show-managed-fields | smpatch owners -f -";
+
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 const LAST_APPLIED: &str = apply_flow::LAST_APPLIED_ANNOTATION;
 
@@ -199,12 +225,16 @@ enum Command {
     Explain(ExplainArgs),
     /// Report every union (KEP-1027) and enum (KEP-2887) violation of every document
     /// (exit 0 clean, 1 violations, 2 other errors).
+    #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(validate::ValidateArgs),
     /// Print the server-side apply field set (FieldsV1) of each document (KEP-2155).
+    #[command(after_help = FIELDS_EXAMPLES)]
     Fields(fields::FieldsArgs),
     /// Print the apply configuration a field manager owns in a live object (KEP-2155).
+    #[command(after_help = EXTRACT_EXAMPLES)]
     Extract(fields::ExtractArgs),
     /// Print which field managers own each path of a live object.
+    #[command(after_help = OWNERS_EXAMPLES)]
     Owners(fields::OwnersArgs),
     /// Machine interface: one JSON request per stdin line, one JSON response per stdout line.
     #[command(long_about = BATCH_HELP)]
@@ -352,10 +382,12 @@ struct DiffArgs {
 
 #[derive(Args)]
 struct ApplyArgs {
-    /// The new configuration (JSON or YAML; several documents allowed).
+    /// The new configuration (JSON or YAML; several documents and `kind: List` allowed;
+    /// `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "MANIFEST")]
     manifest: PathBuf,
-    /// The live object(s), as `kubectl get -o yaml` prints them.
+    /// The live object(s), as `kubectl get -o yaml` prints them (one object, several
+    /// documents or a `kind: List`; `-` = stdin).
     #[arg(long = "live", value_name = "LIVE")]
     live: PathBuf,
     /// Overwrite changes made on the server since the last apply (`--overwrite=false` makes them conflicts).
@@ -495,7 +527,15 @@ impl From<Error> for Failure {
         }
         let mut message = e.message().to_owned();
         if e.name() == "unknown_type" {
-            message.push_str(UNKNOWN_TYPE_HINT);
+            if message.starts_with(UNTYPED) {
+                // The library names the Rust `TypeRef` forms; say the flag.
+                message = format!(
+                    "{UNTYPED}; add them, or name the type with --type-name NAME|GVK \
+                     (apps/v1/Deployment, deploy)"
+                );
+            } else {
+                message.push_str(UNKNOWN_TYPE_HINT);
+            }
         }
         // The schema loader's depth limit is not --max-depth.
         if e.name() == "too_deep" && !matches!(e.kind(), smpatch::ErrorKind::Schema(_)) {
@@ -538,6 +578,10 @@ fn apply_merge_hint(mut f: Failure) -> Failure {
     }
     f
 }
+
+/// How the library's `unknown_type` error for a document without
+/// apiVersion/kind starts.
+const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
 
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \
@@ -742,6 +786,19 @@ fn objects_of<'a>(docs: Vec<Value<'a>>, name: &str) -> Result<Vec<Value<'a>>, Fa
             })
         })
         .collect()
+}
+
+/// [`parse_stream`] with every `kind: List` document replaced by its items
+/// ([`input::flatten_lists`]): the objects of `apply`, `validate`, `fields`,
+/// `extract` and `owners`, read as kubectl reads `-f` (a `kubectl get -o
+/// yaml` of several objects is a `List`).
+fn parse_objects<'a>(
+    arena: &'a Arena,
+    bytes: &'a [u8],
+    name: &str,
+    limits: &Limits,
+) -> Result<Vec<Value<'a>>, Failure> {
+    input::flatten_lists(parse_stream(arena, bytes, name, limits)?, name)
 }
 
 fn parse_one<'a>(
@@ -1189,12 +1246,12 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
     let arena = Arena::new();
     let manifest_name = a.manifest.display().to_string();
     let live_name = a.live.display().to_string();
-    let manifests = parse_stream(&arena, &mb, &manifest_name, limits)?;
+    let manifests = parse_objects(&arena, &mb, &manifest_name, limits)?;
     if manifests.is_empty() {
         // kubectl's words for an empty manifest.
         return Err(Failure::at(&manifest_name, "no objects passed to apply"));
     }
-    let lives = parse_stream(&arena, &lb, &live_name, limits)?;
+    let lives = parse_objects(&arena, &lb, &live_name, limits)?;
     let user = load_schemas(&a.engine.schema.schemas, limits)?;
     let refs = schema_refs(&user)?;
     let ty = type_ref(&a.engine.schema, &refs);

@@ -17,13 +17,14 @@ use smpatch::{Cursor, UnionOptions, Value, Violation};
 use smpatch_value::Arena;
 
 use crate::{
-    load_schemas, parse_stream, read_input, schema_refs, type_ref, Failure, Limits, SchemaArgs,
+    load_schemas, parse_objects, read_input, schema_refs, type_ref, Failure, Limits, SchemaArgs,
 };
 
 /// Output of `smpatch validate`.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum ValidateOutput {
-    /// One line per violation: `FILE#DOC KIND/NAME POINTER: MESSAGE [RULE]`.
+    /// One line per violation: `FILE#DOC KIND/NAME POINTER: MESSAGE [RULE]` (DOC counts
+    /// objects from 0, a `kind: List`'s items one by one).
     Text,
     /// `{"valid": BOOL, "documents": [{"index", "apiVersion", "kind", "name", "violations": [{"path", "rule", "message"}]}]}`.
     Json,
@@ -32,7 +33,8 @@ pub(crate) enum ValidateOutput {
 /// `smpatch validate -f FILE [--old FILE] [-o text|json]`.
 #[derive(Args)]
 pub(crate) struct ValidateArgs {
-    /// The documents to validate (JSON or YAML, several YAML documents allowed; `-` = stdin).
+    /// The documents to validate (JSON or YAML, several documents and `kind: List` allowed;
+    /// `-` = stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE|-")]
     file: PathBuf,
     /// The stored objects the documents replace: decides which discriminators changed.
@@ -117,9 +119,13 @@ pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure
     let ty = type_ref(&a.schema, &refs);
     let opts = a.unions.options(limits.max_depth());
     let arena = Arena::new();
-    let docs = parse_stream(&arena, &bytes, &name, limits)?;
+    let docs = parse_objects(&arena, &bytes, &name, limits)?;
+    if docs.is_empty() {
+        // Nothing validated is not "clean": an empty or mistyped input fails.
+        return Err(Failure::at(&name, "no objects passed to validate"));
+    }
     let olds = match (&old_bytes, &a.old) {
-        (Some(b), Some(p)) => parse_stream(&arena, b, &p.display().to_string(), limits)?,
+        (Some(b), Some(p)) => parse_objects(&arena, b, &p.display().to_string(), limits)?,
         _ => Vec::new(),
     };
     let mut clean = true;

@@ -616,14 +616,18 @@ spec:
 /// repository root.
 #[test]
 fn command_help_examples_run() {
-    for command in ["patch", "diff", "apply", "explain"] {
+    for command in [
+        "patch", "diff", "apply", "explain", "validate", "fields", "extract", "owners",
+    ] {
         let (code, help, _) = run(&[command, "--help"]);
         assert_eq!(code, 0, "{command}");
         let examples = &help[help
             .find("Examples")
             .unwrap_or_else(|| panic!("{command}: an Examples block"))..];
         let cmds = commands(examples);
-        assert!(cmds.len() >= 2, "{command}: {cmds:?}");
+        // `owners` has one file to show; its other example reads kubectl.
+        let least = if command == "owners" { 1 } else { 2 };
+        assert!(cmds.len() >= least, "{command}: {cmds:?}");
         for c in &cmds {
             assert_eq!(c[1], command, "{c:?}");
             runs_cleanly(c, &format!("smpatch {command} --help"));
@@ -760,4 +764,112 @@ fn json_patch_with_a_trailing_comment_is_read_as_yaml() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("[invalid_document]"), "{err}");
+}
+
+/// A scratch directory for one test, removed by the caller.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("smpatch-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An empty input is kubectl's `no objects passed to CMD` in every command
+/// that reads objects: `validate` of nothing is not "clean" (exit 2, as its
+/// other errors), `fields`, `extract` and `owners` of nothing not an empty
+/// success.
+#[test]
+fn empty_input_is_no_objects_in_every_command() {
+    let dir = scratch("empty-every");
+    let empty = dir.join("empty.yaml");
+    std::fs::write(&empty, "# nothing yet\n---\n").unwrap();
+    let file = empty.to_str().unwrap();
+    for (args, status) in [
+        (vec!["validate", "-f", file], 2),
+        (vec!["fields", "-f", file], 1),
+        (vec!["extract", "-f", file, "--manager", "m"], 1),
+        (vec!["owners", "-f", file], 1),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, status, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        let want = format!("empty.yaml: no objects passed to {}\n", args[0]);
+        assert!(
+            err.starts_with("error: ") && err.ends_with(&want),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `kubectl get KIND -o yaml` prints several objects as one `kind: List`:
+/// `apply --live` matches the manifest against its items (it used to see
+/// no live object and answer `created`), and `validate`, `fields`,
+/// `extract` and `owners` read the items, as `patch` does.
+#[test]
+fn list_documents_stand_for_their_items_in_every_command() {
+    let dir = scratch("lists");
+    let live = dir.join("live.yaml");
+    std::fs::write(
+        &live,
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  \
+         metadata:\n    name: a\n    annotations:\n      \
+         kubectl.kubernetes.io/last-applied-configuration: '{\"apiVersion\":\"v1\",\
+         \"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"},\"data\":{\"x\":\"1\"}}'\n  \
+         data:\n    x: \"1\"\n    z: \"2\"\n",
+    )
+    .unwrap();
+    let manifest = dir.join("manifest.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: ConfigMapList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  \
+         metadata:\n    name: a\n  data:\n    x: \"3\"\n",
+    )
+    .unwrap();
+    let (m, l) = (manifest.to_str().unwrap(), live.to_str().unwrap());
+    let (code, out, err) = run(&["apply", "-f", m, "--live", l, "-o", "yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, "configmap/a configured\n");
+    // The live-only key z stays; x takes the manifest's value.
+    assert!(out.contains("\ndata:\n  x: \"3\"\n  z: \"2\"\n"), "{out}");
+
+    let (code, out, err) = run(&["fields", "-f", l, "-o", "paths"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("f:data.f:z\n"), "{out}");
+    let (code, out, err) = run(&["validate", "-f", m, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""kind":"ConfigMap""#), "{out}");
+    let (code, _, err) = run(&["owners", "-f", l]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no field manager owns anything"), "{err}");
+
+    // An item that is not an object is named by its pointer.
+    std::fs::write(&manifest, "apiVersion: v1\nkind: List\nitems:\n- 3\n").unwrap();
+    let (code, _, err) = run(&["validate", "-f", m]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.ends_with("manifest.yaml: /items/0: a list item must be an object, found int [invalid_document]\n"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A document without apiVersion/kind: the error says what is missing and
+/// names the CLI's flags, in the CLI's words (not the library's `TypeRef`).
+#[test]
+fn a_document_without_a_type_names_the_flags() {
+    let dir = scratch("untyped");
+    let file = dir.join("untyped.json");
+    std::fs::write(&file, r#"{"spec":{"replicas":1}}"#).unwrap();
+    let (code, _, err) = run(&["patch", "-f", file.to_str().unwrap(), "-p", "{}"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "untyped.json: /: cannot tell the document's type: no apiVersion and kind; add them, or name the type with --type-name NAME|GVK"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("--type-name NAME|GVK"), "{err}");
+    assert!(!err.contains("TypeRef"), "{err}");
+    assert!(err.ends_with("[unknown_type]\n"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -118,7 +118,12 @@ pub fn check_object<'a>(value: Value<'a>, what: &str) -> Result<Value<'a>, Error
             FacadeKind::InvalidDocument,
             "",
             format!(
-                "invalid JSON document ({what}): the top level must be an object, not a {}",
+                "invalid JSON document ({what}): the top level must be an object, not {} {}",
+                if other.kind().name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                },
                 other.kind().name()
             ),
         )),

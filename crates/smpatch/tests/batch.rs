@@ -323,3 +323,29 @@ fn batch_caches_schema_files() {
     }
     assert_eq!(state.cached_schema_files(), 1);
 }
+
+/// `unknown_type` answers name the request member that fixes it, in the
+/// protocol's words: a document without apiVersion/kind does not get the
+/// library's Rust `TypeRef` forms.
+#[test]
+fn unknown_type_names_the_schema_member() {
+    let mut state = BatchState::new();
+    for (line, starts) in [
+        (
+            r#"{"id":1,"op":"apply","original":{"spec":{}},"patch":{}}"#,
+            "cannot tell the document's type: no apiVersion and kind; add them, or name the type in the request's \"schema\": ",
+        ),
+        (
+            r#"{"id":2,"op":"create2","original":{"apiVersion":"x.io/v1","kind":"Y"},"modified":{}}"#,
+            "no schema for apiVersion \"x.io/v1\", kind \"Y\"",
+        ),
+    ] {
+        let v = json(&handle_line(&mut state, line));
+        assert_eq!(v["error"]["kind"], "unknown_type", "{v}");
+        assert_eq!(v["error"]["path"], "/schema", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(starts), "{message}");
+        assert!(message.contains(r#"{"none": true}"#), "{message}");
+        assert!(!message.contains("TypeRef"), "{message}");
+    }
+}

@@ -166,12 +166,31 @@ pub(super) fn run<'a>(
             (vec![embedded], TypeRef::Detect)
         }
     };
-    let cursor =
-        ops::resolve_type(&op, &schemas, &ty, &docs).map_err(|e| e.with_prefix("/schema"))?;
+    let cursor = ops::resolve_type(&op, &schemas, &ty, &docs)
+        .map_err(|e| unknown_type_hint(e.with_prefix("/schema")))?;
     let out = ops::execute(arena, &op, &docs, cursor);
     if matches!(name, OpName::Fields | OpName::Extract) {
         // Errors of the field-set ops point into the request's `object`.
         return out.map_err(|e| e.with_prefix("/object"));
     }
     out
+}
+
+/// An `unknown_type` error in the protocol's words: the request's
+/// `"schema"` member that fixes it (the library's message for a document
+/// without apiVersion/kind names the Rust `TypeRef` forms instead).
+fn unknown_type_hint(e: Error) -> Error {
+    if e.name() != "unknown_type" {
+        return e;
+    }
+    const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
+    const MEMBERS: &str = "{\"builtin\": \"apps/v1/Deployment\"} names a built-in type, \
+        {\"file\": PATH, \"definition\": NAME} a type of a CRD or OpenAPI document, \
+        {\"none\": true} merges without a schema";
+    let message = if e.message().starts_with(UNTYPED) {
+        format!("{UNTYPED}; add them, or name the type in the request's \"schema\": {MEMBERS}")
+    } else {
+        format!("{} (the request's \"schema\": {MEMBERS})", e.message())
+    };
+    Error::new(e.kind(), e.path(), message)
 }
