@@ -57,7 +57,11 @@ const GROUPS: &[(&str, &str, &[usize])] = &[
 ];
 
 fn bench_shapes(c: &mut Criterion) {
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs the
+    // target too: keep that quick (each group's smallest size).
+    let quick = !std::env::args().any(|a| a == "--bench");
     for &(shape, op, sizes) in GROUPS {
+        let sizes = if quick { &sizes[..1] } else { sizes };
         let mut g = c.benchmark_group(format!("shapes/{shape}-{op}"));
         g.sample_size(10);
         for &n in sizes {
