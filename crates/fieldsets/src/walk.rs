@@ -594,26 +594,35 @@ impl Walker<'_> {
                     {
                         end += 1;
                     }
-                    let Some((pe, idx)) = pes.get(j) else { break };
+                    let second = pes.get(j + 1).map(|x| x.1);
+                    // The group's element is read no more: taken, not cloned.
+                    let Some((pe, idx)) = pes
+                        .get_mut(j)
+                        .map(|x| (std::mem::replace(&mut x.0, PathElement::Index(0)), x.1))
+                    else {
+                        break;
+                    };
                     if end - j > 1 {
                         if !self.opts.allow_duplicates {
-                            let second = pes.get(j + 1).map(|x| x.1).unwrap_or(*idx);
+                            let second = second.unwrap_or(idx);
                             return Err(Error::new(
                                 ErrorKind::DuplicateListItem,
-                                path.index(second.max(*idx)).pointer(),
+                                path.index(second.max(idx)).pointer(),
                                 format!("duplicate entries for key {pe}"),
                             ));
                         }
-                        members.push(pe.clone());
+                        members.push(pe);
                     } else {
-                        let here = path.index(*idx);
-                        let item = items.get(*idx).copied().unwrap_or(Value::Null);
+                        let here = path.index(idx);
+                        let item = items.get(idx).copied().unwrap_or(Value::Null);
                         let (below, _) =
                             self.walk(&item, At::item(open, elem), w.step(&here, elem))?;
                         if self.collect {
-                            members.push(pe.clone());
-                            if !below.is_empty() {
-                                children.push((pe.clone(), below));
+                            if below.is_empty() {
+                                members.push(pe);
+                            } else {
+                                members.push(pe.clone());
+                                children.push((pe, below));
                             }
                         }
                     }
