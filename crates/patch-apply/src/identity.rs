@@ -546,6 +546,89 @@ impl HashSeen {
     }
 }
 
+/// True when no two of `hashes` are equal: the distinctness check of a
+/// list's identities when no set of them is kept for look-ups afterwards
+/// (the scan pairing; the hint pairing keeps its [`HashSeen`]).
+///
+/// Long lists are bucketed by the top bits of each hash (one counting
+/// pass, one scatter pass), then each bucket (about a thousand hashes) is
+/// checked in a small table that stays in the L1 cache, cleared between
+/// buckets. Equal hashes share a bucket, so the answer is exact on the
+/// 64-bit hashes (where [`HashSeen`] compares 32-bit tags). What it saves
+/// over [`HashSeen::insert_all`] is the table of two slots per hash
+/// (2 MB at 256k elements, zeroed and then written across, past the L2
+/// cache; docs/BENCHMARKS.md, "io-scale").
+pub(crate) fn all_distinct(hashes: &[u64]) -> bool {
+    let n = hashes.len();
+    if n < DISTINCT_BUCKETED_MIN {
+        return HashSeen::with_capacity(n).insert_all(hashes);
+    }
+    // About 1024 hashes a bucket, 4096 buckets at most.
+    let bits = (usize::BITS - 1 - n.leading_zeros())
+        .saturating_sub(10)
+        .clamp(1, 12);
+    let shift = 64 - bits;
+    let mut start = vec![0usize; 1 << bits];
+    for &h in hashes {
+        start[(h >> shift) as usize] += 1;
+    }
+    let mut at = 0;
+    for s in start.iter_mut() {
+        let count = *s;
+        *s = at;
+        at += count;
+    }
+    let mut sorted = vec![0u64; n];
+    for &h in hashes {
+        let b = (h >> shift) as usize;
+        sorted[start[b]] = h;
+        start[b] += 1;
+    }
+    // `start[b]` is now the end of bucket `b`.
+    let mut table: Vec<u64> = Vec::new();
+    let mut zero = false;
+    let mut from = 0;
+    for &end in &start {
+        let bucket = &sorted[from..end];
+        from = end;
+        if bucket.len() < 2 {
+            continue;
+        }
+        let slots = (bucket.len() * 2).next_power_of_two();
+        let slot_bits = slots.trailing_zeros();
+        let mask = slots - 1;
+        table.clear();
+        table.resize(slots, 0);
+        for &h in bucket {
+            if h == 0 {
+                // 0 marks an empty slot: the hash 0 is tracked apart.
+                if zero {
+                    return false;
+                }
+                zero = true;
+                continue;
+            }
+            // The bits below the bucket's: spread within the bucket.
+            let mut i = ((h << bits) >> (64 - slot_bits)) as usize;
+            loop {
+                match table[i] {
+                    0 => {
+                        table[i] = h;
+                        break;
+                    }
+                    t if t == h => return false,
+                    _ => i = (i + 1) & mask,
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Lists shorter than this are checked by one [`HashSeen`] (whose table
+/// of up to 128 KB stays in the L2 cache anyway).
+const DISTINCT_BUCKETED_MIN: usize = PARTITION_MIN_SLOTS / 2;
+
 /// Renders an identity for messages (`a`, or `[80 TCP]`).
 pub(crate) fn render_id(id: &Id<'_>) -> String {
     if id.0.len() == 1 {
@@ -649,6 +732,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn all_distinct_finds_every_repeat_and_no_other() {
+        // Around the bucketed size and at several bucket counts; repeats
+        // placed anywhere (same bucket by construction), the hash 0 (the
+        // table's empty mark) alone and repeated, and hashes equal in
+        // their low 32 bits only (a 32-bit tag table would call them
+        // repeats; the 64-bit check must not).
+        let mix = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7);
+        for n in [
+            1usize,
+            2,
+            100,
+            DISTINCT_BUCKETED_MIN - 1,
+            DISTINCT_BUCKETED_MIN,
+            40_000,
+            300_000,
+        ] {
+            let hashes: Vec<u64> = (0..n as u64).map(mix).collect();
+            assert!(all_distinct(&hashes), "n {n}");
+            if n >= 2 {
+                for at in [0, n / 3, n - 1] {
+                    let mut repeated = hashes.clone();
+                    repeated.push(hashes[at]);
+                    repeated.swap(n, n / 2);
+                    assert!(!all_distinct(&repeated), "n {n} at {at}");
+                }
+            }
+            // `mix(0)` is 0: the distinct lists above hold it once.
+            assert_eq!(hashes[0], 0);
+            let mut with_zero = hashes.clone();
+            with_zero.push(0);
+            assert!(!all_distinct(&with_zero), "n {n}");
+        }
+        let n = 50_000u64;
+        let low_alike: Vec<u64> = (0..n).map(|i| (mix(i) << 32) | 0x1234_5678).collect();
+        assert!(all_distinct(&low_alike));
+        let mut low_alike = low_alike;
+        low_alike.push(low_alike[17]);
+        assert!(!all_distinct(&low_alike));
     }
 
     #[test]

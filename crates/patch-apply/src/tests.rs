@@ -842,6 +842,34 @@ mod carried {
     }
 
     #[test]
+    fn hint_pairing_out_of_live_order_matches_the_reference() {
+        // A patch out of live order: more misses of the neighbour guess
+        // than the hint's searches, elements not in the live list, and a
+        // repeat of an appended element (which sends the hint to the
+        // index). Every way gives the reference's result, with and without
+        // `$setElementOrder`.
+        let live: Vec<J> = (0..40).map(|i| json!({"id": format!("e{i}")})).collect();
+        let order = [
+            7, 31, 100, 2, 101, 19, 38, 102, 0, 23, 103, 11, 12, 13, 29, 104, 5, 100, 33, 34,
+        ];
+        let patch: Vec<J> = order
+            .iter()
+            .map(|i| json!({"id": format!("e{i}"), "v": i}))
+            .collect();
+        let original = json!({ "items": live });
+        same_both_ways(&original, &json!({ "items": patch.clone() }));
+        let keys: Vec<J> = order
+            .iter()
+            .rev()
+            .map(|i| json!({"id": format!("e{i}")}))
+            .collect();
+        same_both_ways(
+            &original,
+            &json!({ "items": patch, "$setElementOrder/items": keys }),
+        );
+    }
+
+    #[test]
     fn scan_overlay_merges_like_the_index() {
         // The scan pairing merges over the live list without copying it
         // (`merge::list::Overlay`); its result is written straight into the

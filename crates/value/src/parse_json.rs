@@ -52,7 +52,17 @@ pub fn parse_json<'a>(
     }
     // Validate UTF-8 once; parse the valid prefix and report the bad byte
     // (with the path reached so far) when the parser runs into it.
-    let (src, invalid_at) = match std::str::from_utf8(input) {
+    //
+    // The check is simdutf8's (SIMD where the CPU has it, chosen at run
+    // time; several times std's speed on ASCII): it is a pass of its own over
+    // the whole input, so its speed counts on large documents
+    // (docs/BENCHMARKS.md, "io-scale"). Its error carries no position, so
+    // invalid input is checked again by std, which names the byte.
+    let checked = match simdutf8::basic::from_utf8(input) {
+        Ok(s) => Ok(s),
+        Err(_) => std::str::from_utf8(input),
+    };
+    let (src, invalid_at) = match checked {
         Ok(s) => (s, None),
         Err(e) => {
             let n = e.valid_up_to();
@@ -1189,6 +1199,42 @@ mod tests {
             }
         }
         assert!(checked > 100, "{checked}");
+    }
+
+    /// The SIMD check reads 64-byte blocks and a tail: a bad sequence at
+    /// every offset of strings of every length around those sizes is
+    /// reported at its first byte (std's `valid_up_to`), and the same
+    /// documents with valid multibyte characters there parse.
+    #[test]
+    fn invalid_utf8_at_every_offset_of_block_sized_inputs() {
+        let arena = Arena::new();
+        let opts = ParseOptions::default();
+        for len in (0..200).chain([255, 256, 257, 1023, 1024, 1025]) {
+            for at in 0..len {
+                for (n, bad_seq) in INVALID.iter().enumerate() {
+                    if (at + n) % 7 != 0 && len > 140 {
+                        continue;
+                    }
+                    let mut doc = b"[\"".to_vec();
+                    doc.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+                    doc.extend_from_slice(b"\"]");
+                    let good = doc.clone();
+                    let p = 2 + at;
+                    doc.splice(p..p, bad_seq.iter().copied());
+                    let want = std::str::from_utf8(&doc).unwrap_err().valid_up_to();
+                    let e = parse_json(&arena, &doc, &opts).unwrap_err();
+                    assert_eq!((e.kind, e.offset), (ParseErrorKind::InvalidUtf8, want));
+                    assert_eq!(e.offset, p, "len {len} at {at} seq {n}");
+                    let mut ok = good;
+                    ok.splice(p..p, "é€𝄞".bytes());
+                    let v = parse_json(&arena, &ok, &opts).unwrap();
+                    assert_eq!(
+                        v.pointer("/0").and_then(|v| v.as_str()).map(str::len),
+                        Some(len + 9)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@ use super::object::FieldOp;
 use super::order::Elements;
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective};
-use crate::identity::{id_hash, identity, render_id, FlatId, HashSeen, Id, KeySpec, PosIndex};
+use crate::identity::{
+    all_distinct, id_hash, identity, render_id, FlatId, HashSeen, Id, KeySpec, PosIndex,
+};
 use crate::rules::{self, KindRule};
 use crate::{Error, ErrorKind};
 use smpatch_schema::{grow_stack, Walk};
@@ -342,7 +344,7 @@ fn scan_live<'a>(
     first.clear();
     first.resize(rest.len(), usize::MAX);
     let mut open = wanted.iter().filter(|w| w.is_some()).count();
-    // The live hashes, checked distinct after the pass ([`HashSeen::insert_all`]).
+    // The live hashes, checked distinct after the pass ([`all_distinct`]).
     let mut hashes: Vec<u64> = Vec::with_capacity(if distinct { live.len() } else { 0 });
     let mut exact = distinct;
     let mut batch: Vec<(Id<'a>, u64, usize)> = Vec::with_capacity(BATCH);
@@ -368,7 +370,7 @@ fn scan_live<'a>(
             }
         }
     }
-    exact && HashSeen::with_capacity(hashes.len()).insert_all(&hashes)
+    exact && all_distinct(&hashes)
 }
 
 /// Elements whose slots the live index build reads together.
