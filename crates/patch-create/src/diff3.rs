@@ -2381,6 +2381,49 @@ mod tests {
         sort_pairing(false);
     }
 
+    /// `$patch: delete` entries on every side of long reordered lists: in
+    /// current, unpaired and paired with original's element; in modified,
+    /// unpaired and paired with current's; by the maps and by the sort
+    /// pairing, each equal to the separate diffs.
+    #[test]
+    fn delete_entries_of_long_lists_equal_separate_diffs() {
+        use serde_json::json;
+        let Some(schema) = merge_item_schema() else {
+            return;
+        };
+        let cursor = schema.cursor("mergeItem").unwrap();
+        let n = 3000;
+        let elem = |i: usize, v: &str| json!({"name": format!("n{i}"), "value": v});
+        let del = |k: String| json!({"name": k, "$patch": "delete"});
+        let o: Vec<J> = (0..n).map(|i| elem(i, "v")).collect();
+        // Delete entries whose keys sort opposite to their positions.
+        let mut m: Vec<J> = (0..n)
+            .rev()
+            .map(|i| match i {
+                40 => del("n40".into()),
+                _ => elem(i, if i % 3 == 0 { "c" } else { "v" }),
+            })
+            .collect();
+        m.insert(5, del("zz-gone".into()));
+        let mut c: Vec<J> = (0..n)
+            .map(|i| (i + 77) % n)
+            .map(|i| match i {
+                177 => del("n177".into()),
+                _ => elem(i, "v"),
+            })
+            .collect();
+        c.insert(9, del("zz-live-gone".into()));
+        let doc = |l: &Vec<J>| json!({"mergingList": l});
+        for sort in [false, true] {
+            sort_pairing(sort);
+            for (fq, ck) in [(false, false), (true, true)] {
+                let got = compare(&doc(&o), &doc(&m), &doc(&c), cursor, &options(fq, ck));
+                assert_eq!(got, Outcome::Fused, "sort {sort}, fix_quirks {fq}");
+            }
+        }
+        sort_pairing(false);
+    }
+
     /// Long keyed lists in different orders take the fused walk too (one
     /// pairing for the three diffs), with current in original's order or
     /// in its own, keys added and removed, and outside the shared case
