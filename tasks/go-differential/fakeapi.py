@@ -83,6 +83,9 @@ MORE = [
     ("networking.k8s.io/v1", "ingressclasses", "IngressClass", False),
     ("node.k8s.io/v1", "runtimeclasses", "RuntimeClass", False),
     ("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    # schemagen.py's create cases (tasks/kubectl-differential/schemagen.py).
+    ("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
+    ("v1", "componentstatuses", "ComponentStatus", False),
     # A custom resource: kubectl has no Go type for it, so `kubectl apply`
     # sends a JSON merge patch (crates/cli/tests/kubectl/apply_merge_differential.py).
     ("example.com/v1", "widgets", "Widget", True),
