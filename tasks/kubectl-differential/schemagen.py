@@ -91,6 +91,12 @@ EXCLUDED = {
     "APIService": "no Go type in kubectl's scheme: strategic merge refused locally",
 }
 
+# Fields of the documents that kubectl v1.32's structs no longer have (their
+# names live on elsewhere, so KNOWN keeps them): both sides refuse maps and
+# lists under them ("unable to find api field"), which says nothing.
+GONE = {("io.k8s.api.networking.v1.NetworkPolicy", "status"),
+        ("io.k8s.api.core.v1.PodResourceClaim", "source")}
+
 pick = lambda rng, xs: xs[rng.randrange(len(xs))]  # noqa: E731
 
 KEY_POOLS = {
@@ -304,7 +310,8 @@ def build(rng, n, field="", depth=0):
         return meta(rng, "m" + str(rng.randrange(100)), False)
     if k == "struct":
         out = {}
-        props = [p for p in n.props() if KNOWN is None or p in KNOWN or p in ("apiVersion", "kind")]
+        props = [p for p in n.props() if (KNOWN is None or p in KNOWN or p in ("apiVersion", "kind"))
+                 and (n.name, p) not in GONE]
         req = set(n.s.get("required", []))
         budget = [99, 10, 8, 7, 6, 5, 4, 3, 2, 1][depth] if depth < 10 else 0
         opt = [p for p in props if p not in req and p not in ("apiVersion", "kind")]
@@ -410,7 +417,7 @@ def patch_for(rng, n, live, depth=0, retain_here=False):
         return p
     if k != "struct":
         return {"free": new_scalar(rng, "x")}
-    props = [x for x in n.props() if KNOWN is None or x in KNOWN]
+    props = [x for x in n.props() if (KNOWN is None or x in KNOWN) and (n.name, x) not in GONE]
     present = [x for x in props if x in live]
     absent = [x for x in props if x not in live and x not in ("apiVersion", "kind")]
     if depth == 0 and "spec" in present and rng.random() < 0.7:
@@ -441,6 +448,8 @@ def patch_for(rng, n, live, depth=0, retain_here=False):
             p[f] = sub
         elif fk in ("struct", "map", "free", "special", "meta"):
             p[f] = build(rng, fn, f, depth + 1)
+            if rng.random() < 0.15:
+                sprinkle_nulls(rng, p[f])
         else:
             p[f] = new_scalar(rng, v) if v is not None else build(rng, fn, f, depth + 1)
         if rng.random() < 0.02:
@@ -481,6 +490,21 @@ def patch_meta(rng, m):
     else:
         p["annotations"] = {"a": None, "z": "1"}
     return p
+
+
+def sprinkle_nulls(rng, v):
+    """Nulls and `$patch` objects deep inside a new value (Q6/Q10)."""
+    if isinstance(v, dict):
+        for k in list(v):
+            if rng.random() < 0.2:
+                v[k] = None
+            elif rng.random() < 0.05:
+                v[k] = {"$patch": "delete"}
+            else:
+                sprinkle_nulls(rng, v[k])
+    elif isinstance(v, list):
+        for x in v:
+            sprinkle_nulls(rng, x)
 
 
 def elem_key(e, key):
@@ -530,7 +554,16 @@ def patch_list(rng, n, f, live, p, depth):
         e = build(rng, items, "", depth + 2)
         if isinstance(e, dict):
             e[key] = key_value(rng, key)
+            if rng.random() < 0.15:
+                sprinkle_nulls(rng, e)
             out.append(e)
+    extra = [x for x in mk if x != key]
+    if extra and rng.random() < 0.3:
+        # Two elements with one merge key and different other map keys (the
+        # reference pairs by the merge key only: both merge into one element).
+        kv = key_value(rng, key)
+        for pv in rng.sample(KEY_POOLS.get(extra[0], ["o1", "o2"]), 2):
+            out.append({key: kv, extra[0]: pv})
     x = rng.random()
     if x < 0.04:
         out.append({"$patch": "replace"})
@@ -555,6 +588,9 @@ def patch_list(rng, n, f, live, p, depth):
         elif y < 0.3:
             keys.append(json.dumps(key_value(rng, key)))
         p["$setElementOrder/" + f] = [{key: json.loads(k)} for k in keys]
+        if extra and rng.random() < 0.3:
+            for o in p["$setElementOrder/" + f]:
+                o[extra[0]] = pick(rng, KEY_POOLS.get(extra[0], ["o1"]))
         if rng.random() < 0.05:
             p["$setElementOrder/" + f].append("scalar")
     if rng.random() < 0.05:
@@ -633,8 +669,11 @@ def edited(rng, n, live):
                 elif r < 0.45 and v[f]:
                     v[f].pop(rng.randrange(len(v[f])))
                 elif r < 0.6:
-                    v[f].append(build(rng, items, f, depth + 2) if items.kind() != "scalar"
-                                else scalar(rng, items, f))
+                    e = build(rng, items, f, depth + 2) if items.kind() != "scalar" else scalar(rng, items, f)
+                    key = list_meta(fn)[1]
+                    if key and isinstance(e, dict) and rng.random() < 0.9:
+                        e[key] = key_value(rng, key)  # mostly a new key, sometimes a duplicate
+                    v[f].append(e)
                 for e in v[f]:
                     if rng.random() < 0.3:
                         walk(items, e, depth + 1)
@@ -662,10 +701,12 @@ def edited(rng, n, live):
     return m
 
 
-def create_lines(seed, n2, n3, kind=None, source="mix"):
+def create_lines(seed, n2, n3, kind=None, source="mix", n3c=0, napply=0):
     sys.path.insert(0, os.path.join(HERE, "..", "go-differential"))
     import fakeapi
     kt = {k: v for k, v in kind_table().items() if k in fakeapi.KIND_RESOURCE and k != "Widget"}
+    if source == "v3":
+        kt = {k: v for k, v in kt.items() if any(f[0] == "v3" for f in v)}
     lines = []
     for op, cnt, off in (("create2", n2, 0), ("create3", n3, 500_000)):
         for i in range(cnt):
@@ -679,7 +720,31 @@ def create_lines(seed, n2, n3, kind=None, source="mix"):
             else:
                 c = edited(rng, n, o)
                 c["metadata"] = o["metadata"] | {k2: v for k2, v in c["metadata"].items() if k2 == "labels"}
-                lines.append({"op": op, "original": o, "modified": m, "current_plain": c})
+                lines.append({"op": op, "original": None if rng.random() < 0.1 else o, "modified": m,
+                              "current_plain": c})
+    for i in range(n3c):
+        # kubectl apply --overwrite=false: another writer changed the live
+        # object (current) where the manifest may change it too.
+        rng = random.Random(seed * 1_000_003 + 970_000 + i)
+        k = kind or pick_kind(rng, kt)
+        o, n = live_object(rng, k, kt[k], f"sg{seed}-c-{i}", _NS.get(k, True), source)
+        c = edited(rng, n, o) if rng.random() < 0.6 else copy.deepcopy(o)
+        c["metadata"] = copy.deepcopy(o["metadata"])
+        m = edited(rng, n, o) if rng.random() < 0.5 else copy.deepcopy(o)
+        scen = pick(rng, ["reapply", None]) if _NS.get(k, True) else None
+        lines.append({"op": "create3c", "original": None if rng.random() < 0.15 else o, "manifest": m,
+                      "modified": m, "current_plain": c, "scenario": scen})
+    for i in range(napply):
+        # `smpatch apply` end to end (annotation text, --show-patch, object)
+        rng = random.Random(seed * 1_000_003 + 990_000 + i)
+        k = kind or pick_kind(rng, kt)
+        o, n = live_object(rng, k, kt[k], f"sg{seed}-p-{i}", _NS.get(k, True), source)
+        c = edited(rng, n, o)
+        c["metadata"] = copy.deepcopy(o["metadata"])
+        m = edited(rng, n, o)
+        if rng.random() < 0.5:
+            m["metadata"].pop("namespace", None)
+        lines.append({"op": "cli-apply", "original": o, "manifest": m, "current_plain": c})
     return lines
 
 
@@ -732,12 +797,19 @@ def main():
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--n2", type=int, default=0)
     ap.add_argument("--n3", type=int, default=0)
+    ap.add_argument("--n3c", type=int, default=0, help="kubectl apply --overwrite=false cases")
+    ap.add_argument("--napply", type=int, default=0, help="smpatch apply end-to-end cases")
     ap.add_argument("--kind")
     ap.add_argument("--source", choices=["mix", "v2", "v3"], default="mix")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--smpatch", default=os.path.join(REPO, "target", "debug", "smpatch"))
     ap.add_argument("--out", default="/tmp/schemagen")
+    ap.add_argument("--openapi-v3", action="store_true",
+                    help="create: kubectl apply reads patch metadata from the v3 documents (fakeapi serves them; "
+                         "implies --source v3, core/v1 and batch/v1 kinds)")
     args = ap.parse_args()
+    if args.openapi_v3:
+        args.source = "v3"
     if args.what == "kinds":
         for kind, (av, k, s) in probe(args.smpatch).items():
             print(f"{kind:34} {av:40} kubectl={k} smpatch={s}")
@@ -758,7 +830,7 @@ def main():
             subprocess.run([py, os.path.join(HERE, "run.py"), "--cases", path, "--jobs", str(args.jobs),
                             "--smpatch", args.smpatch, "--out", os.path.join(args.out, "apply")], check=True)
     if args.what in ("create", "cases"):
-        lines = create_lines(args.seed, args.n2, args.n3, args.kind, args.source)
+        lines = create_lines(args.seed, args.n2, args.n3, args.kind, args.source, args.n3c, args.napply)
         path = os.path.join(args.out, "create.jsonl")
         with open(path, "w") as f:
             for c in lines:
@@ -766,7 +838,8 @@ def main():
         if args.what == "create":
             subprocess.run([py, os.path.join(HERE, "..", "go-differential", "run.py"), "--replay", path,
                             "--jobs", str(args.jobs), "--smpatch", args.smpatch,
-                            "--out", os.path.join(args.out, "create")], check=True)
+                            "--out", os.path.join(args.out, "create")]
+                           + (["--openapi-v3"] if args.openapi_v3 else []), check=True)
 
 
 if __name__ == "__main__":
