@@ -790,9 +790,52 @@ def probe(smpatch):
     return res
 
 
+def schema_forms(args):
+    """Our apply with three schemas for the same case: the v1.24 OpenAPI v3
+    document, the same group-version's v2 document (schema file +
+    definition) and the embedded v1.37 schema (builtin). No kubectl: the
+    loaders must give the same patch metadata (v2 = v3 exactly; builtin
+    differs only where the types changed since v1.24)."""
+    import collections
+    files = {"v1": "kubernetes-v1.24.api.v1", "batch/v1": "kubernetes-v1.24.batch.v1"}
+    kt = {k: v for k, v in kind_table().items() if v[0][2] in files}
+    reqs = {"v3": [], "v2": [], "builtin": []}
+    cases = []
+    for i in range(args.n):
+        rng = random.Random(args.seed * 1_000_003 + 600_000 + i)
+        kind = pick(rng, sorted(kt))
+        forms = [f for f in kt[kind] if f[0] == "v3"] or kt[kind]
+        live, n = live_object(rng, kind, forms, f"f{i}", _NS.get(kind, True), "v3")
+        patch = patch_for(rng, n, live)
+        base = files[live["apiVersion"]]
+        dname = forms[0][1]
+        cases.append((live, patch))
+        for form in ("v3", "v2"):
+            reqs[form].append({"id": i, "op": "apply", "original": live, "patch": patch, "schema": {
+                "file": os.path.join(OPENAPI, f"{base}.{form}.json"), "definition": dname}})
+        reqs["builtin"].append({"id": i, "op": "apply", "original": live, "patch": patch,
+                                "schema": {"builtin": f"{live['apiVersion']}/{kind}"}})
+    outs = {}
+    for form, rs in reqs.items():
+        out = subprocess.run([args.smpatch, "batch"], input="".join(json.dumps(r) + "\n" for r in rs),
+                             capture_output=True, text=True, check=True).stdout
+        outs[form] = {r["id"]: r.get("ok", {"error": r.get("error", {}).get("kind")})
+                      for r in map(json.loads, filter(None, out.split("\n")))}
+    tally = collections.Counter()
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "schema-forms.jsonl"), "w") as f:
+        for i, (live, patch) in enumerate(cases):
+            a, b, c = outs["v3"].get(i), outs["v2"].get(i), outs["builtin"].get(i)
+            tally["v2==v3" if a == b else "V2!=V3"] += 1
+            tally["builtin==v3" if a == c else "builtin!=v3"] += 1
+            if a != b or a != c:
+                f.write(json.dumps({"i": i, "live": live, "patch": patch, "v3": a, "v2": b, "builtin": c}) + "\n")
+    print(json.dumps(dict(tally), sort_keys=True))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["kinds", "apply", "create", "cases"])
+    ap.add_argument("what", choices=["kinds", "apply", "create", "cases", "schema-forms"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--n2", type=int, default=0)
@@ -810,6 +853,9 @@ def main():
     args = ap.parse_args()
     if args.openapi_v3:
         args.source = "v3"
+    if args.what == "schema-forms":
+        kind_table()
+        return schema_forms(args)
     if args.what == "kinds":
         for kind, (av, k, s) in probe(args.smpatch).items():
             print(f"{kind:34} {av:40} kubectl={k} smpatch={s}")
