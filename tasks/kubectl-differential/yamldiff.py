@@ -283,7 +283,7 @@ def main():
                 cls = "bigint"
             elif kd.has_q13(patch) and any(
                     r[0] == "ok" and kd.norm(r[1]) == kd.norm(o[1])
-                    for r in (run_pair(workdir, f"r{i}-{j}", args.smpatch, ly, py)[0] for j in range(8))):
+                    for r in (run_pair(workdir, f"r{i}-{j}", args.smpatch, ly, py)[0] for j in range(24))):
                 cls = "q13"  # Go's random map order: a kubectl re-run gives our result
             else:
                 cls = "MISMATCH"
