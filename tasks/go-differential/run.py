@@ -121,10 +121,13 @@ class Api:
             self.req("DELETE", key)
             os.unlink(mfile)
         text = (r.stdout + r.stderr).strip()
-        if fakeapi.OPENAPI_V3 and op != "create2" and "error calculating patch from openapi v3" in text:
+        warn = "error calculating patch from openapi v3 spec"
+        if fakeapi.OPENAPI_V3 and op != "create2" and warn in text:
             # The reference failed on the v3 metadata (kubectl then warns and
-            # retries with its struct tags): its answer is that error.
-            return ("err", text, text)
+            # retries with its struct tags): its answer is that error, a
+            # conflict when the warning names one.
+            first = text.split(warn, 1)[1].split("\nerror: ")[0]
+            return ("conflict" if CONFLICT_TEXT in first else "err", text, text)
         if patches:
             p = patches[-1]
             if p["contentType"] != "application/strategic-merge-patch+json":
