@@ -238,7 +238,8 @@ fn decode_binary(text: &str) -> Option<String> {
 /// null, `0x1F` and `0o10` and `010` are integers, and floats become the JSON
 /// text Go would write for them (so `1.0` and `1e3` read as the integers `1`
 /// and `1000`). Quoted and block scalars are strings unless tagged `!!int`,
-/// `!!float`, `!!bool` or `!!null`; `!!str` and any custom tag (`!foo 12` →
+/// `!!float`, `!!bool` or `!!null` (text of another type under such a tag,
+/// `!!int x`, is an error; an integer may be a `!!float`); `!!str` and any custom tag (`!foo 12` →
 /// `"12"`) make a string. Non-string keys become strings (`1: x` → `"1"`);
 /// `null` and unsigned keys beyond `i64` are errors, as in kubectl; float keys
 /// are written as float32 (`3.14159265358979: x` → `"3.1415927"`, `.inf: x`
@@ -451,7 +452,25 @@ impl<'a> Builder<'a, '_> {
                         if (t.is_yaml_core_schema() || t.handle == "!!")
                             && matches!(t.suffix.as_str(), "int" | "float" | "bool" | "null") =>
                     {
-                        resolve_plain(&text)
+                        // go-yaml v2 refuses text that resolves to another
+                        // type (`!!int x`); an integer passes as a float.
+                        let r = resolve_plain(&text);
+                        let found = match r {
+                            Resolved::Null => "null",
+                            Resolved::Bool(_) => "bool",
+                            Resolved::Int(_) | Resolved::Uint(_) => "int",
+                            Resolved::Float(_) => "float",
+                            Resolved::Str | Resolved::Merge => "str",
+                        };
+                        let want = t.suffix.as_str();
+                        if found != want && !(want == "float" && found == "int") {
+                            return Err(self.err(
+                                ParseErrorKind::Yaml,
+                                &span,
+                                format!("cannot decode !!{found} `{text}` as a !!{want}"),
+                            ));
+                        }
+                        r
                     }
                     Some(_) => Resolved::Str,
                 };
