@@ -446,6 +446,14 @@ impl<'a> Builder<'a, '_> {
                 };
                 let resolved = match tag.as_deref() {
                     _ if binary => Resolved::Str,
+                    // `!!merge <<` is the merge key too (go-yaml v2's isMerge).
+                    Some(t)
+                        if (t.is_yaml_core_schema() || t.handle == "!!")
+                            && t.suffix == "merge"
+                            && text == "<<" =>
+                    {
+                        Resolved::Merge
+                    }
                     None if style == ScalarStyle::Plain => resolve_plain(&text),
                     None => Resolved::Str,
                     Some(t)
