@@ -12,7 +12,9 @@ Role/RoleBinding (rbac.authorization.k8s.io/v1), HorizontalPodAutoscaler
 (autoscaling/v2) and PodDisruptionBudget (policy/v1), all namespaced, plus
 the kinds of realshapes.py (`MORE`; cluster-scoped ones keyed by namespace
 `_` in the internal endpoints); 404 for /openapi/* (so kubectl falls
-back to the Go struct tags of its built-in scheme) and answers aggregated
+back to the Go struct tags of its built-in scheme) unless `OPENAPI_V3` maps
+group-version paths (`api/v1`, `apis/batch/v1`) to OpenAPI v3 files, which
+/openapi/v3 then serves (`run.py --openapi-v3`), and answers aggregated
 discovery requests with the legacy documents (content type application/json,
 which client-go accepts as legacy).
 
@@ -83,6 +85,9 @@ MORE = [
     ("networking.k8s.io/v1", "ingressclasses", "IngressClass", False),
     ("node.k8s.io/v1", "runtimeclasses", "RuntimeClass", False),
     ("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    # schemagen.py's create cases (tasks/kubectl-differential/schemagen.py).
+    ("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
+    ("v1", "componentstatuses", "ComponentStatus", False),
     # A custom resource: kubectl has no Go type for it, so `kubectl apply`
     # sends a JSON merge patch (crates/cli/tests/kubectl/apply_merge_differential.py).
     ("example.com/v1", "widgets", "Widget", True),
@@ -125,6 +130,9 @@ def group_list():
         groups.append({"name": g, "versions": [ver], "preferredVersion": ver})
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
+
+# {"api/v1": PATH, ...}: OpenAPI v3 documents served under /openapi/v3 (empty: 404).
+OPENAPI_V3 = {}
 
 STATE = {"objects": {}, "patches": {}}
 LOCK = threading.Lock()
@@ -194,6 +202,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, resource_list("v1"))
         if len(parts) == 3 and parts[0] == "apis" and f"{parts[1]}/{parts[2]}" in RESOURCES:
             return self.send_json(200, resource_list(f"{parts[1]}/{parts[2]}"))
+        if url.path == "/openapi/v3" and OPENAPI_V3:
+            return self.send_json(200, {"paths": {gv: {"serverRelativeURL": f"/openapi/v3/{gv}?hash=0"}
+                                                  for gv in OPENAPI_V3}})
+        if url.path.startswith("/openapi/v3/") and url.path[len("/openapi/v3/"):] in OPENAPI_V3:
+            body = open(OPENAPI_V3[url.path[len("/openapi/v3/"):]], "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return None
         if parts[:1] == ["_patches"] and len(parts) == 4:
             with LOCK:
                 rec = list(STATE["patches"].get(tuple(parts[1:]), []))

@@ -135,7 +135,7 @@ pub(crate) fn plain(sign: &str, digits: &str, exp: i32) -> String {
     out
 }
 
-fn format_exponent(sign: &str, digits: &str, exp: i32) -> String {
+pub(crate) fn format_exponent(sign: &str, digits: &str, exp: i32) -> String {
     let mut out = mantissa_and_exp_sign(sign, digits, exp);
     let e = exp.unsigned_abs();
     if e < 10 {

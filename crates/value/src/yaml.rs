@@ -10,7 +10,6 @@
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
 use crate::parse_json::{first_duplicate, last_wins};
 use crate::path::{pointer_of, Step};
-use crate::render::go_format_g;
 use crate::write_json::go_format_float;
 use crate::{Arena, Member, Number, Object, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
@@ -165,6 +164,73 @@ fn is_yaml_style_float(s: &str) -> bool {
     i == b.len()
 }
 
+/// The text of a float mapping key as sigs.k8s.io/yaml writes it:
+/// `strconv.FormatFloat(f, 'g', -1, 32)` (so `3.14159265358979` becomes
+/// `3.1415927` and `1e39`, beyond `f32`, becomes `.inf`), with infinities and
+/// NaN spelled `.inf`, `-.inf` and `.nan`.
+fn yaml_float_key(f: f64) -> String {
+    // `as` rounds to the nearest f32 (ties to even), as Go's float32(f) does.
+    let g = f as f32;
+    if g.is_nan() {
+        return ".nan".into();
+    }
+    if g.is_infinite() {
+        return if g > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    if g == 0.0 {
+        return if g.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // `{:e}` of an f32 prints its shortest round-trip digits.
+    let e = format!("{:e}", g.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let sign = if g.is_sign_negative() { "-" } else { "" };
+    if !(-4..6).contains(&exp) {
+        crate::render::format_exponent(sign, digits, exp)
+    } else {
+        crate::render::plain(sign, digits, exp)
+    }
+}
+
+/// The text of a `!!binary` scalar as go-yaml v2 and encoding/json leave
+/// it: standard base64 with padding, line breaks skipped (Go's
+/// `base64.StdEncoding`), the bytes then read as UTF-8 with each byte of an
+/// invalid sequence replaced by U+FFFD. `None` for invalid base64.
+fn decode_binary(text: &str) -> Option<String> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine;
+    const GO_STD: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    let compact: String = text.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    let bytes = GO_STD.decode(compact.as_bytes()).ok()?;
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = &bytes[..];
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                return Some(out);
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                let n = e.error_len().unwrap_or(bad.len());
+                for _ in 0..n {
+                    out.push('\u{FFFD}');
+                }
+                rest = &bad[n..];
+            }
+        }
+    }
+}
+
 /// Reads a YAML stream into one value per document.
 ///
 /// Plain scalars resolve as kubectl resolves them (see
@@ -172,11 +238,17 @@ fn is_yaml_style_float(s: &str) -> bool {
 /// null, `0x1F` and `0o10` and `010` are integers, and floats become the JSON
 /// text Go would write for them (so `1.0` and `1e3` read as the integers `1`
 /// and `1000`). Quoted and block scalars are strings unless tagged `!!int`,
-/// `!!float`, `!!bool` or `!!null`; `!!str` and any custom tag (`!foo 12` →
+/// `!!float`, `!!bool` or `!!null` (text of another type under such a tag,
+/// `!!int x`, is an error; an integer may be a `!!float`); `!!str` and any custom tag (`!foo 12` →
 /// `"12"`) make a string. Non-string keys become strings (`1: x` → `"1"`);
-/// `null` and unsigned keys beyond `i64` are errors, as in kubectl. `.inf` and `.nan`
-/// are errors (JSON cannot hold them). Anchors, aliases and `<<` merge keys
-/// are expanded. Documents that are empty or `null` are skipped, as kubectl
+/// `null` and unsigned keys beyond `i64` are errors, as in kubectl; float keys
+/// are written as float32 (`3.14159265358979: x` → `"3.1415927"`, `.inf: x`
+/// → `".inf"`). `.inf` and `.nan` values are errors (JSON cannot hold them).
+/// `!!binary` scalars are base64-decoded (invalid UTF-8 bytes become
+/// U+FFFD). Anchors, aliases and `<<` merge keys are expanded; a mapping's
+/// explicit and merged keys are assigned in document order, the later one
+/// winning (among the sources of one `<<` list the first wins), as go-yaml v2
+/// does. Documents that are empty or `null` are skipped, as kubectl
 /// skips them.
 ///
 /// ```
@@ -355,14 +427,58 @@ impl<'a> Builder<'a, '_> {
                 // Tags as kubectl reads them: core `!!int`/`!!float`/`!!bool`/
                 // `!!null` resolve the text even when quoted, every other tag
                 // (`!!str`, custom `!foo`) makes a string.
+                let binary = tag.as_deref().is_some_and(|t| {
+                    (t.is_yaml_core_schema() || t.handle == "!!") && t.suffix == "binary"
+                });
+                let text = if binary {
+                    match decode_binary(&text) {
+                        Some(d) => Cow::Owned(d),
+                        None => {
+                            return Err(self.err(
+                                ParseErrorKind::Yaml,
+                                &span,
+                                "!!binary value contains invalid base64 data".into(),
+                            ))
+                        }
+                    }
+                } else {
+                    text
+                };
                 let resolved = match tag.as_deref() {
+                    _ if binary => Resolved::Str,
+                    // `!!merge <<` is the merge key too (go-yaml v2's isMerge).
+                    Some(t)
+                        if (t.is_yaml_core_schema() || t.handle == "!!")
+                            && t.suffix == "merge"
+                            && text == "<<" =>
+                    {
+                        Resolved::Merge
+                    }
                     None if style == ScalarStyle::Plain => resolve_plain(&text),
                     None => Resolved::Str,
                     Some(t)
                         if (t.is_yaml_core_schema() || t.handle == "!!")
                             && matches!(t.suffix.as_str(), "int" | "float" | "bool" | "null") =>
                     {
-                        resolve_plain(&text)
+                        // go-yaml v2 refuses text that resolves to another
+                        // type (`!!int x`); an integer passes as a float.
+                        let r = resolve_plain(&text);
+                        let found = match r {
+                            Resolved::Null => "null",
+                            Resolved::Bool(_) => "bool",
+                            Resolved::Int(_) | Resolved::Uint(_) => "int",
+                            Resolved::Float(_) => "float",
+                            Resolved::Str | Resolved::Merge => "str",
+                        };
+                        let want = t.suffix.as_str();
+                        if found != want && !(want == "float" && found == "int") {
+                            return Err(self.err(
+                                ParseErrorKind::Yaml,
+                                &span,
+                                format!("cannot decode !!{found} `{text}` as a !!{want}"),
+                            ));
+                        }
+                        r
                     }
                     Some(_) => Resolved::Str,
                 };
@@ -485,14 +601,20 @@ impl<'a> Builder<'a, '_> {
             }
         }
         if !f.merged.is_empty() {
-            // Explicit keys win over merged ones; among merged sources the
-            // first one wins (YAML merge key semantics).
+            // go-yaml v2 (kubectl) assigns a mapping's entries in document
+            // order, a `<<` entry assigning each key of its sources: the
+            // later assignment wins. `f.merged` holds only the merged keys
+            // no later explicit key replaced (see `emit`), so a merged key
+            // that is also explicit came after it and wins.
             let mut all = out.into_owned();
+            let mut rest = Vec::with_capacity(f.merged.len());
             for m in &f.merged {
-                if !all.iter().any(|e| e.key == m.key) {
-                    all.push(*m);
+                match all.iter_mut().find(|e| e.key == m.key) {
+                    Some(e) => e.value = m.value,
+                    None => rest.push(*m),
                 }
             }
+            all.extend(rest);
             out = Cow::Owned(all);
         }
         let members = self.arena.alloc_slice_copy(&out);
@@ -531,16 +653,25 @@ impl<'a> Builder<'a, '_> {
                     key,
                     value: s.value,
                 });
+                // An explicit key after a `<<` replaces what it merged.
+                f.merged.retain(|m| m.key != key);
             }
             Some(Key::Merge) | None => {
                 let sources: &[Value<'a>] = match s.value {
                     Value::Array(items) => items,
                     _ => std::slice::from_ref(&s.value),
                 };
-                let mut merged = Vec::new();
+                let mut merged: Vec<Member<'a>> = Vec::new();
                 for src in sources {
                     match src {
-                        Value::Object(o) => merged.extend_from_slice(o.members()),
+                        // Among the sources of one `<<` the first one wins.
+                        Value::Object(o) => {
+                            for m in o.members() {
+                                if !merged.iter().any(|e| e.key == m.key) {
+                                    merged.push(*m);
+                                }
+                            }
+                        }
                         _ => {
                             return Err(self.err(
                                 ParseErrorKind::Yaml,
@@ -551,10 +682,10 @@ impl<'a> Builder<'a, '_> {
                     }
                 }
                 if let Some(f) = self.frames.last_mut() {
+                    // A later `<<` replaces what earlier ones merged.
                     for m in merged {
-                        if !f.merged.iter().any(|e| e.key == m.key) {
-                            f.merged.push(m);
-                        }
+                        f.merged.retain(|e| e.key != m.key);
+                        f.merged.push(m);
                     }
                 }
             }
@@ -604,7 +735,7 @@ impl<'a> Builder<'a, '_> {
             Resolved::Bool(true) => "true",
             Resolved::Bool(false) => "false",
             Resolved::Int(i) => self.arena.alloc_str(&i.to_string()),
-            Resolved::Float(f) => self.arena.alloc_str(&go_format_g(f)),
+            Resolved::Float(f) => self.arena.alloc_str(&yaml_float_key(f)),
             Resolved::Null => {
                 return Err(self.err(
                     ParseErrorKind::Yaml,

@@ -838,6 +838,30 @@ impl<'a> Merger<'a, '_> {
         })
     }
 
+    /// [`Merger::strip_list`] of a keyed list that has no live counterpart,
+    /// its elements' `null` merge keys kept (see [`Merger::keep_null_keys`]):
+    /// `$setElementOrder` then orders the elements by those identities, as
+    /// the reference does with the list it stores as sent.
+    pub(super) fn strip_keyed_list(
+        &self,
+        items: &'a [Value<'a>],
+        keys: KeySpec<'_>,
+        w: Walk<'_, '_>,
+    ) -> Result<Vec<Value<'a>>, Error> {
+        let mut out = Vec::with_capacity(items.len());
+        for (i, e) in items.iter().enumerate() {
+            let here = w.path().index(i);
+            if let Some(v) = self.clean_value(*e, Place::ListElement, w.step(&here, w.cursor()))? {
+                out.push(if self.mode == Mode::Apply {
+                    self.keep_null_keys(v, *e, keys)
+                } else {
+                    v
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// `cleaned` (the cleaned `sent` element of a keyed list) with the merge
     /// keys `sent` sets to `null` put back: the reference stores new and
     /// replacing elements as sent, so a `null` merge key is the element's

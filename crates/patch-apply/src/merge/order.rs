@@ -475,8 +475,13 @@ impl<'a> Merger<'a, '_> {
             (None, None) => return Ok(None),
             (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
             (None, Some(p)) => {
-                // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p, wk)?, Cow::Borrowed(&[][..]), None)
+                // Q30 (always fixed in APPLY): cleaned like any insertion,
+                // but for a `null` merge key, the identity the order pairs by.
+                let items = match merge_plan {
+                    ListPlan::Merge(_) => self.strip_keyed_list(p, keys, wk)?,
+                    _ => self.strip_list(p, wk)?,
+                };
+                (items, Cow::Borrowed(&[][..]), None)
             }
             (Some(l), Some(p)) => {
                 let r = match merge_plan {
