@@ -249,6 +249,25 @@ fn opt_bool(obj: &smpatch_value::Object<'_>, key: &str) -> Result<Option<bool>, 
     }
 }
 
+/// `max_depth`: a non-negative integer, as the other ops' option of that
+/// name.
+fn opt_usize(obj: &smpatch_value::Object<'_>, key: &str) -> Result<Option<usize>, Error> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_number()
+            .and_then(|n| n.as_u64())
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                bad(
+                    &format!("/options/{key}"),
+                    format!("option {key:?} must be a non-negative integer"),
+                )
+            }),
+    }
+}
+
 fn opt_str<'a>(obj: &smpatch_value::Object<'a>, key: &str) -> Result<Option<&'a str>, Error> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -284,12 +303,17 @@ fn options_object<'a>(
 }
 
 /// Batch op `fields`: `{"object": …, "options": {"shape": "apply"|"update",
-/// "strip_server_fields": bool, "allow_duplicates": bool}}` → the canonical
-/// FieldsV1 object.
+/// "strip_server_fields": bool, "allow_duplicates": bool, "max_depth": N}}`
+/// → the canonical FieldsV1 object.
 pub(crate) fn batch_fields(request: Value<'_>) -> Result<Op, Error> {
     let o = options_object(
         request,
-        &["shape", "strip_server_fields", "allow_duplicates"],
+        &[
+            "shape",
+            "strip_server_fields",
+            "allow_duplicates",
+            "max_depth",
+        ],
     )?;
     let mut opts = match opt_str(&o, "shape")? {
         None | Some("apply") => FieldsOptions::default(),
@@ -310,13 +334,16 @@ pub(crate) fn batch_fields(request: Value<'_>) -> Result<Op, Error> {
     if let Some(b) = opt_bool(&o, "allow_duplicates")? {
         opts.allow_duplicates = b;
     }
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
+    }
     Ok(Op::Fields(opts))
 }
 
 /// Batch op `extract`: `{"object": …, "manager": "NAME", "subresource": "S",
 /// "options": {"reference": bool, "api_version_check": "ignore"|"strict",
-/// "include_key_fields": bool, "missing_entry": "error"|"identity"}}` → the
-/// apply configuration.
+/// "include_key_fields": bool, "missing_entry": "error"|"identity",
+/// "validate": bool, "max_depth": N}}` → the apply configuration.
 pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
     let manager = match request.get("manager") {
         Some(Value::String(s)) => s,
@@ -330,6 +357,8 @@ pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
             "api_version_check",
             "include_key_fields",
             "missing_entry",
+            "validate",
+            "max_depth",
         ],
     )?;
     let mut opts = if opt_bool(&o, "reference")?.unwrap_or(false) {
@@ -366,6 +395,12 @@ pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
     }
     if let Some(b) = opt_bool(&o, "include_key_fields")? {
         opts.include_key_fields = b;
+    }
+    if let Some(b) = opt_bool(&o, "validate")? {
+        opts.validate = b;
+    }
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
     }
     Ok(extract_op(manager, &opts))
 }

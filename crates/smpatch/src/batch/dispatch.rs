@@ -20,12 +20,13 @@ enum OpName {
     Create2,
     Create3,
     Conflicts,
+    Compose,
     Normalize,
     Fields,
     Extract,
 }
 
-const OP_NAMES: &str = "apply, create2, create3, conflicts, normalize, fields or extract";
+const OP_NAMES: &str = "apply, create2, create3, conflicts, compose, normalize, fields or extract";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -34,6 +35,7 @@ impl OpName {
             "create2" => OpName::Create2,
             "create3" => OpName::Create3,
             "conflicts" => OpName::Conflicts,
+            "compose" => OpName::Compose,
             "normalize" => OpName::Normalize,
             "fields" => OpName::Fields,
             "extract" => OpName::Extract,
@@ -79,6 +81,7 @@ impl OpName {
                 }
             }
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
+            OpName::Compose => Op::Compose(create_options(options)?),
             OpName::Normalize => {
                 if !has_document(request, "new") {
                     return Err(invalid(

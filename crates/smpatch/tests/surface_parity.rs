@@ -1,0 +1,171 @@
+//! Batch requests the other surfaces had and the protocol lacked: the
+//! `compose` op (Python's `compose`, the library's `compose_bytes`), the
+//! `max_depth` option of `fields` and `extract`, and `extract`'s `validate`
+//! (Python's `extract(validate=...)`).
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (docs/TEAM-NOTES.md)
+
+use smpatch::batch::{handle_line, BatchState};
+use smpatch::{CreateOptions, TypeRef};
+
+fn answer(line: &str) -> serde_json::Value {
+    serde_json::from_str(&handle_line(&mut BatchState::new(), line)).unwrap()
+}
+
+fn error(line: &str) -> (String, String) {
+    let v = answer(line);
+    let e = &v["error"];
+    (
+        e["kind"].as_str().unwrap_or_default().to_owned(),
+        e["path"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+const FIRST: &str =
+    r#"{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}"#;
+const SECOND: &str = r#"{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}"#;
+
+#[test]
+fn compose_answers_what_compose_bytes_answers() {
+    let line = format!(
+        r#"{{"id":1,"op":"compose","schema":{{"builtin":"apps/v1/Deployment"}},"first":{FIRST},"second":{SECOND}}}"#
+    );
+    let v = answer(&line);
+    assert_eq!(v["id"], 1, "{v}");
+    let schema = smpatch::embedded_schema().unwrap();
+    let want = smpatch::compose_bytes(
+        FIRST.as_bytes(),
+        SECOND.as_bytes(),
+        schema,
+        &TypeRef::Gvk("apps/v1/Deployment".into()),
+        &CreateOptions::default(),
+    )
+    .unwrap();
+    let want: serde_json::Value = serde_json::from_slice(&want).unwrap();
+    assert_eq!(v["ok"], want);
+    // Applying the composed patch is applying both, one after the other.
+    let live = r#"{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.25"},{"name":"sidecar","image":"envoy:1"}]}}}}"#;
+    let apply = |original: &str, patch: &str| {
+        answer(&format!(
+            r#"{{"id":0,"op":"apply","original":{original},"patch":{patch}}}"#
+        ))["ok"]
+            .clone()
+    };
+    let one_by_one = apply(&apply(live, FIRST).to_string(), SECOND);
+    assert_eq!(apply(live, &v["ok"].to_string()), one_by_one);
+    assert_eq!(one_by_one["spec"]["replicas"], 3);
+    assert_eq!(
+        one_by_one["spec"]["template"]["spec"]["containers"],
+        serde_json::json!([{"name": "web", "image": "nginx:1.27"}])
+    );
+}
+
+#[test]
+fn compose_reads_text_detects_the_type_and_keeps_numbers() {
+    let v = answer(
+        r#"{"id":2,"op":"compose","first_text":"apiVersion: v1\nkind: ConfigMap\ndata: {a: '1'}\n","second":{"metadata":{"generation":12345678901234567890}}}"#,
+    );
+    assert_eq!(
+        handle_line(
+            &mut BatchState::new(),
+            r#"{"id":2,"op":"compose","schema":{"none":true},"first":{"a":1.50},"second":{"b":12345678901234567890}}"#
+        ),
+        r#"{"id":2,"ok":{"a":1.50,"b":12345678901234567890}}"#
+    );
+    assert_eq!(v["ok"]["data"]["a"], "1", "{v}");
+}
+
+#[test]
+fn compose_refuses_what_it_does_not_read() {
+    assert_eq!(
+        error(r#"{"id":3,"op":"compose","schema":{"none":true},"first":{},"patch":{}}"#),
+        ("invalid_request".into(), "/patch".into())
+    );
+    assert_eq!(
+        error(
+            r#"{"id":4,"op":"compose","schema":{"none":true},"first":{},"second":{},"options":{"patch_type":"merge"}}"#
+        ),
+        ("invalid_request".into(), "/options/patch_type".into())
+    );
+    // An unknown op names compose among the known ones.
+    let v = answer(r#"{"id":5,"op":"composer"}"#);
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("compose,"),
+        "{v}"
+    );
+    // A bad patch is an error pointing into it.
+    let (kind, path) = error(
+        r#"{"id":6,"op":"compose","schema":{"builtin":"v1/Pod"},"first":{"spec":{"containers":[{"image":"x"}]}},"second":{}}"#,
+    );
+    assert_eq!(
+        (kind.as_str(), path.as_str()),
+        ("missing_merge_key", "/spec/containers/0")
+    );
+}
+
+#[test]
+fn fields_and_extract_take_max_depth() {
+    let cm = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}"#;
+    let ok = answer(&format!(
+        r#"{{"id":1,"op":"fields","object":{cm},"options":{{"max_depth":3}}}}"#
+    ));
+    assert_eq!(ok["ok"], serde_json::json!({"f:data": {"f:k": {}}}), "{ok}");
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":2,"op":"fields","object":{cm},"options":{{"max_depth":1}}}}"#
+        )),
+        ("too_deep".into(), "/object/metadata".into())
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":3,"op":"fields","object":{cm},"options":{{"max_depth":-1}}}}"#
+        )),
+        ("invalid_request".into(), "/options/max_depth".into())
+    );
+    let live = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[{"manager":"me","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}"#;
+    let ok = answer(&format!(
+        r#"{{"id":4,"op":"extract","manager":"me","object":{live},"options":{{"max_depth":5}}}}"#
+    ));
+    assert_eq!(ok["ok"]["data"], serde_json::json!({"k": "v"}), "{ok}");
+    let (kind, _) = error(&format!(
+        r#"{{"id":5,"op":"extract","manager":"me","object":{live},"options":{{"max_depth":1}}}}"#
+    ));
+    assert_eq!(kind, "too_deep");
+    // The session's limit (smpatch batch --max-depth) caps them as every op's.
+    let mut state = BatchState::new();
+    state.set_max_depth(4);
+    let v: serde_json::Value = serde_json::from_str(&handle_line(
+        &mut state,
+        &format!(r#"{{"id":6,"op":"fields","object":{cm},"options":{{"max_depth":9}}}}"#),
+    ))
+    .unwrap();
+    assert_eq!(v["error"]["path"], "/options/max_depth", "{v}");
+}
+
+#[test]
+fn extract_validate_option() {
+    // A field the schema does not declare: refused by default (as the
+    // reference validates first), kept out of the answer with validate off.
+    let live = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[{"manager":"me","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"},"bogus":1}"#;
+    let (kind, path) = error(&format!(
+        r#"{{"id":1,"op":"extract","manager":"me","object":{live}}}"#
+    ));
+    assert_eq!(
+        (kind.as_str(), path.as_str()),
+        ("schema_mismatch", "/object/bogus")
+    );
+    let ok = answer(&format!(
+        r#"{{"id":2,"op":"extract","manager":"me","object":{live},"options":{{"validate":false}}}}"#
+    ));
+    assert_eq!(
+        ok["ok"],
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}}),
+        "{ok}"
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":3,"op":"extract","manager":"me","object":{live},"options":{{"validate":"no"}}}}"#
+        )),
+        ("invalid_request".into(), "/options/validate".into())
+    );
+}
