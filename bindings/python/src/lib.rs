@@ -23,8 +23,8 @@ use convert::{
     document_bytes, document_text, json_to_py, value_to_py, ConvertError, KeyCache, Reader,
 };
 use facade::{
-    Answer, ApplyArgs, ApplyUnionFlags, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, TreeAnswer,
-    UnionArgs, ViolationParts,
+    Answer, ApplyArgs, ApplyUnionFlags, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef,
+    TreeAnswer, UnionArgs, ViolationParts,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -4,12 +4,13 @@
 //! never stopping at a bad request:
 //!
 //! ```text
-//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize"
-//!        | "fields" | "extract",
+//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "compose"
+//!        | "normalize" | "fields" | "extract",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
-//!  "left": JSON, "right": JSON, "object": JSON, "object_text": "…",
+//!  "left": JSON, "right": JSON, "first": JSON, "second": JSON,
+//!  "object": JSON, "object_text": "…",
 //!  "manager": "NAME", "subresource": "S",
 //!  "original_text": "…", "patch_text": "…", "modified_text": "…", "current_text": "…",
 //!  "overwrite": true, "options": {"fix_quirks": false, "compound_keys": false, …}}
