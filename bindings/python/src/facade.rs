@@ -10,6 +10,7 @@
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
 //! `conflicts_bytes`, `compose_bytes`, `fields_bytes`, `extract_bytes`,
+//! `owners_bytes`,
 //! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` and
 //! `check_object` (the arena path of Python objects: [`tree_op`],
 //! [`run_tree`]; and `normalize`, `server_apply` on text),
@@ -591,6 +592,11 @@ pub(crate) fn run(
             smpatch::extract_bytes(doc(0), s, &ty, &a.manager, &a.options()).map(Answer::Json)
         }
     }
+}
+
+/// The owners table of a live object (`owners`): compact JSON bytes.
+pub(crate) fn owners(object: &[u8]) -> Result<Vec<u8>, Error> {
+    smpatch::owners_bytes(object)
 }
 
 /// Bench support: seconds per call of the Rust facade's apply on the same

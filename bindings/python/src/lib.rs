@@ -613,6 +613,28 @@ engine_functions! {
     }
 }
 
+/// Which field managers own each path of the live object `obj` (its
+/// `metadata.managedFields`, Apply and Update entries; KEP-2155), as
+/// `smpatch owners` prints it: a list of `{"path": "f:spec.f:replicas",
+/// "owners": [{"manager", "operation", "subresource" (when set),
+/// "apiVersion"}]}` dicts sorted by path, or compact JSON `bytes` with
+/// `as_bytes=True`. Needs no schema. Documents as for `apply`; deeper than
+/// 256 levels raises kind `too_deep`, a malformed entry kind
+/// `malformed_managed_fields` naming it.
+#[pyfunction]
+#[pyo3(signature = (obj, *, as_bytes = false))]
+fn owners(py: Python<'_>, obj: &Bound<'_, PyAny>, as_bytes: bool) -> PyResult<Py<PyAny>> {
+    let bytes = document_bytes(obj, "object", None).map_err(|e| convert_error(py, e))?;
+    let table = py
+        .detach(|| facade::owners(&bytes))
+        .map_err(|e| raise(py, e))?;
+    Ok(if as_bytes {
+        PyBytes::new(py, &table).into_any().unbind()
+    } else {
+        json_to_py(py, &table)?.unbind()
+    })
+}
+
 /// Bench support (bindings/python/bench): seconds per call of the Rust
 /// facade's `apply_bytes` and `apply_json` on the same JSON documents, with
 /// the embedded schema and the type detected. Not part of the API.
@@ -651,6 +673,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(server_apply, m)?)?;
     m.add_function(wrap_pyfunction!(fields, m)?)?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
+    m.add_function(wrap_pyfunction!(owners, m)?)?;
     m.add_function(wrap_pyfunction!(_time_facade_apply, m)?)?;
     Ok(())
 }

@@ -166,3 +166,58 @@ def test_extract_missing_entry():
     with pytest.raises(smpatch.Error) as info:
         smpatch.extract(live, "nobody", missing_entry="maybe")
     assert info.value.kind == "invalid_request"
+
+
+# --- owners --------------------------------------------------------------------
+
+
+LIVE = (REPO / "crates" / "cli" / "testdata" / "fields-live.yaml").read_text()
+
+
+def test_owners_lists_every_managed_path():
+    table = smpatch.owners(LIVE)
+    assert table and [row["path"] for row in table] == sorted(row["path"] for row in table)
+    by_path = {row["path"]: row["owners"] for row in table}
+    assert all(set(o) <= {"manager", "operation", "subresource", "apiVersion"}
+               for owners in by_path.values() for o in owners)
+    managers = {o["manager"] for owners in by_path.values() for o in owners}
+    assert {"orders-operator", "scaler"} <= managers
+    raw = smpatch.owners(LIVE, as_bytes=True)
+    assert json.loads(raw) == table
+
+
+def test_owners_of_a_dict_and_its_subresource():
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": [
+        {"manager": "a", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:data": {"f:x": {}}}},
+        {"manager": "b", "operation": "Update", "apiVersion": "v1", "subresource": "status",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:x": {}, "f:y": {}}}}]},
+        "data": {"x": "1", "y": "2"}}
+    before = copy.deepcopy(live)
+    assert smpatch.owners(live) == [
+        {"path": "f:data.f:x", "owners": [
+            {"manager": "a", "operation": "Apply", "apiVersion": "v1"},
+            {"manager": "b", "operation": "Update", "subresource": "status", "apiVersion": "v1"}]},
+        {"path": "f:data.f:y", "owners": [
+            {"manager": "b", "operation": "Update", "subresource": "status", "apiVersion": "v1"}]},
+    ]
+    assert live == before
+    assert smpatch.owners({"metadata": {}}) == []
+
+
+def test_owners_errors():
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.owners({"metadata": {"managedFields": [{"manager": 7}]}})
+    assert info.value.kind == "malformed_managed_fields"
+    assert info.value.path.startswith("/metadata/managedFields/0")
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.owners("[1, 2]")
+    assert info.value.kind == "invalid_document"
+    deep: dict = {}
+    node = deep
+    for _ in range(300):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.owners(deep)
+    assert info.value.kind == "too_deep"

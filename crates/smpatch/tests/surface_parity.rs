@@ -169,3 +169,37 @@ fn extract_validate_option() {
         ("invalid_request".into(), "/options/validate".into())
     );
 }
+
+/// `owners_bytes` (Python's `owners`) answers the table `owners_json`
+/// answers, from JSON and from YAML, in the same member order.
+#[test]
+fn owners_bytes_is_owners_json() {
+    let live = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
+        "generation": 12345678901234567890u64, "managedFields": [
+        {"manager": "a", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:data": {"f:x": {}}}},
+        {"manager": "b", "operation": "Update", "apiVersion": "v1", "subresource": "status",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:x": {}, "f:y": {}}}}]},
+        "data": {"x": "1", "y": "2"}});
+    let want = smpatch::owners_json(&live).unwrap();
+    let got = smpatch::owners_bytes(live.to_string().as_bytes()).unwrap();
+    assert_eq!(String::from_utf8(got).unwrap(), want.to_string());
+    let yaml = b"metadata:\n  managedFields:\n  - {manager: a, operation: Apply, apiVersion: v1, fieldsV1: {f:data: {f:x: {}}}}\n  - {manager: b, operation: Update, apiVersion: v1, subresource: status, fieldsV1: {f:data: {f:x: {}, f:y: {}}}}\n";
+    assert_eq!(
+        smpatch::owners_bytes(yaml).unwrap(),
+        want.to_string().into_bytes()
+    );
+    let e =
+        smpatch::owners_bytes(br#"{"metadata":{"managedFields":[{"manager":7}]}}"#).unwrap_err();
+    assert_eq!(e.name(), "malformed_managed_fields");
+    assert_eq!(
+        smpatch::owners_bytes(b"[1]").unwrap_err().name(),
+        "invalid_document"
+    );
+    let deep = format!("{}{}", r#"{"a":"#.repeat(300), "}".repeat(300));
+    let deep = deep.replacen(r#"{"a":}"#, "{}", 1);
+    assert_eq!(
+        smpatch::owners_bytes(deep.as_bytes()).unwrap_err().name(),
+        "too_deep"
+    );
+}

@@ -17,6 +17,7 @@ __all__ = [
     "extract",
     "fields",
     "normalize",
+    "owners",
     "server_apply",
     "validate",
 ]
@@ -354,3 +355,7 @@ def extract(
     max_depth: Optional[int] = None,
     missing_entry: Optional[MissingEntry] = None,
 ) -> bytes: ...
+@overload
+def owners(obj: Document, *, as_bytes: Literal[False] = False) -> List[Dict[str, Any]]: ...
+@overload
+def owners(obj: Document, *, as_bytes: Literal[True]) -> bytes: ...
