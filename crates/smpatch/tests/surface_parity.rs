@@ -203,3 +203,80 @@ fn owners_bytes_is_owners_json() {
         "too_deep"
     );
 }
+
+/// Op `validate` (as `smpatch validate` and Python's `validate`): the
+/// violations of `new` as written, judged against `old`, nothing
+/// normalized; the `normalize` op's members and options.
+#[test]
+fn validate_lists_violations_without_normalizing() {
+    let schema = r#""schema":{"file":"../../testdata/unions/fieldMembers.v2.json","definition":"com.example.Src"}"#;
+    let v = answer(&format!(
+        r#"{{"id":1,"op":"validate",{schema},"new":{{"type":"Git","git":{{"url":"g"}},"mode":"Medium"}}}}"#
+    ));
+    let found = v["ok"].as_array().unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(found.len(), 1, "{v}");
+    assert_eq!(
+        (found[0]["path"].as_str(), found[0]["rule"].as_str()),
+        (Some("/mode"), Some("enum"))
+    );
+    assert!(
+        found[0]["message"].as_str().unwrap().contains("Medium"),
+        "{v}"
+    );
+    // check_enums off: valid, an empty list.
+    let v = answer(&format!(
+        r#"{{"id":2,"op":"validate",{schema},"new":{{"type":"Git","git":{{"url":"g"}},"mode":"Medium"}},"options":{{"check_enums":false}}}}"#
+    ));
+    assert_eq!(v["ok"], serde_json::json!([]), "{v}");
+    // Two members set after the discriminator changed: normalize would
+    // clear one; validate reports and keeps both (the same document through
+    // normalize answers the cleared member).
+    let both = r#""new":{"type":"Http","git":{"url":"g"},"http":{"url":"h"}},"old":{"type":"Git","git":{"url":"g"}}"#;
+    let v = answer(&format!(r#"{{"id":3,"op":"validate",{schema},{both}}}"#));
+    assert!(!v["ok"].as_array().unwrap().is_empty(), "{v}");
+    let n = answer(&format!(r#"{{"id":4,"op":"normalize",{schema},{both}}}"#));
+    assert_eq!(n["cleared"], serde_json::json!(["/git"]), "{n}");
+    // The library's answer is the same list.
+    let lib = smpatch::validate_json(
+        Some(&serde_json::json!({"type":"Git","git":{"url":"g"}})),
+        &serde_json::json!({"type":"Http","git":{"url":"g"},"http":{"url":"h"}}),
+        &smpatch_schema::Schema::load_paths(&["../../testdata/unions/fieldMembers.v2.json"])
+            .unwrap(),
+        &TypeRef::Definition("com.example.Src".into()),
+        &smpatch::UnionOptions::default(),
+    )
+    .unwrap();
+    let lib: Vec<(String, String)> = lib
+        .iter()
+        .map(|x| (x.path.clone(), x.rule.name().to_owned()))
+        .collect();
+    let got: Vec<(String, String)> = v["ok"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap().to_owned(),
+                x["rule"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(got, lib);
+    // Request errors as normalize's.
+    assert_eq!(
+        error(&format!(r#"{{"id":5,"op":"validate",{schema}}}"#)),
+        ("invalid_request".into(), "".into())
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":6,"op":"validate",{schema},"new":{{}},"options":{{"fix_quirks":true}}}}"#
+        )),
+        ("invalid_request".into(), "/options/fix_quirks".into())
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":7,"op":"validate",{schema},"new":{{}},"patch":{{}}}}"#
+        )),
+        ("invalid_request".into(), "/patch".into())
+    );
+}

@@ -22,11 +22,13 @@ enum OpName {
     Conflicts,
     Compose,
     Normalize,
+    Validate,
     Fields,
     Extract,
 }
 
-const OP_NAMES: &str = "apply, create2, create3, conflicts, compose, normalize, fields or extract";
+const OP_NAMES: &str =
+    "apply, create2, create3, conflicts, compose, normalize, validate, fields or extract";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -37,6 +39,7 @@ impl OpName {
             "conflicts" => OpName::Conflicts,
             "compose" => OpName::Compose,
             "normalize" => OpName::Normalize,
+            "validate" => OpName::Validate,
             "fields" => OpName::Fields,
             "extract" => OpName::Extract,
             _ => return None,
@@ -82,11 +85,16 @@ impl OpName {
             }
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
             OpName::Compose => Op::Compose(create_options(options)?),
-            OpName::Normalize => {
+            OpName::Normalize | OpName::Validate => {
                 if !has_document(request, "new") {
-                    return Err(invalid(
-                        "the normalize op needs \"new\" (and optionally \"old\")",
-                    ));
+                    let name = if self == OpName::Validate {
+                        "validate"
+                    } else {
+                        "normalize"
+                    };
+                    return Err(invalid(format!(
+                        "the {name} op needs \"new\" (and optionally \"old\")"
+                    )));
                 }
                 Op::Normalize {
                     options: union_options(options)?,
@@ -171,12 +179,51 @@ pub(super) fn run<'a>(
     };
     let cursor = ops::resolve_type(&op, &schemas, &ty, &docs)
         .map_err(|e| unknown_type_hint(e.with_prefix("/schema")))?;
+    if name == OpName::Validate {
+        return validate(arena, &op, &docs, cursor);
+    }
     let out = ops::execute(arena, &op, &docs, cursor);
     if matches!(name, OpName::Fields | OpName::Extract) {
         // Errors of the field-set ops point into the request's `object`.
         return out.map_err(|e| e.with_prefix("/object"));
     }
     out
+}
+
+/// Op `validate` (the `normalize` op's documents and options, run as
+/// `smpatch validate` and Python's `validate`): every union and enum
+/// violation of `new` as written, judged against `old` (absent: `new` is
+/// being created), nothing normalized; answers the list of
+/// `{"path", "rule", "message"}` objects, empty when valid.
+fn validate<'a>(
+    arena: &'a Arena,
+    op: &Op,
+    docs: &[Value<'a>],
+    cursor: smpatch_schema::Cursor<'_>,
+) -> Result<Outcome<'a>, Error> {
+    let Op::Normalize { options, create } = op else {
+        return Err(invalid("the validate op runs as normalize"));
+    };
+    let (new, old) = match docs {
+        [new, old] => (*new, (!*create).then_some(*old)),
+        [new] => (*new, None),
+        _ => return Err(invalid("the validate op needs \"new\"")),
+    };
+    let found = crate::validate_unions(old, new, cursor, options)?;
+    let items: Vec<Value<'a>> = found
+        .iter()
+        .map(|v| {
+            Value::object_from(
+                arena,
+                &[
+                    ("path", Value::String(arena.alloc_str(&v.path))),
+                    ("rule", Value::String(v.rule.name())),
+                    ("message", Value::String(arena.alloc_str(&v.message))),
+                ],
+            )
+        })
+        .collect();
+    Ok(Outcome::Document(Value::array_from(arena, &items)))
 }
 
 /// An `unknown_type` error in the protocol's words: the request's

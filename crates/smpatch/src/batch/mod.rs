@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "compose"
-//!        | "normalize" | "fields" | "extract",
+//!        | "normalize" | "validate" | "fields" | "extract",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
@@ -22,7 +22,9 @@
 //! `old` (absent = create), options `ratcheting`, `check_enums`,
 //! `non_discriminated_update`, `max_depth`; op `apply` with
 //! `"options": {"normalize_unions": true}` merges, normalizes against
-//! `original` and validates. Both answer
+//! `original` and validates (op `validate` takes what `normalize` takes and
+//! answers the list of violations, `{"id", "ok": [{"path", "rule",
+//! "message"}, …]}`, empty when valid, nothing normalized). Both answer
 //! `{"id", "ok": OBJECT, "cleared": [POINTER, …]}` or
 //! `{"id", "error": {"kind": "validation", "path": "", "message": "…",
 //! "violations": [{"path", "rule", "message"}, …]}}`.
