@@ -252,7 +252,14 @@ pub fn owners_bytes(object: &[u8]) -> Result<Vec<u8>, Error> {
     let arena = Arena::new();
     let input = JsonOrYaml(object);
     let o = input.read(&arena, &Op::Fields(FieldsOptions::default()), "object")?;
-    let table = smpatch_fieldsets::owners(&o)?;
+    let table = owners_table(&arena, o)?;
+    Ok(smpatch_value::to_json_string(&table).into_bytes())
+}
+
+/// The owners table of [`owners_bytes`] as a value in `arena` (the batch
+/// op `owners` answers it).
+pub(crate) fn owners_table<'a>(arena: &'a Arena, object: Value<'_>) -> Result<Value<'a>, Error> {
+    let table = smpatch_fieldsets::owners(&object)?;
     let s = |text: &str| Value::String(arena.alloc_str(text));
     let rows: Vec<Value<'_>> = table
         .iter()
@@ -265,20 +272,31 @@ pub fn owners_bytes(object: &[u8]) -> Result<Vec<u8>, Error> {
                         m.push(("subresource", s(&o.subresource)));
                     }
                     m.push(("apiVersion", s(&o.api_version)));
-                    Value::object_from(&arena, &m)
+                    Value::object_from(arena, &m)
                 })
                 .collect();
             let path = s(&smpatch_fieldsets::path_string(path));
             Value::object_from(
-                &arena,
+                arena,
                 &[
                     ("path", path),
-                    ("owners", Value::array_from(&arena, &owners)),
+                    ("owners", Value::array_from(arena, &owners)),
                 ],
             )
         })
         .collect();
-    Ok(smpatch_value::to_json_string(&Value::array_from(&arena, &rows)).into_bytes())
+    Ok(Value::array_from(arena, &rows))
+}
+
+/// Batch op `owners`: `{"object": …, "options": {"max_depth": N}}` → the
+/// owners table (no schema read). Runs as the parse of an [`Op::Fields`].
+pub(crate) fn batch_owners(request: Value<'_>) -> Result<Op, Error> {
+    let o = options_object(request, &["max_depth"])?;
+    let mut opts = FieldsOptions::default();
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
+    }
+    Ok(Op::Fields(opts))
 }
 
 fn bad(path: &str, message: impl Into<String>) -> Error {

@@ -280,3 +280,49 @@ fn validate_lists_violations_without_normalizing() {
         ("invalid_request".into(), "/patch".into())
     );
 }
+
+/// Op `owners` (as `smpatch owners` and Python's `owners`): the table
+/// `owners_json` answers, with no schema needed (a kind the embedded
+/// schema does not know is fine).
+#[test]
+fn owners_op_answers_the_owners_table() {
+    let live = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w",
+        "managedFields": [
+        {"manager": "a", "operation": "Apply", "apiVersion": "example.com/v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:x": {}}}},
+        {"manager": "b", "operation": "Update", "apiVersion": "example.com/v1", "subresource": "status",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:y": {}}}}]},
+        "spec": {"x": 1}, "status": {"y": 2}});
+    let v = answer(&format!(r#"{{"id":1,"op":"owners","object":{live}}}"#));
+    assert_eq!(v["ok"], smpatch::owners_json(&live).unwrap(), "{v}");
+    assert_eq!(v["ok"][1]["owners"][0]["subresource"], "status", "{v}");
+    let yaml = serde_json::to_string(
+        "metadata:\n  managedFields:\n  - {manager: a, operation: Apply, apiVersion: v1, fieldsV1: {f:data: {f:x: {}}}}\n",
+    )
+    .unwrap();
+    let v = answer(&format!(r#"{{"id":2,"op":"owners","object_text":{yaml}}}"#));
+    assert_eq!(v["ok"][0]["path"], "f:data.f:x", "{v}");
+    assert_eq!(
+        answer(r#"{"id":3,"op":"owners","object":{"metadata":{}}}"#)["ok"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        error(r#"{"id":4,"op":"owners","object":{"metadata":{"managedFields":[{"manager":7}]}}}"#),
+        (
+            "malformed_managed_fields".into(),
+            "/object/metadata/managedFields/0/manager".into()
+        )
+    );
+    assert_eq!(
+        error(r#"{"id":5,"op":"owners","object":{},"options":{"shape":"apply"}}"#),
+        ("invalid_request".into(), "/options/shape".into())
+    );
+    assert_eq!(
+        error(r#"{"id":6,"op":"owners","object":{"a":{"b":{}}},"options":{"max_depth":2}}"#).0,
+        "too_deep"
+    );
+    assert_eq!(
+        error(r#"{"id":7,"op":"owners","object":{},"manager":"m"}"#),
+        ("invalid_request".into(), "/manager".into())
+    );
+}

@@ -25,10 +25,11 @@ enum OpName {
     Validate,
     Fields,
     Extract,
+    Owners,
 }
 
 const OP_NAMES: &str =
-    "apply, create2, create3, conflicts, compose, normalize, validate, fields or extract";
+    "apply, create2, create3, conflicts, compose, normalize, validate, fields, extract or owners";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -42,6 +43,7 @@ impl OpName {
             "validate" => OpName::Validate,
             "fields" => OpName::Fields,
             "extract" => OpName::Extract,
+            "owners" => OpName::Owners,
             _ => return None,
         })
     }
@@ -103,6 +105,7 @@ impl OpName {
             }
             OpName::Fields => crate::fields::batch_fields(request)?,
             OpName::Extract => crate::fields::batch_extract(request)?,
+            OpName::Owners => crate::fields::batch_owners(request)?,
         };
         Ok((op, patch_type))
     }
@@ -162,6 +165,28 @@ pub(super) fn run<'a>(
         .iter()
         .map(|role| document(arena, request, role, op.empty(), &parse))
         .collect::<Result<Vec<_>, _>>()?;
+    if name == OpName::Owners {
+        // Who owns what is read from managedFields alone: no schema.
+        let [object] = docs.as_slice() else {
+            return Err(invalid("the owners op needs \"object\""));
+        };
+        // The parser never lowers its limit and the owners walk reads
+        // managedFields only: a limit below the default is checked here.
+        let depth = object.depth();
+        if depth > op.max_depth() {
+            return Err(Error::facade(
+                crate::FacadeKind::TooDeep,
+                "/object",
+                format!(
+                    "the object nests {depth} levels deep, more than max_depth {}",
+                    op.max_depth()
+                ),
+            ));
+        }
+        return crate::fields::owners_table(arena, *object)
+            .map(Outcome::Document)
+            .map_err(|e| e.with_prefix("/object"));
+    }
     let op = op.with_patch_type(patch_type, &docs);
     let embedded;
     let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "compose"
-//!        | "normalize" | "validate" | "fields" | "extract",
+//!        | "normalize" | "validate" | "fields" | "extract" | "owners",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
