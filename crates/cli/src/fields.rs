@@ -68,6 +68,10 @@ pub(super) struct ExtractArgs {
     /// Reproduce client-go's output (nulls for emptied nodes, no error for a missing entry).
     #[arg(long)]
     reference: bool,
+    /// Also copy the key fields of every kept keyed list item (`name` of a container) when the
+    /// manager does not own them (batch `include_key_fields`).
+    #[arg(long)]
+    include_key_fields: bool,
     #[command(flatten)]
     schema: SchemaArgs,
 }
@@ -149,6 +153,7 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     if a.strict_api_version {
         opts.api_version_check = ApiCheck::Strict;
     }
+    opts.include_key_fields = a.include_key_fields;
     if docs.len() > 1 {
         // With several objects, one without an entry is not an error.
         opts.missing_entry = MissingEntry::IdentityOnly;

@@ -257,3 +257,28 @@ fn paths_escape_newlines_and_backslashes_in_field_names() {
         "PATH           MANAGERS\nf:data.f:a\\nb  m (Apply)\n"
     );
 }
+
+/// `extract --include-key-fields` (batch `include_key_fields`, Python
+/// `include_key_fields=True`): a container whose `image` alone the manager
+/// owns keeps its `name`, so the configuration can be applied as it is.
+#[test]
+fn extract_include_key_fields() {
+    let live = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","managedFields":[{"manager":"img","operation":"Apply","apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}}]},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"web","image":"nginx","ports":[{"containerPort":80}]}]}}}}"#;
+    let containers = |extra: &[&str]| {
+        let mut args = vec!["extract", "-f", "-", "--manager", "img", "-o", "json"];
+        args.extend_from_slice(extra);
+        let out = smpatch()
+            .args(&args)
+            .write_stdin(live)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["spec"]["template"]["spec"]["containers"].clone()
+    };
+    assert_eq!(containers(&[]), serde_json::json!([{"image": "nginx"}]));
+    assert_eq!(
+        containers(&["--include-key-fields"]),
+        serde_json::json!([{"name": "web", "image": "nginx"}])
+    );
+}
