@@ -10,6 +10,7 @@
 //! Facade items used: `apply_bytes`, `create_two_way_bytes`,
 //! `create_three_way_bytes` (with `ThreeWayDocs`, `OnConflict`),
 //! `conflicts_bytes`, `compose_bytes`, `fields_bytes`, `extract_bytes`,
+//! `owners_bytes`,
 //! `ops::{Op, Outcome, run, resolve_type}` with `parse_document` and
 //! `check_object` (the arena path of Python objects: [`tree_op`],
 //! [`run_tree`]; and `normalize`, `server_apply` on text),
@@ -23,7 +24,7 @@
 //! `Schema::cursor`, `SchemaError`.
 
 use smpatch::apply_flow::ApplyPatchType;
-use smpatch::fieldsets::{ApiCheck, ExtractOptions, FieldsOptions};
+use smpatch::fieldsets::{ApiCheck, ExtractOptions, FieldsOptions, MissingEntry};
 use smpatch::ops::{self, Outcome};
 use smpatch::{
     ApplyOptions, Arena, CreateOptions, ErrorKind, FacadeKind, OnConflict, Schema, ThreeWayDocs,
@@ -130,6 +131,64 @@ impl ApplyArgs {
     }
 }
 
+/// The union options `apply` takes besides `normalize_unions` (`None`: not
+/// given). Given without `normalize_unions=True`, each is an
+/// `invalid_request` error, as in the batch protocol: it would change
+/// nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ApplyUnionFlags {
+    pub ratcheting: Option<bool>,
+    pub check_enums: Option<bool>,
+    pub non_discriminated_update: Option<bool>,
+}
+
+fn invalid_request(message: String) -> Error {
+    Error::new(ErrorKind::Facade(FacadeKind::InvalidRequest), "", message)
+}
+
+/// The op of `apply(..., normalize_unions=...)`: the merge alone, or (with
+/// `normalize_unions`) the server pipeline of `server_apply` with the
+/// union options of `normalize`, by the names and defaults of the batch
+/// protocol's `apply` options. The same refusals as the batch protocol: a
+/// union option without `normalize_unions`, and `normalize_unions` with a
+/// `patch_type` other than strategic.
+pub(crate) fn apply_op(
+    apply: ApplyArgs,
+    normalize_unions: bool,
+    flags: ApplyUnionFlags,
+) -> Result<Op, Error> {
+    if !normalize_unions {
+        let given = [
+            ("ratcheting", flags.ratcheting),
+            ("check_enums", flags.check_enums),
+            ("non_discriminated_update", flags.non_discriminated_update),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, v)| v.is_some()) {
+            return Err(invalid_request(format!(
+                "{name} is an option of the union pass; it needs normalize_unions=True"
+            )));
+        }
+        return Ok(Op::Apply(apply));
+    }
+    if apply.patch_type != ApplyPatchType::Strategic {
+        return Err(invalid_request(
+            "normalize_unions merges a strategic merge patch; leave patch_type out \
+             (or \"strategic\") with it"
+                .to_owned(),
+        ));
+    }
+    let d = UnionOptions::default();
+    let unions = UnionArgs {
+        ratcheting: flags.ratcheting.unwrap_or(d.ratcheting),
+        check_enums: flags.check_enums.unwrap_or(d.check_enums),
+        non_discriminated_update: flags
+            .non_discriminated_update
+            .unwrap_or(d.non_discriminated_update),
+        max_depth: apply.max_depth,
+    };
+    Ok(Op::ServerApply { apply, unions })
+}
+
 /// Options of the create operations, by their Rust names.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CreateArgs {
@@ -187,20 +246,45 @@ impl UnionArgs {
     }
 }
 
-/// Options of `fields`, by the Rust names of `FieldsOptions`.
+/// Options of `fields`, by the Rust names of `FieldsOptions`; `update`
+/// is `shape="update"` (`None` for `allow_duplicates`: the shape's default).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FieldsArgs {
+    pub update: bool,
     pub strip_server_fields: bool,
-    pub allow_duplicates: bool,
+    pub allow_duplicates: Option<bool>,
     pub max_depth: Option<usize>,
 }
 
+/// `shape=`: `"apply"` (false) or `"update"` (true), the names of the
+/// batch protocol's `options.shape` and of `smpatch fields --shape`; any
+/// other name is an `invalid_request` error.
+pub(crate) fn fields_shape(name: &str) -> Result<bool, Error> {
+    match name {
+        "apply" => Ok(false),
+        "update" => Ok(true),
+        other => Err(invalid_request(format!(
+            "unknown shape {other:?}; expected apply or update"
+        ))),
+    }
+}
+
 impl FieldsArgs {
+    /// As the batch protocol and the CLI build them: `update` is the shape
+    /// of an `Update` entry written on create, server fields stripped,
+    /// duplicates allowed; the options given override the shape's.
     fn options(&self) -> FieldsOptions {
-        let d = FieldsOptions::default();
+        let d = if self.update {
+            FieldsOptions {
+                strip_server_fields: true,
+                ..FieldsOptions::update_on_create()
+            }
+        } else {
+            FieldsOptions::default()
+        };
         FieldsOptions {
             strip_server_fields: self.strip_server_fields,
-            allow_duplicates: self.allow_duplicates,
+            allow_duplicates: self.allow_duplicates.unwrap_or(d.allow_duplicates),
             max_depth: self.max_depth.unwrap_or(d.max_depth),
             ..d
         }
@@ -219,6 +303,20 @@ pub(crate) struct ExtractArgs {
     pub include_key_fields: bool,
     pub validate: bool,
     pub max_depth: Option<usize>,
+    /// `missing_entry=` (`None`: the default of `reference` or not).
+    pub missing_entry: Option<MissingEntry>,
+}
+
+/// `missing_entry=`: `"error"` or `"identity"`, the names of the batch
+/// protocol's `options.missing_entry`; any other is `invalid_request`.
+pub(crate) fn missing_entry(name: &str) -> Result<MissingEntry, Error> {
+    match name {
+        "error" => Ok(MissingEntry::Error),
+        "identity" => Ok(MissingEntry::IdentityOnly),
+        other => Err(invalid_request(format!(
+            "unknown missing_entry {other:?}; expected error or identity"
+        ))),
+    }
 }
 
 impl ExtractArgs {
@@ -238,6 +336,7 @@ impl ExtractArgs {
             include_key_fields: self.include_key_fields,
             validate: self.validate,
             max_depth: self.max_depth.unwrap_or(d.max_depth),
+            missing_entry: self.missing_entry.unwrap_or(d.missing_entry),
             ..d
         }
     }
@@ -493,6 +592,11 @@ pub(crate) fn run(
             smpatch::extract_bytes(doc(0), s, &ty, &a.manager, &a.options()).map(Answer::Json)
         }
     }
+}
+
+/// The owners table of a live object (`owners`): compact JSON bytes.
+pub(crate) fn owners(object: &[u8]) -> Result<Vec<u8>, Error> {
+    smpatch::owners_bytes(object)
 }
 
 /// Bench support: seconds per call of the Rust facade's apply on the same

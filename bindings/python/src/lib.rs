@@ -23,8 +23,8 @@ use convert::{
     document_bytes, document_text, json_to_py, value_to_py, ConvertError, KeyCache, Reader,
 };
 use facade::{
-    Answer, ApplyArgs, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef, TreeAnswer,
-    UnionArgs, ViolationParts,
+    Answer, ApplyArgs, ApplyUnionFlags, CreateArgs, Error, ExtractArgs, FieldsArgs, Op, SchemaRef,
+    TreeAnswer, UnionArgs, ViolationParts,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -383,19 +383,37 @@ engine_functions! {
     /// embedded Kubernetes schema has the documents' `apiVersion`/`kind`,
     /// merge for every other kind, as kubectl chooses).
     ///
+    /// `normalize_unions=True` runs the server's write pipeline after the
+    /// merge, as the batch protocol's `apply` option of that name and
+    /// `smpatch patch --normalize-unions` do: the merged object's unions are
+    /// normalized against `original` (KEP-1027) and validated, and the call
+    /// answers `(object, cleared)` as `server_apply` does (the same call).
+    /// It takes the union options of `normalize` by the same names:
+    /// `ratcheting` (default `False`), `check_enums` (default `True`),
+    /// `non_discriminated_update` (default `False`); `max_depth` is one
+    /// limit for the merge and the union pass. A union option without
+    /// `normalize_unions=True`, or `normalize_unions=True` with a
+    /// `patch_type` other than `"strategic"`, raises `smpatch.Error` kind
+    /// `invalid_request`.
+    ///
     /// Raises `smpatch.Error` (a `ValueError`) with `.kind`, `.path` (a JSON
     /// pointer into the patch) and `.message`.
     #[pyo3(signature = (original, patch, *, schema = None, r#type = None, as_bytes = false,
         fix_quirks = false, compound_keys = false, reject_duplicate_keys = false, max_depth = None,
-        patch_type = "strategic"))]
+        patch_type = "strategic", normalize_unions = false, ratcheting = None, check_enums = None,
+        non_discriminated_update = None))]
     fn apply(original: &Bound<'_, PyAny>, patch: &Bound<'_, PyAny>;
         as_bytes: bool, fix_quirks: bool, compound_keys: bool, reject_duplicate_keys: bool,
-        max_depth: Option<usize>, patch_type: &str) {
+        max_depth: Option<usize>, patch_type: &str, normalize_unions: bool,
+        ratcheting: Option<bool>, check_enums: Option<bool>,
+        non_discriminated_update: Option<bool>) {
         let patch_type = facade::patch_type(patch_type).map_err(raise_attached)?;
         let args = ApplyArgs {
             fix_quirks, compound_keys, reject_duplicate_keys, max_depth, patch_type,
         };
-        (Op::Apply(args), vec![(original, "original"), (patch, "patch")], as_bytes)
+        let flags = ApplyUnionFlags { ratcheting, check_enums, non_discriminated_update };
+        let op = facade::apply_op(args, normalize_unions, flags).map_err(raise_attached)?;
+        (op, vec![(original, "original"), (patch, "patch")], as_bytes)
     }
 
     /// The two-way patch that turns `original` into `modified` (what
@@ -537,14 +555,23 @@ engine_functions! {
     /// FieldsV1 dict (`{"f:spec": {"f:replicas": {}}}`), or its canonical JSON
     /// `bytes` (as the API server stores it) with `as_bytes=True`.
     ///
+    /// `shape` (the batch protocol's `options.shape`, `smpatch fields
+    /// --shape`): `"apply"` (default: what the server records for an applier
+    /// that sent `obj`) or `"update"` (what an `Update` that created `obj`
+    /// records: every node a member, `"."` included); another name raises
+    /// `smpatch.Error` kind `invalid_request`.
+    ///
     /// Options keep their Rust names (`FieldsOptions`): `strip_server_fields`
     /// (default `True`: drops `f:apiVersion`, `f:kind`, `f:metadata.f:name`, …),
-    /// `allow_duplicates`, `max_depth`. Other arguments as for `apply`.
+    /// `allow_duplicates` (default: `False` for `"apply"`, `True` for
+    /// `"update"`), `max_depth`. Other arguments as for `apply`.
     #[pyo3(signature = (obj, *, schema = None, r#type = None, as_bytes = false,
-        strip_server_fields = true, allow_duplicates = false, max_depth = None))]
+        strip_server_fields = true, allow_duplicates = None, max_depth = None, shape = "apply"))]
     fn fields(obj: &Bound<'_, PyAny>;
-        as_bytes: bool, strip_server_fields: bool, allow_duplicates: bool, max_depth: Option<usize>) {
-        let args = FieldsArgs { strip_server_fields, allow_duplicates, max_depth };
+        as_bytes: bool, strip_server_fields: bool, allow_duplicates: Option<bool>,
+        max_depth: Option<usize>, shape: &str) {
+        let update = facade::fields_shape(shape).map_err(raise_attached)?;
+        let args = FieldsArgs { update, strip_server_fields, allow_duplicates, max_depth };
         (Op::Fields(args), vec![(obj, "object")], as_bytes)
     }
 
@@ -562,20 +589,50 @@ engine_functions! {
     /// `None` for emptied nodes, identity only when the manager has no entry).
     ///
     /// Raises `smpatch.Error` of kind `no_apply_entry` when the manager has no
-    /// `Apply` entry (unless `reference=True`).
+    /// `Apply` entry (unless `reference=True`). `missing_entry` (the batch
+    /// protocol's option of that name) decides that case by itself:
+    /// `"error"` (the default) raises, `"identity"` answers the identity
+    /// fields only (`apiVersion`, `kind`, name, namespace); another value
+    /// raises kind `invalid_request`.
     #[pyo3(signature = (obj, manager, *, subresource = None, schema = None, r#type = None,
         as_bytes = false, reference = false, strict_api_version = false,
-        include_key_fields = false, validate = true, max_depth = None))]
+        include_key_fields = false, validate = true, max_depth = None, missing_entry = None))]
     fn extract(obj: &Bound<'_, PyAny>, manager: String, subresource: Option<String>;
         as_bytes: bool, reference: bool, strict_api_version: bool, include_key_fields: bool,
-        validate: bool, max_depth: Option<usize>) {
+        validate: bool, max_depth: Option<usize>, missing_entry: Option<&str>) {
         let subresource = subresource.unwrap_or_default();
+        let missing_entry = missing_entry
+            .map(facade::missing_entry)
+            .transpose()
+            .map_err(raise_attached)?;
         let args = ExtractArgs {
             manager, subresource, reference, strict_api_version, include_key_fields, validate,
-            max_depth,
+            max_depth, missing_entry,
         };
         (Op::Extract(args), vec![(obj, "object")], as_bytes)
     }
+}
+
+/// Which field managers own each path of the live object `obj` (its
+/// `metadata.managedFields`, Apply and Update entries; KEP-2155), as
+/// `smpatch owners` prints it: a list of `{"path": "f:spec.f:replicas",
+/// "owners": [{"manager", "operation", "subresource" (when set),
+/// "apiVersion"}]}` dicts sorted by path, or compact JSON `bytes` with
+/// `as_bytes=True`. Needs no schema. Documents as for `apply`; deeper than
+/// 256 levels raises kind `too_deep`, a malformed entry kind
+/// `malformed_managed_fields` naming it.
+#[pyfunction]
+#[pyo3(signature = (obj, *, as_bytes = false))]
+fn owners(py: Python<'_>, obj: &Bound<'_, PyAny>, as_bytes: bool) -> PyResult<Py<PyAny>> {
+    let bytes = document_bytes(obj, "object", None).map_err(|e| convert_error(py, e))?;
+    let table = py
+        .detach(|| facade::owners(&bytes))
+        .map_err(|e| raise(py, e))?;
+    Ok(if as_bytes {
+        PyBytes::new(py, &table).into_any().unbind()
+    } else {
+        json_to_py(py, &table)?.unbind()
+    })
 }
 
 /// Bench support (bindings/python/bench): seconds per call of the Rust
@@ -616,6 +673,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(server_apply, m)?)?;
     m.add_function(wrap_pyfunction!(fields, m)?)?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
+    m.add_function(wrap_pyfunction!(owners, m)?)?;
     m.add_function(wrap_pyfunction!(_time_facade_apply, m)?)?;
     Ok(())
 }

@@ -38,6 +38,11 @@ def stub_defs() -> dict[str, list[ast.FunctionDef]]:
 
 NO_DEFAULT = object()
 
+# The flags that choose an overload's return type: an overload for each
+# combination of their values, where one typed ``Literal[True]`` has no
+# default (that is how the overload is chosen).
+SELECTORS = ("as_bytes", "normalize_unions")
+
 
 def stub_params(fn: ast.FunctionDef) -> list[tuple[str, str, object, str]]:
     """(name, kind, default, annotation) of each parameter, as written."""
@@ -81,15 +86,16 @@ def check(name: str, runtime, stubs: dict[str, list[ast.FunctionDef]]) -> None:
         runtime_defaults = {w[0]: w[2] for w in want}
         for pname, _, default, ann in got:
             runtime_default = runtime_defaults[pname]
-            if default is NO_DEFAULT and ann == "Literal[True]" and pname == "as_bytes":
+            if default is NO_DEFAULT and ann == "Literal[True]" and pname in SELECTORS:
                 continue
             assert default == runtime_default and type(default) is type(runtime_default), (
                 f"{name}({pname}) stub line {stub.lineno}: default {default!r}, runtime {runtime_default!r}"
             )
-    as_bytes = any(w[0] == "as_bytes" for w in want)
-    assert len(stubs[name]) == (2 if as_bytes else 1), (
-        f"{name}: {len(stubs[name])} stub definitions; expected one overload per as_bytes value"
-        if as_bytes
+    selectors = [w[0] for w in want if w[0] in SELECTORS]
+    assert len(stubs[name]) == 2 ** len(selectors), (
+        f"{name}: {len(stubs[name])} stub definitions; expected one overload per value of "
+        f"{' and '.join(selectors)}"
+        if selectors
         else f"{name}: {len(stubs[name])} stub definitions; expected one"
     )
 

@@ -9,7 +9,7 @@ use super::{
 };
 use clap::{Args, ValueEnum};
 use smpatch::fieldsets::{
-    path_string, ApiCheck, ExtractOptions, FieldsOptions, MissingEntry, Owner,
+    ApiCheck, ExtractOptions, FieldsOptions, MissingEntry, Owner, PathElement,
 };
 use smpatch::ops::{self, Op, Outcome};
 use smpatch_value::Arena;
@@ -19,7 +19,8 @@ use std::path::PathBuf;
 pub(super) enum FieldsOutput {
     /// Canonical FieldsV1 JSON, one line per document (as the API server stores it).
     Json,
-    /// One path per line (`f:spec.f:ports.k:{"port":80,"protocol":"TCP"}.f:name`).
+    /// One path per line (`f:spec.f:ports.k:{"port":80,"protocol":"TCP"}.f:name`); a `\` or
+    /// control character in a field name is escaped as in JSON (`f:a\nb`), so each path is one line.
     Paths,
 }
 
@@ -67,6 +68,10 @@ pub(super) struct ExtractArgs {
     /// Reproduce client-go's output (nulls for emptied nodes, no error for a missing entry).
     #[arg(long)]
     reference: bool,
+    /// Also copy the key fields of every kept keyed list item (`name` of a container) when the
+    /// manager does not own them (batch `include_key_fields`).
+    #[arg(long)]
+    include_key_fields: bool,
     #[command(flatten)]
     schema: SchemaArgs,
 }
@@ -120,7 +125,7 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
                     out.push_str("---\n");
                 }
                 for p in set.paths() {
-                    out.push_str(&path_string(&p));
+                    out.push_str(&path_line(&p));
                     out.push('\n');
                 }
             }
@@ -148,6 +153,7 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
     if a.strict_api_version {
         opts.api_version_check = ApiCheck::Strict;
     }
+    opts.include_key_fields = a.include_key_fields;
     if docs.len() > 1 {
         // With several objects, one without an entry is not an error.
         opts.missing_entry = MissingEntry::IdentityOnly;
@@ -225,6 +231,38 @@ fn no_objects(docs: &[smpatch_value::Value<'_>], name: &str, cmd: &str) -> Resul
     Ok(())
 }
 
+/// A path as one line of `fields -o paths` and `owners`: its elements
+/// joined by `.` as `smpatch::fieldsets::path_string` writes them, except
+/// that a backslash or control character in a field name (`f:`) is written
+/// as in a JSON string (`\\`, `\n`, `\t`, `\u0001`): a label key holding
+/// a newline would otherwise split its path over two lines. `k:` and `v:`
+/// elements are JSON already (their strings escaped).
+fn path_line(path: &[PathElement]) -> String {
+    let mut s = String::new();
+    for (i, pe) in path.iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        match pe {
+            PathElement::Field(name) => {
+                s.push_str("f:");
+                for c in name.chars() {
+                    match c {
+                        '\\' => s.push_str("\\\\"),
+                        '\n' => s.push_str("\\n"),
+                        '\r' => s.push_str("\\r"),
+                        '\t' => s.push_str("\\t"),
+                        c if c.is_control() => s.push_str(&format!("\\u{:04x}", u32::from(c))),
+                        c => s.push(c),
+                    }
+                }
+            }
+            other => other.write(&mut s),
+        }
+    }
+    s
+}
+
 fn owner_text(o: &Owner) -> String {
     if o.subresource.is_empty() {
         format!("{} ({})", o.manager, o.operation)
@@ -257,7 +295,7 @@ pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure
             .iter()
             .map(|(p, owners)| {
                 let who: Vec<String> = owners.iter().map(owner_text).collect();
-                (path_string(p), who.join(", "))
+                (path_line(p), who.join(", "))
             })
             .collect();
         if rows.is_empty() {

@@ -63,7 +63,7 @@ const BATCH_HELP: &str = "\
 Machine interface: one JSON request per stdin line, one JSON response per \
 stdout line, in order; a bad request answers an error and the session goes on.
 
-Request:  {\"id\": ANY, \"op\": \"apply\"|\"create2\"|\"create3\"|\"conflicts\"|\"normalize\"|\"fields\"|\"extract\",
+Request:  {\"id\": ANY, \"op\": \"apply\"|\"create2\"|\"create3\"|\"conflicts\"|\"compose\"|\"normalize\"|\"validate\"|\"fields\"|\"extract\"|\"owners\",
            \"original\": JSON, \"patch\": JSON, \"modified\": JSON, \"current\": JSON (or \"*_text\": \"JSON or YAML\"),
            \"schema\": {\"file\": PATH, \"definition\": NAME} | {\"builtin\": \"apps/v1/Deployment\"} | {\"none\": true},
            \"options\": {\"fix_quirks\": false, \"patch_type\": \"strategic\"|\"merge\"|\"auto\", ...}}

@@ -214,3 +214,71 @@ fn owners_without_managed_fields_says_why() {
          --show-managed-fields`)\n"
     );
 }
+
+/// A label key holding a newline (or a backslash, a tab) is one path per
+/// line in `fields -o paths` and in `owners`: the field name is escaped as
+/// in a JSON string; `k:` elements are JSON already and stay as they were.
+#[test]
+fn paths_escape_newlines_and_backslashes_in_field_names() {
+    let doc = r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","labels":{"a\nb":"1","c\\d":"2","e\tf":"3"}},"spec":{"ports":[{"port":80,"protocol":"TCP","name":"x\ny"}]}}"#;
+    let out = smpatch()
+        .args(["fields", "-f", "-", "-o", "paths"])
+        .write_stdin(doc)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let got = String::from_utf8_lossy(&out.stdout);
+    let want = concat!(
+        "f:metadata.f:labels.f:a\\nb\n",
+        "f:metadata.f:labels.f:c\\\\d\n",
+        "f:metadata.f:labels.f:e\\tf\n",
+        "f:spec.f:ports.k:{\"port\":80,\"protocol\":\"TCP\"}\n",
+        "f:spec.f:ports.k:{\"port\":80,\"protocol\":\"TCP\"}.f:name\n",
+        "f:spec.f:ports.k:{\"port\":80,\"protocol\":\"TCP\"}.f:port\n",
+        "f:spec.f:ports.k:{\"port\":80,\"protocol\":\"TCP\"}.f:protocol\n",
+    );
+    assert_eq!(got, want);
+    // The JSON output is the FieldsV1 encoding itself (the key, escaped by JSON).
+    let json = smpatch()
+        .args(["fields", "-f", "-"])
+        .write_stdin(doc)
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&json.stdout).contains(r#""f:a\nb":{}"#));
+    let live = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[{"manager":"m","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:a\nb":{}}}}]},"data":{"a\nb":"1"}}"#;
+    let owners = smpatch()
+        .args(["owners", "-f", "-"])
+        .write_stdin(live)
+        .output()
+        .expect("runs");
+    assert_eq!(owners.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&owners.stdout),
+        "PATH           MANAGERS\nf:data.f:a\\nb  m (Apply)\n"
+    );
+}
+
+/// `extract --include-key-fields` (batch `include_key_fields`, Python
+/// `include_key_fields=True`): a container whose `image` alone the manager
+/// owns keeps its `name`, so the configuration can be applied as it is.
+#[test]
+fn extract_include_key_fields() {
+    let live = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","managedFields":[{"manager":"img","operation":"Apply","apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}}]},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"web","image":"nginx","ports":[{"containerPort":80}]}]}}}}"#;
+    let containers = |extra: &[&str]| {
+        let mut args = vec!["extract", "-f", "-", "--manager", "img", "-o", "json"];
+        args.extend_from_slice(extra);
+        let out = smpatch()
+            .args(&args)
+            .write_stdin(live)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["spec"]["template"]["spec"]["containers"].clone()
+    };
+    assert_eq!(containers(&[]), serde_json::json!([{"image": "nginx"}]));
+    assert_eq!(
+        containers(&["--include-key-fields"]),
+        serde_json::json!([{"name": "web", "image": "nginx"}])
+    );
+}

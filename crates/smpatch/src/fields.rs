@@ -234,6 +234,71 @@ pub fn owners_json(object: &serde_json::Value) -> Result<serde_json::Value, Erro
     owners_value(o)
 }
 
+/// [`owners_json`] on JSON or YAML bytes (one document); answers the same
+/// table as compact JSON bytes, members in the order `owners_json` writes
+/// them (what Python's `owners` answers). A document nested deeper than
+/// 256 levels is `too_deep`.
+///
+/// ```
+/// let live = b"metadata:\n  managedFields:\n  - {manager: a, operation: Apply, apiVersion: v1, \
+///     fieldsV1: {f:data: {f:x: {}}}}\n";
+/// let table = smpatch::owners_bytes(live).unwrap();
+/// assert_eq!(
+///     String::from_utf8(table).unwrap(),
+///     r#"[{"path":"f:data.f:x","owners":[{"manager":"a","operation":"Apply","apiVersion":"v1"}]}]"#
+/// );
+/// ```
+pub fn owners_bytes(object: &[u8]) -> Result<Vec<u8>, Error> {
+    let arena = Arena::new();
+    let input = JsonOrYaml(object);
+    let o = input.read(&arena, &Op::Fields(FieldsOptions::default()), "object")?;
+    let table = owners_table(&arena, o)?;
+    Ok(smpatch_value::to_json_string(&table).into_bytes())
+}
+
+/// The owners table of [`owners_bytes`] as a value in `arena` (the batch
+/// op `owners` answers it).
+pub(crate) fn owners_table<'a>(arena: &'a Arena, object: Value<'_>) -> Result<Value<'a>, Error> {
+    let table = smpatch_fieldsets::owners(&object)?;
+    let s = |text: &str| Value::String(arena.alloc_str(text));
+    let rows: Vec<Value<'_>> = table
+        .iter()
+        .map(|(path, owners)| {
+            let owners: Vec<Value<'_>> = owners
+                .iter()
+                .map(|o| {
+                    let mut m = vec![("manager", s(&o.manager)), ("operation", s(&o.operation))];
+                    if !o.subresource.is_empty() {
+                        m.push(("subresource", s(&o.subresource)));
+                    }
+                    m.push(("apiVersion", s(&o.api_version)));
+                    Value::object_from(arena, &m)
+                })
+                .collect();
+            let path = s(&smpatch_fieldsets::path_string(path));
+            Value::object_from(
+                arena,
+                &[
+                    ("path", path),
+                    ("owners", Value::array_from(arena, &owners)),
+                ],
+            )
+        })
+        .collect();
+    Ok(Value::array_from(arena, &rows))
+}
+
+/// Batch op `owners`: `{"object": …, "options": {"max_depth": N}}` → the
+/// owners table (no schema read). Runs as the parse of an [`Op::Fields`].
+pub(crate) fn batch_owners(request: Value<'_>) -> Result<Op, Error> {
+    let o = options_object(request, &["max_depth"])?;
+    let mut opts = FieldsOptions::default();
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
+    }
+    Ok(Op::Fields(opts))
+}
+
 fn bad(path: &str, message: impl Into<String>) -> Error {
     Error::facade(crate::FacadeKind::InvalidRequest, path, message)
 }
@@ -246,6 +311,25 @@ fn opt_bool(obj: &smpatch_value::Object<'_>, key: &str) -> Result<Option<bool>, 
             &format!("/options/{key}"),
             format!("option {key:?} must be true or false"),
         )),
+    }
+}
+
+/// `max_depth`: a non-negative integer, as the other ops' option of that
+/// name.
+fn opt_usize(obj: &smpatch_value::Object<'_>, key: &str) -> Result<Option<usize>, Error> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_number()
+            .and_then(|n| n.as_u64())
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                bad(
+                    &format!("/options/{key}"),
+                    format!("option {key:?} must be a non-negative integer"),
+                )
+            }),
     }
 }
 
@@ -284,12 +368,17 @@ fn options_object<'a>(
 }
 
 /// Batch op `fields`: `{"object": …, "options": {"shape": "apply"|"update",
-/// "strip_server_fields": bool, "allow_duplicates": bool}}` → the canonical
-/// FieldsV1 object.
+/// "strip_server_fields": bool, "allow_duplicates": bool, "max_depth": N}}`
+/// → the canonical FieldsV1 object.
 pub(crate) fn batch_fields(request: Value<'_>) -> Result<Op, Error> {
     let o = options_object(
         request,
-        &["shape", "strip_server_fields", "allow_duplicates"],
+        &[
+            "shape",
+            "strip_server_fields",
+            "allow_duplicates",
+            "max_depth",
+        ],
     )?;
     let mut opts = match opt_str(&o, "shape")? {
         None | Some("apply") => FieldsOptions::default(),
@@ -310,13 +399,16 @@ pub(crate) fn batch_fields(request: Value<'_>) -> Result<Op, Error> {
     if let Some(b) = opt_bool(&o, "allow_duplicates")? {
         opts.allow_duplicates = b;
     }
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
+    }
     Ok(Op::Fields(opts))
 }
 
 /// Batch op `extract`: `{"object": …, "manager": "NAME", "subresource": "S",
 /// "options": {"reference": bool, "api_version_check": "ignore"|"strict",
-/// "include_key_fields": bool, "missing_entry": "error"|"identity"}}` → the
-/// apply configuration.
+/// "include_key_fields": bool, "missing_entry": "error"|"identity",
+/// "validate": bool, "max_depth": N}}` → the apply configuration.
 pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
     let manager = match request.get("manager") {
         Some(Value::String(s)) => s,
@@ -330,6 +422,8 @@ pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
             "api_version_check",
             "include_key_fields",
             "missing_entry",
+            "validate",
+            "max_depth",
         ],
     )?;
     let mut opts = if opt_bool(&o, "reference")?.unwrap_or(false) {
@@ -366,6 +460,12 @@ pub(crate) fn batch_extract(request: Value<'_>) -> Result<Op, Error> {
     }
     if let Some(b) = opt_bool(&o, "include_key_fields")? {
         opts.include_key_fields = b;
+    }
+    if let Some(b) = opt_bool(&o, "validate")? {
+        opts.validate = b;
+    }
+    if let Some(d) = opt_usize(&o, "max_depth")? {
+        opts.max_depth = d;
     }
     Ok(extract_op(manager, &opts))
 }

@@ -52,6 +52,7 @@ __all__ = [
     "extract",
     "fields",
     "normalize",
+    "owners",
     "server_apply",
     "validate",
 ]
@@ -116,6 +117,7 @@ from ._native import (  # noqa: E402
     extract,
     fields,
     normalize,
+    owners,
     server_apply,
     validate,
 )

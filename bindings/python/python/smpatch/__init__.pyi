@@ -17,6 +17,7 @@ __all__ = [
     "extract",
     "fields",
     "normalize",
+    "owners",
     "server_apply",
     "validate",
 ]
@@ -31,6 +32,12 @@ StrPath = Union[str, "os.PathLike[str]"]
 
 PatchType = Literal["strategic", "merge", "auto"]
 """``patch_type=`` of ``apply`` and ``create_three_way``: the names of ``smpatch apply --type``."""
+
+FieldsShape = Literal["apply", "update"]
+"""``shape=`` of ``fields``: the names of the batch ``options.shape`` and ``smpatch fields --shape``."""
+
+MissingEntry = Literal["error", "identity"]
+"""``missing_entry=`` of ``extract``: the names of the batch ``options.missing_entry``."""
 
 Violation = Dict[str, str]
 """A union or enum violation: ``{"path": <JSON pointer>, "rule": "V1".."V5" | "enum", "message": ...}``."""
@@ -72,6 +79,10 @@ def apply(
     reject_duplicate_keys: bool = False,
     max_depth: Optional[int] = None,
     patch_type: PatchType = "strategic",
+    normalize_unions: Literal[False] = False,
+    ratcheting: Optional[bool] = None,
+    check_enums: Optional[bool] = None,
+    non_discriminated_update: Optional[bool] = None,
 ) -> Dict[str, Any]: ...
 @overload
 def apply(
@@ -86,7 +97,47 @@ def apply(
     reject_duplicate_keys: bool = False,
     max_depth: Optional[int] = None,
     patch_type: PatchType = "strategic",
+    normalize_unions: Literal[False] = False,
+    ratcheting: Optional[bool] = None,
+    check_enums: Optional[bool] = None,
+    non_discriminated_update: Optional[bool] = None,
 ) -> bytes: ...
+@overload
+def apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[False] = False,
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
+    normalize_unions: Literal[True],
+    ratcheting: Optional[bool] = None,
+    check_enums: Optional[bool] = None,
+    non_discriminated_update: Optional[bool] = None,
+) -> Tuple[Dict[str, Any], List[str]]: ...
+@overload
+def apply(
+    original: Document,
+    patch: Document,
+    *,
+    schema: Optional[Schema] = None,
+    type: Optional[str] = None,
+    as_bytes: Literal[True],
+    fix_quirks: bool = False,
+    compound_keys: bool = False,
+    reject_duplicate_keys: bool = False,
+    max_depth: Optional[int] = None,
+    patch_type: PatchType = "strategic",
+    normalize_unions: Literal[True],
+    ratcheting: Optional[bool] = None,
+    check_enums: Optional[bool] = None,
+    non_discriminated_update: Optional[bool] = None,
+) -> Tuple[bytes, List[str]]: ...
 @overload
 def create_two_way(
     original: Document,
@@ -256,8 +307,9 @@ def fields(
     type: Optional[str] = None,
     as_bytes: Literal[False] = False,
     strip_server_fields: bool = True,
-    allow_duplicates: bool = False,
+    allow_duplicates: Optional[bool] = None,
     max_depth: Optional[int] = None,
+    shape: FieldsShape = "apply",
 ) -> Dict[str, Any]: ...
 @overload
 def fields(
@@ -267,8 +319,9 @@ def fields(
     type: Optional[str] = None,
     as_bytes: Literal[True],
     strip_server_fields: bool = True,
-    allow_duplicates: bool = False,
+    allow_duplicates: Optional[bool] = None,
     max_depth: Optional[int] = None,
+    shape: FieldsShape = "apply",
 ) -> bytes: ...
 @overload
 def extract(
@@ -284,6 +337,7 @@ def extract(
     include_key_fields: bool = False,
     validate: bool = True,
     max_depth: Optional[int] = None,
+    missing_entry: Optional[MissingEntry] = None,
 ) -> Dict[str, Any]: ...
 @overload
 def extract(
@@ -299,4 +353,9 @@ def extract(
     include_key_fields: bool = False,
     validate: bool = True,
     max_depth: Optional[int] = None,
+    missing_entry: Optional[MissingEntry] = None,
 ) -> bytes: ...
+@overload
+def owners(obj: Document, *, as_bytes: Literal[False] = False) -> List[Dict[str, Any]]: ...
+@overload
+def owners(obj: Document, *, as_bytes: Literal[True]) -> bytes: ...

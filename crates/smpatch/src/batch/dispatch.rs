@@ -20,12 +20,16 @@ enum OpName {
     Create2,
     Create3,
     Conflicts,
+    Compose,
     Normalize,
+    Validate,
     Fields,
     Extract,
+    Owners,
 }
 
-const OP_NAMES: &str = "apply, create2, create3, conflicts, normalize, fields or extract";
+const OP_NAMES: &str =
+    "apply, create2, create3, conflicts, compose, normalize, validate, fields, extract or owners";
 
 impl OpName {
     fn parse(name: &str) -> Option<OpName> {
@@ -34,9 +38,12 @@ impl OpName {
             "create2" => OpName::Create2,
             "create3" => OpName::Create3,
             "conflicts" => OpName::Conflicts,
+            "compose" => OpName::Compose,
             "normalize" => OpName::Normalize,
+            "validate" => OpName::Validate,
             "fields" => OpName::Fields,
             "extract" => OpName::Extract,
+            "owners" => OpName::Owners,
             _ => return None,
         })
     }
@@ -79,11 +86,17 @@ impl OpName {
                 }
             }
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
-            OpName::Normalize => {
+            OpName::Compose => Op::Compose(create_options(options)?),
+            OpName::Normalize | OpName::Validate => {
                 if !has_document(request, "new") {
-                    return Err(invalid(
-                        "the normalize op needs \"new\" (and optionally \"old\")",
-                    ));
+                    let name = if self == OpName::Validate {
+                        "validate"
+                    } else {
+                        "normalize"
+                    };
+                    return Err(invalid(format!(
+                        "the {name} op needs \"new\" (and optionally \"old\")"
+                    )));
                 }
                 Op::Normalize {
                     options: union_options(options)?,
@@ -92,6 +105,7 @@ impl OpName {
             }
             OpName::Fields => crate::fields::batch_fields(request)?,
             OpName::Extract => crate::fields::batch_extract(request)?,
+            OpName::Owners => crate::fields::batch_owners(request)?,
         };
         Ok((op, patch_type))
     }
@@ -151,6 +165,28 @@ pub(super) fn run<'a>(
         .iter()
         .map(|role| document(arena, request, role, op.empty(), &parse))
         .collect::<Result<Vec<_>, _>>()?;
+    if name == OpName::Owners {
+        // Who owns what is read from managedFields alone: no schema.
+        let [object] = docs.as_slice() else {
+            return Err(invalid("the owners op needs \"object\""));
+        };
+        // The parser never lowers its limit and the owners walk reads
+        // managedFields only: a limit below the default is checked here.
+        let depth = object.depth();
+        if depth > op.max_depth() {
+            return Err(Error::facade(
+                crate::FacadeKind::TooDeep,
+                "/object",
+                format!(
+                    "the object nests {depth} levels deep, more than max_depth {}",
+                    op.max_depth()
+                ),
+            ));
+        }
+        return crate::fields::owners_table(arena, *object)
+            .map(Outcome::Document)
+            .map_err(|e| e.with_prefix("/object"));
+    }
     let op = op.with_patch_type(patch_type, &docs);
     let embedded;
     let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {
@@ -168,12 +204,51 @@ pub(super) fn run<'a>(
     };
     let cursor = ops::resolve_type(&op, &schemas, &ty, &docs)
         .map_err(|e| unknown_type_hint(e.with_prefix("/schema")))?;
+    if name == OpName::Validate {
+        return validate(arena, &op, &docs, cursor);
+    }
     let out = ops::execute(arena, &op, &docs, cursor);
     if matches!(name, OpName::Fields | OpName::Extract) {
         // Errors of the field-set ops point into the request's `object`.
         return out.map_err(|e| e.with_prefix("/object"));
     }
     out
+}
+
+/// Op `validate` (the `normalize` op's documents and options, run as
+/// `smpatch validate` and Python's `validate`): every union and enum
+/// violation of `new` as written, judged against `old` (absent: `new` is
+/// being created), nothing normalized; answers the list of
+/// `{"path", "rule", "message"}` objects, empty when valid.
+fn validate<'a>(
+    arena: &'a Arena,
+    op: &Op,
+    docs: &[Value<'a>],
+    cursor: smpatch_schema::Cursor<'_>,
+) -> Result<Outcome<'a>, Error> {
+    let Op::Normalize { options, create } = op else {
+        return Err(invalid("the validate op runs as normalize"));
+    };
+    let (new, old) = match docs {
+        [new, old] => (*new, (!*create).then_some(*old)),
+        [new] => (*new, None),
+        _ => return Err(invalid("the validate op needs \"new\"")),
+    };
+    let found = crate::validate_unions(old, new, cursor, options)?;
+    let items: Vec<Value<'a>> = found
+        .iter()
+        .map(|v| {
+            Value::object_from(
+                arena,
+                &[
+                    ("path", Value::String(arena.alloc_str(&v.path))),
+                    ("rule", Value::String(v.rule.name())),
+                    ("message", Value::String(arena.alloc_str(&v.message))),
+                ],
+            )
+        })
+        .collect();
+    Ok(Outcome::Document(Value::array_from(arena, &items)))
 }
 
 /// An `unknown_type` error in the protocol's words: the request's

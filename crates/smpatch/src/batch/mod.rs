@@ -4,12 +4,13 @@
 //! never stopping at a bad request:
 //!
 //! ```text
-//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "normalize"
-//!        | "fields" | "extract",
+//! {"id": ANY, "op": "apply" | "create2" | "create3" | "conflicts" | "compose"
+//!        | "normalize" | "validate" | "fields" | "extract" | "owners",
 //!  "schema": {"file": "PATH", "definition": "NAME"} | {"builtin": "apps/v1/Deployment"}
 //!            | {"none": true} | absent,
 //!  "original": JSON, "patch": JSON, "modified": JSON, "current": JSON,
-//!  "left": JSON, "right": JSON, "object": JSON, "object_text": "…",
+//!  "left": JSON, "right": JSON, "first": JSON, "second": JSON,
+//!  "object": JSON, "object_text": "…",
 //!  "manager": "NAME", "subresource": "S",
 //!  "original_text": "…", "patch_text": "…", "modified_text": "…", "current_text": "…",
 //!  "overwrite": true, "options": {"fix_quirks": false, "compound_keys": false, …}}
@@ -21,7 +22,9 @@
 //! `old` (absent = create), options `ratcheting`, `check_enums`,
 //! `non_discriminated_update`, `max_depth`; op `apply` with
 //! `"options": {"normalize_unions": true}` merges, normalizes against
-//! `original` and validates. Both answer
+//! `original` and validates (op `validate` takes what `normalize` takes and
+//! answers the list of violations, `{"id", "ok": [{"path", "rule",
+//! "message"}, …]}`, empty when valid, nothing normalized). Both answer
 //! `{"id", "ok": OBJECT, "cleared": [POINTER, …]}` or
 //! `{"id", "error": {"kind": "validation", "path": "", "message": "…",
 //! "violations": [{"path", "rule", "message"}, …]}}`.
