@@ -55,14 +55,14 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     } else {
         "Error"
     };
-    // How the library's message for a document without apiVersion/kind
-    // starts (it goes on with the Rust `TypeRef` forms).
-    const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
-    let message = if e.name() == "unknown_type" && e.message().starts_with(UNTYPED) {
+    // The library's message for a document without apiVersion/kind goes on
+    // with the Rust `TypeRef` forms: say the keyword arguments instead.
+    let message = if e.is_untyped_document() {
         format!(
-            "{UNTYPED}; add them, or name the type with type=\"group/version/Kind\" \
+            "{}; add them, or name the type with type=\"group/version/Kind\" \
              (\"apps/v1/Deployment\"), or merge without one with \
-             schema=smpatch.Schema.schemaless()"
+             schema=smpatch.Schema.schemaless()",
+            Error::UNTYPED_DOCUMENT
         )
     } else if e.name() == "unknown_type" {
         // The keyword arguments that fix it, in Python's words.

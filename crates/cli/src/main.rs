@@ -527,11 +527,12 @@ impl From<Error> for Failure {
         }
         let mut message = e.message().to_owned();
         if e.name() == "unknown_type" {
-            if message.starts_with(UNTYPED) {
+            if e.is_untyped_document() {
                 // The library names the Rust `TypeRef` forms; say the flag.
                 message = format!(
-                    "{UNTYPED}; add them, or name the type with --type-name NAME|GVK \
-                     (apps/v1/Deployment, deploy)"
+                    "{}; add them, or name the type with --type-name NAME|GVK \
+                     (apps/v1/Deployment, deploy)",
+                    smpatch::Error::UNTYPED_DOCUMENT
                 );
             } else {
                 message.push_str(UNKNOWN_TYPE_HINT);
@@ -578,10 +579,6 @@ fn apply_merge_hint(mut f: Failure) -> Failure {
     }
     f
 }
-
-/// How the library's `unknown_type` error for a document without
-/// apiVersion/kind starts.
-const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
 
 /// What the CLI adds to an `unknown_type` error: the flags that fix it.
 const UNKNOWN_TYPE_HINT: &str = " (--schema FILE adds a CRD or OpenAPI document; \

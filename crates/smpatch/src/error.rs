@@ -187,6 +187,39 @@ impl Error {
         Error::new(kind, e.path.clone(), message).with_source(e)
     }
 
+    /// True for the `unknown_type` error of a document that has neither
+    /// `apiVersion` nor `kind`: its message starts with
+    /// [`Error::UNTYPED_DOCUMENT`] and goes on with the Rust
+    /// [`TypeRef`](crate::TypeRef) forms that fix it, so a front end (the
+    /// CLI, batch mode, the Python binding) can say its own way instead.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use smpatch::{apply_json, ApplyOptions, TypeRef};
+    /// let schema = smpatch::embedded_schema().unwrap();
+    /// let (live, patch) = (json!({"spec": {}}), json!({"spec": {"a": 1}}));
+    /// let e = apply_json(&live, &patch, schema, &TypeRef::Detect, &ApplyOptions::default())
+    ///     .unwrap_err();
+    /// assert!(e.is_untyped_document());
+    /// assert!(e.message().starts_with(smpatch::Error::UNTYPED_DOCUMENT));
+    /// ```
+    pub fn is_untyped_document(&self) -> bool {
+        self.kind == ErrorKind::Facade(FacadeKind::UnknownType)
+            && self.message.starts_with(Self::UNTYPED_DOCUMENT)
+    }
+
+    /// How the message of an [untyped document](Error::is_untyped_document)
+    /// error starts.
+    pub const UNTYPED_DOCUMENT: &'static str =
+        "cannot tell the document's type: no apiVersion and kind";
+
+    /// The same error (kind, path and source) with `message` instead of its
+    /// own: for front ends that reword a message in their terms.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
     /// The typed kind.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -163,9 +163,11 @@ pub(crate) fn resolve_cursor<'s>(
                 return Err(Error::facade(
                     FacadeKind::UnknownType,
                     "",
-                    "cannot tell the document's type: no apiVersion and kind; name the type \
-                     (TypeRef::Gvk(\"apps/v1/Deployment\") or TypeRef::Definition) or merge \
-                     without metadata (TypeRef::Schemaless)",
+                    format!(
+                        "{}; name the type (TypeRef::Gvk(\"apps/v1/Deployment\") or \
+                         TypeRef::Definition) or merge without metadata (TypeRef::Schemaless)",
+                        Error::UNTYPED_DOCUMENT
+                    ),
                 ));
             };
             schemas

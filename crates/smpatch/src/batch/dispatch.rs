@@ -258,14 +258,16 @@ fn unknown_type_hint(e: Error) -> Error {
     if e.name() != "unknown_type" {
         return e;
     }
-    const UNTYPED: &str = "cannot tell the document's type: no apiVersion and kind";
     const MEMBERS: &str = "{\"builtin\": \"apps/v1/Deployment\"} names a built-in type, \
         {\"file\": PATH, \"definition\": NAME} a type of a CRD or OpenAPI document, \
         {\"none\": true} merges without a schema";
-    let message = if e.message().starts_with(UNTYPED) {
-        format!("{UNTYPED}; add them, or name the type in the request's \"schema\": {MEMBERS}")
+    let message = if e.is_untyped_document() {
+        format!(
+            "{}; add them, or name the type in the request's \"schema\": {MEMBERS}",
+            Error::UNTYPED_DOCUMENT
+        )
     } else {
         format!("{} (the request's \"schema\": {MEMBERS})", e.message())
     };
-    Error::new(e.kind(), e.path(), message)
+    e.with_message(message)
 }
