@@ -12,7 +12,7 @@
 //! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
 use smpatch_schema::{
-    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, TooDeep, Walk,
+    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, Strategy, TooDeep, Walk,
 };
 use smpatch_value::{Path, Value};
 
@@ -170,15 +170,28 @@ pub(crate) fn resolve<'s>(
         Some(NodeKind::List { .. }) => match value {
             Value::Array(_) | Value::Null => {
                 let elem = c.list_items().unwrap_or(Cursor::UNKNOWN);
+                // A property's list metadata, else (a map's values, a
+                // list's items, a list definition behind a `$ref`) what
+                // the list's own schema declares.
+                let meta = match c.list_meta() {
+                    Some(own) if !declares_list(at.meta) => own,
+                    _ => at.meta,
+                };
                 Ok(Atom::List {
                     elem,
-                    plan: ListPlan::field_set(at.meta),
+                    plan: ListPlan::field_set(meta),
                     open: at.preserve || c.flags().preserve_unknown_fields,
                 })
             }
             _ => Err(mismatch("a list")),
         },
     }
+}
+
+/// Whether a property's metadata says how its list is merged: a list type,
+/// a merge key or the `merge` strategy (a set).
+fn declares_list(meta: &PatchMeta) -> bool {
+    meta.list_type.is_some() || meta.merge_key.is_some() || meta.strategy == Strategy::Merge
 }
 
 /// The schema of member `key` of an object at `cursor` (`open`: see
@@ -236,18 +249,22 @@ pub(crate) fn member_at<'s>(
 }
 
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
-/// The schema of a custom resource's `metadata`: a CRD's schema declares it
-/// as a bare `type: object` (or not at all), but the API server types it as
-/// `ObjectMeta` (labels and annotations granular maps, finalizers a set,
+/// The schema of a custom resource's `metadata`: whatever a CRD's schema
+/// declares for it (a bare `type: object`, or properties such as a
+/// `name` with a `maxLength`), the API server types it as `ObjectMeta`
+/// (labels and annotations granular maps, finalizers a set,
 /// ownerReferences keyed by uid, managedFields atomic). So the top-level
-/// `metadata` of a typed object whose own schema for it is untyped gets the
-/// embedded `ObjectMeta` (as does an undeclared one, in `member_at`). Schema-less objects (no schema at all) stay
+/// `metadata` of a typed object gets the embedded `ObjectMeta` unless its
+/// schema already is the built-in `ObjectMeta` or `ListMeta` (built-in
+/// types and their `*List` types keep theirs); an undeclared one gets it
+/// too, in `member_at`. Schema-less objects (no schema at all) stay
 /// deduced, as on the server.
 fn crd_metadata<'s>(key: &str, found: Cursor<'s>, path: &Path<'_>) -> Option<Cursor<'s>> {
     if key != "metadata"
         || !at_root(path)
-        || !matches!(found.kind(), None | Some(NodeKind::Unknown))
+        || matches!(found.type_name(), Some(OBJECT_META | LIST_META))
     {
         return None;
     }

@@ -435,6 +435,14 @@ fn sets_under_built_in_schemas() {
             set_of(emb, "v1/Pod", json!({"spec": {"containers": [{"image": "i"}]}})),
             "ERR invalid_list_item|/spec/containers/0|associative list with keys has an element that omits all key fields [\"name\"] (and doesn't have default values for any key fields)",
         ),
+        (
+            // The top-level metadata of a typed object is ObjectMeta unless
+            // its schema is ListMeta (or ObjectMeta) already (review of round 8).
+            "a *List type keeps ListMeta",
+            set_of(emb, "v1/ConfigMapList", json!({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {"continue": "c", "remainingItemCount": 3, "resourceVersion": "7"}})),
+            r#"{"f:metadata":{"f:continue":{},"f:remainingItemCount":{}}}"#,
+        ),
+        ("ListMeta has no labels", set_of(emb, "v1/ConfigMapList", json!({"metadata": {"labels": {"a": "b"}}})), "ERR schema_mismatch|/metadata/labels|field not declared in schema"),
         ("undeclared top-level field", set_of(emb, "v1/ConfigMap", json!({"spec": {}})), "ERR schema_mismatch|/spec|field not declared in schema"),
         ("a number for a ConfigMap value", set_of(emb, "v1/ConfigMap", json!({"data": {"PORT": 8080}})), "ERR schema_mismatch|/data/PORT|expected a string, got number"),
         ("a string for replicas", set_of(emb, "apps/v1/Deployment", json!({"spec": {"replicas": "3"}})), "ERR schema_mismatch|/spec/replicas|expected a number (int or float), got string"),
@@ -471,6 +479,114 @@ fn map_type_on_the_referencing_property_wins() {
         ),
         r#"{"f:atomicOverPlain":{},"f:atomicRef":{},"f:granularAllOf":{"f:a":{},"f:b":{}},"f:granularRef":{"f:a":{},"f:b":{}}}"#,
     )]);
+}
+
+/// Lists that are not properties (a map's values, a list's items) and list
+/// definitions behind a `$ref` are keyed by what their own schema declares,
+/// as the API server's schema conversion reads it; a property's own list
+/// metadata wins (review of round 8: map-value lists were atomic).
+#[test]
+fn own_list_metadata_of_lists_that_are_not_properties() {
+    let item = json!({"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}});
+    let keyed = json!({"type": "array", "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["name"], "items": item});
+    let doc = json!({"swagger": "2.0", "definitions": {
+        "com.example.v1.Rack": {"type": "object",
+            "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Rack"}],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                "groups": {"type": "object", "additionalProperties": keyed},
+                "tagSets": {"type": "object", "additionalProperties": {"type": "array",
+                    "x-kubernetes-list-type": "set", "items": {"type": "string"}}},
+                "byMergeKey": {"type": "object", "additionalProperties": {"type": "array",
+                    "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name", "items": item}},
+                "matrix": {"type": "array", "items": keyed},
+                "matrixSet": {"type": "array", "x-kubernetes-list-type": "set", "items": keyed},
+                "slots": {"$ref": "#/definitions/com.example.v1.Slots"},
+                "atomicSlots": {"allOf": [{"$ref": "#/definitions/com.example.v1.Slots"}],
+                    "x-kubernetes-list-type": "atomic"},
+                "mergeSet": {"$ref": "#/definitions/com.example.v1.MergeSet"}}},
+        "com.example.v1.Slots": keyed,
+        "com.example.v1.MergeSet": {"type": "array", "x-kubernetes-patch-strategy": "merge",
+            "items": {"type": "string"}}}});
+    let sc = Schema::from_bytes(doc.to_string().as_bytes(), "inline").expect("schema");
+    let t = "example.com/v1/Rack";
+    let r = |body: J| {
+        let mut o = json!({"apiVersion": "example.com/v1", "kind": "Rack"});
+        o.as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        o
+    };
+    let ab = json!([{"name": "a", "v": 1}, {"name": "b"}]);
+    check_all(vec![
+        (
+            "a list-map that is a map value: items keyed",
+            set_of(&sc, t, r(json!({"groups": {"g1": ab}}))),
+            r#"{"f:groups":{"f:g1":{".":{},"k:{\"name\":\"a\"}":{".":{},"f:name":{},"f:v":{}},"k:{\"name\":\"b\"}":{".":{},"f:name":{}}}}}"#,
+        ),
+        (
+            "duplicate keys in a map-value list-map",
+            set_of(&sc, t, r(json!({"groups": {"g1": [{"name": "a"}, {"name": "a"}]}}))),
+            "ERR duplicate_list_item|/groups/g1/1|",
+        ),
+        (
+            "a set that is a map value: items by value",
+            set_of(&sc, t, r(json!({"tagSets": {"s": ["y", "x"]}}))),
+            r#"{"f:tagSets":{"f:s":{".":{},"v:\"x\"":{},"v:\"y\"":{}}}}"#,
+        ),
+        (
+            "a merge key on a map-value list",
+            set_of(&sc, t, r(json!({"byMergeKey": {"m": [{"name": "a"}]}}))),
+            r#"{"f:byMergeKey":{"f:m":{".":{},"k:{\"name\":\"a\"}":{".":{},"f:name":{}}}}}"#,
+        ),
+        (
+            "list-map items of an atomic list: the outer list stays one leaf",
+            set_of(&sc, t, r(json!({"matrix": [ab]}))),
+            r#"{"f:matrix":{}}"#,
+        ),
+        (
+            "list-map items of a set: lists are no set elements",
+            set_of(&sc, t, r(json!({"matrixSet": [ab]}))),
+            "ERR invalid_list_item|/matrixSet/0|not supported: associative list with lists as elements",
+        ),
+        (
+            "a list-map definition behind a $ref",
+            set_of(&sc, t, r(json!({"slots": ab}))),
+            r#"{"f:slots":{"k:{\"name\":\"a\"}":{".":{},"f:name":{},"f:v":{}},"k:{\"name\":\"b\"}":{".":{},"f:name":{}}}}"#,
+        ),
+        (
+            "the property's own list type wins over the definition's",
+            set_of(&sc, t, r(json!({"atomicSlots": ab}))),
+            r#"{"f:atomicSlots":{}}"#,
+        ),
+        (
+            "a merge strategy without key behind a $ref: a set",
+            set_of(&sc, t, r(json!({"mergeSet": ["q", "p"]}))),
+            r#"{"f:mergeSet":{"v:\"p\"":{},"v:\"q\"":{}}}"#,
+        ),
+    ]);
+    // Extraction walks the same way: the manager's item of a map-value
+    // list-map, not the whole list.
+    let live = r(json!({"groups": {"g1": ab},
+        "metadata": {"name": "r", "managedFields": [entry("m", json!({"f:groups": {"f:g1": {
+            "k:{\"name\":\"b\"}": {".": {}, "f:name": {}}}}}))]}}));
+    let arena = Arena::new();
+    let v = from_serde(&arena, &live, 256).expect("object");
+    let got = extract(
+        &arena,
+        &v,
+        sc.cursor(t).expect("type"),
+        "m",
+        &ExtractOptions::default(),
+    )
+    .map(|v| to_json_string(&v))
+    .map_err(|e| format!("{}|{}", e.kind().name(), e.path()));
+    assert_eq!(
+        got.as_deref(),
+        Ok(
+            r#"{"apiVersion":"example.com/v1","kind":"Rack","metadata":{"name":"r"},"groups":{"g1":[{"name":"b"}]}}"#
+        )
+    );
 }
 
 fn entry(manager: &str, set: J) -> J {

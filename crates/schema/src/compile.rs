@@ -471,15 +471,16 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                         }
                         _ => self.b.unknown(),
                     };
-                    // What pairs the elements when the list is not a
-                    // property (a map's values, a list's items). Read
-                    // leniently: a property's own metadata errors are
-                    // reported where the property is read.
-                    list_meta = self
-                        .read_meta(s, path)
-                        .ok()
-                        .filter(|m| m.merge_key.is_some() || m.list_type.is_some())
-                        .map(Box::new);
+                    // What keys the elements when the list is not a
+                    // property (a map's values, a list's items, a list
+                    // definition behind a `$ref`). Invalid values are
+                    // refused here as on a property (whose own schema is
+                    // this one when it is inline: it reports them first).
+                    let own = self.read_meta(s, path)?;
+                    list_meta = (own.merge_key.is_some()
+                        || own.list_type.is_some()
+                        || own.strategy == Strategy::Merge)
+                        .then(|| Box::new(own));
                     NodeKind::List { items }
                 }
                 Some("string" | "integer" | "number" | "boolean") => self.scalar(s),
@@ -507,11 +508,21 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
 
     /// `x-kubernetes-map-type` on a node's own schema (field sets only; the
     /// patch algorithms read the property's [`PatchMeta::map_type`]).
+    /// Unknown values are refused as on a property (a map's values, a
+    /// list's items and definitions included).
     fn node_map_type(&mut self, s: D, path: u32) -> Result<Option<MapType>, SchemaError> {
         Ok(match self.ext_str(s, "x-kubernetes-map-type", path)? {
             Some("atomic") => Some(MapType::Atomic),
             Some("granular") => Some(MapType::Granular),
-            _ => None,
+            Some(other) => {
+                let at = self.push(path, Seg::Lit("x-kubernetes-map-type"));
+                return Err(self.err(
+                    SchemaErrorKind::InvalidExtension,
+                    at,
+                    format!("unknown map type \"{other}\" (expected atomic or granular)"),
+                ));
+            }
+            None => None,
         })
     }
 

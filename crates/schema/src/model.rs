@@ -224,11 +224,13 @@ pub struct Node {
     pub flags: NodeFlags,
     /// For a list node: the list metadata its own schema declares
     /// (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
-    /// `x-kubernetes-patch-merge-key`), when it declares any. A property's
-    /// [`PatchMeta`] is read from the property; this is what a list that is
-    /// not a property (a map's values, a list's items) or a list definition
-    /// behind a `$ref` declares. Only the union pass reads it, to pair list
-    /// elements with their old counterparts (docs/UNIONS.md).
+    /// `x-kubernetes-patch-merge-key`, a `merge` patch strategy), when it
+    /// declares any. A property's [`PatchMeta`] is read from the property;
+    /// this is what a list that is not a property (a map's values, a list's
+    /// items) or a list definition behind a `$ref` declares. The union pass
+    /// reads it to pair list elements with their old counterparts
+    /// (docs/UNIONS.md), field sets to key the items (docs/FIELDSETS.md);
+    /// a property's own list metadata wins over it.
     pub list_meta: Option<Box<PatchMeta>>,
 }
 

@@ -117,6 +117,75 @@ fn cases() -> Vec<Case> {
             doc: prop(json!({"type": "object", "x-kubernetes-map-type": "fine"})),
             expect: Err(("invalid_extension", "/x-kubernetes-map-type")),
         },
+        // The same extensions on lists and maps that are not properties
+        // (a map's values, a list's items, a definition) are refused too,
+        // naming the schema's pointer (review of round 8: they used to load).
+        Case {
+            name: "unknown list type on a map's values",
+            doc: prop(json!({"type": "object", "additionalProperties": {"type": "array",
+                "x-kubernetes-list-type": "bogus", "items": {"type": "string"}}})),
+            expect: Err((
+                "invalid_extension",
+                "#/definitions/T/properties/f/additionalProperties/x-kubernetes-list-type",
+            )),
+        },
+        Case {
+            name: "non-string list map key on a list's items",
+            doc: prop(json!({"type": "array", "items": {"type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": [1]}})),
+            expect: Err((
+                "invalid_extension",
+                "#/definitions/T/properties/f/items/x-kubernetes-list-map-keys/0",
+            )),
+        },
+        Case {
+            name: "unknown strategy on a list definition",
+            doc: v2(json!({"T": {"properties": {"f": {"$ref": "#/definitions/L"}}},
+                "L": {"type": "array", "x-kubernetes-patch-strategy": "mrege"}})),
+            expect: Err((
+                "unknown_strategy",
+                "#/definitions/L/x-kubernetes-patch-strategy",
+            )),
+        },
+        Case {
+            name: "v3: unknown list type on a map's values",
+            doc: json!({"openapi": "3.0", "components": {"schemas": {"T": {"properties": {"f": {
+                "type": "object", "additionalProperties": {"type": "array",
+                "x-kubernetes-list-type": "bag"}}}}}}}),
+            expect: Err((
+                "invalid_extension",
+                "#/components/schemas/T/properties/f/additionalProperties/x-kubernetes-list-type",
+            )),
+        },
+        Case {
+            name: "CRD: unknown list type on a map's values",
+            doc: json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"group": "example.com", "names": {"kind": "W"}, "versions": [{"name": "v1",
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                "type": "object", "additionalProperties": {"type": "array",
+                "x-kubernetes-list-type": "bogus", "items": {"type": "string"}}}}}}}]}}),
+            expect: Err((
+                "invalid_extension",
+                "#/spec/versions/0/schema/openAPIV3Schema/properties/spec/additionalProperties/x-kubernetes-list-type",
+            )),
+        },
+        Case {
+            name: "unknown map type on a map's values",
+            doc: prop(json!({"type": "object", "additionalProperties": {"type": "object",
+                "x-kubernetes-map-type": "fine"}})),
+            expect: Err((
+                "invalid_extension",
+                "#/definitions/T/properties/f/additionalProperties/x-kubernetes-map-type",
+            )),
+        },
+        Case {
+            name: "valid list metadata on a map's values loads",
+            doc: prop(json!({"type": "object", "additionalProperties": {"type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name",
+                "items": {"type": "object", "x-kubernetes-map-type": "atomic"}}})),
+            expect: Ok(()),
+        },
         Case {
             name: "non-bool preserve-unknown-fields",
             doc: prop(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": "yes"})),

@@ -50,6 +50,7 @@ fn schema() -> &'static Schema {
                 "list": keyed(u.clone()),
                 "groups": {"type": "object", "additionalProperties": keyed(u.clone())},
                 "map": {"type": "object", "additionalProperties": u},
+                "atomic": {"type": "array", "x-kubernetes-list-type": "atomic", "items": u},
                 "plain": {"type": "object"}}}}});
         Schema::from_bytes(doc.to_string().as_bytes(), "model.json").expect("model schema")
     })
@@ -128,8 +129,9 @@ fn top() -> impl Strategy<Value = J> {
             0..3,
         )),
         prop::option::of(union_obj(0)),
+        prop::option::of(list()),
     )
-        .prop_map(|(one, list, groups, map, plain)| {
+        .prop_map(|(one, list, groups, map, plain, atomic)| {
             let mut m = Map::new();
             if let Some(v) = one {
                 m.insert("one".into(), v);
@@ -147,6 +149,9 @@ fn top() -> impl Strategy<Value = J> {
             if let Some(v) = map {
                 let v: Map<String, J> = v.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
                 m.insert("map".into(), J::Object(v));
+            }
+            if let Some(v) = atomic {
+                m.insert("atomic".into(), J::Array(v));
             }
             // Not a union type: never touched.
             if let Some(v) = plain {
@@ -175,6 +180,26 @@ fn pair() -> impl Strategy<Value = (J, J)> {
                 if let Some(t) = o.get("one").and_then(|x| x.get("t")) {
                     one.insert("t".into(), t.clone());
                 }
+            }
+            // The atomic list: old's elements moved (reversed), some
+            // replaced by `other`'s, some with `other`'s `t`: unchanged
+            // elements pair with an equal old one wherever they moved,
+            // changed ones with the old element at their index.
+            if let (Some(J::Array(ol)), Some(J::Array(ot))) = (old.get("atomic"), o.get("atomic")) {
+                let mut l: Vec<J> = ol.iter().rev().cloned().collect();
+                for (i, e) in ot.iter().enumerate() {
+                    match (i % 2, l.get_mut(i)) {
+                        (1, Some(x)) => *x = e.clone(),
+                        (_, None) => l.push(e.clone()),
+                        (_, Some(J::Object(x))) => {
+                            if let Some(t) = e.get("t") {
+                                x.insert("t".into(), t.clone());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                n.insert("atomic".into(), J::Array(l));
             }
         }
         (old, new)
@@ -278,6 +303,32 @@ fn model_list(old: Option<&J>, new: &[J], at: &str, nd: bool, cleared: &mut Vec<
     )
 }
 
+/// An atomic list: an element pairs with an old element equal to it (it
+/// is unchanged, wherever it moved), else with the old element at its
+/// index (docs/UNIONS.md, "Pairing list elements").
+fn model_atomic(old: Option<&J>, new: &[J], at: &str, nd: bool, cleared: &mut Vec<String>) -> J {
+    let olds: &[J] = old.and_then(J::as_array).map_or(&[], Vec::as_slice);
+    J::Array(
+        new.iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let o = olds
+                    .iter()
+                    .find(|o| *o == e)
+                    .or(olds.get(i))
+                    .and_then(J::as_object);
+                J::Object(model_union(
+                    o,
+                    e.as_object().unwrap(),
+                    &format!("{at}/{i}"),
+                    nd,
+                    cleared,
+                ))
+            })
+            .collect(),
+    )
+}
+
 fn model(old: &J, new: &J, nd: bool) -> (J, Vec<String>) {
     let mut cleared = Vec::new();
     let mut out = Map::new();
@@ -292,6 +343,7 @@ fn model(old: &J, new: &J, nd: bool) -> (J, Vec<String>) {
                 &mut cleared,
             )),
             "list" => model_list(o, v.as_array().unwrap(), "/list", nd, &mut cleared),
+            "atomic" => model_atomic(o, v.as_array().unwrap(), "/atomic", nd, &mut cleared),
             "groups" | "map" => {
                 let mut m = Map::new();
                 for (g, e) in v.as_object().unwrap() {
