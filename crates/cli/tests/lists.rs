@@ -3,6 +3,8 @@
 //! flattened in kubectl's order, a List without items is no objects, and
 //! `apply --live` refuses two live objects with one identity.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (clippy.toml: allow-unwrap-in-tests)
+
 mod common;
 
 use common::run;
