@@ -1354,11 +1354,18 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
         }
         let _ = writeln!(std::io::stderr().lock(), "{note}");
         if a.show_patch {
+            // The manifest's own document (and List item), not the
+            // object's place among the flattened items.
+            let o = &manifest.origin;
+            let item = if o.items.is_empty() {
+                String::new()
+            } else {
+                let path: Vec<String> = o.items.iter().map(usize::to_string).collect();
+                format!(", item {}", path.join("/"))
+            };
             labels.push(format!(
-                "# three-way patch for {} ({manifest_name} document {} of {})\n",
-                applied.resource,
-                i + 1,
-                manifests.len()
+                "# three-way patch for {} ({manifest_name} document {} of {}{item})\n",
+                applied.resource, o.document, o.documents
             ));
             results.push(applied.patch);
         } else {

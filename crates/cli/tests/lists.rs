@@ -219,3 +219,23 @@ fn apply_refuses_two_live_objects_with_one_identity() {
     assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `apply --show-patch -o yaml` names each patch's manifest document and
+/// List item (it counted the items as documents: `document 2 of 2`).
+#[test]
+fn show_patch_names_the_list_item() {
+    let dir = scratch("showpatch");
+    let manifest = dir.join("m.yaml");
+    let cm = |n: &str| format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: {n}\n");
+    std::fs::write(
+        &manifest,
+        format!("apiVersion: v1\nkind: List\nitems:\n{}{}", cm("a"), cm("b")),
+    )
+    .unwrap();
+    let m = manifest.to_str().unwrap();
+    let (code, out, err) = run(&["apply", "-f", m, "--live", m, "--show-patch", "-o", "yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("m.yaml document 1 of 1, item 1)\n"), "{out}");
+    assert!(!out.contains("document 2 of 2"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
