@@ -104,8 +104,8 @@ pub(super) fn fields(a: &FieldsArgs, limits: &Limits) -> Result<i32, Failure> {
     let op = Op::Fields(opts);
     let mut out = String::new();
     for (i, doc) in docs.iter().enumerate() {
-        let set = match ops::run(&arena, &op, &[*doc], &refs, &ty)
-            .map_err(|e| Failure::in_document(e, &name, i, docs.len()))?
+        let set = match ops::run(&arena, &op, &[doc.value], &refs, &ty)
+            .map_err(|e| Failure::in_object(e, &doc.origin))?
         {
             Outcome::FieldSet { set, .. } => set,
             _ => {
@@ -164,11 +164,14 @@ pub(super) fn extract_cmd(a: &ExtractArgs, limits: &Limits) -> Result<i32, Failu
         options: opts,
     };
     let mut results = Vec::with_capacity(docs.len());
-    for (i, doc) in docs.iter().enumerate() {
-        let r = ops::run(&arena, &op, &[*doc], &refs, &ty).map_err(|e| {
+    for doc in &docs {
+        let r = ops::run(&arena, &op, &[doc.value], &refs, &ty).map_err(|e| {
             let missing = e.name() == "no_apply_entry";
-            let mut f = Failure::in_document(e, &name, i, docs.len());
-            if let Some(hint) = missing.then(|| managers_hint(doc, &a.manager)).flatten() {
+            let mut f = Failure::in_object(e, &doc.origin);
+            if let Some(hint) = missing
+                .then(|| managers_hint(&doc.value, &a.manager))
+                .flatten()
+            {
                 if let Some((message, kind)) = f.message.rsplit_once(" [") {
                     f.message = format!("{message}; {hint} [{kind}");
                 }
@@ -224,7 +227,7 @@ fn managers_hint(doc: &smpatch_value::Value<'_>, manager: &str) -> Option<String
 
 /// kubectl's `no objects passed to CMD` when the input holds no document
 /// (an empty file, or only `---`): an empty answer would look like success.
-fn no_objects(docs: &[smpatch_value::Value<'_>], name: &str, cmd: &str) -> Result<(), Failure> {
+fn no_objects(docs: &[crate::input::Object<'_>], name: &str, cmd: &str) -> Result<(), Failure> {
     if docs.is_empty() {
         return Err(Failure::at(name, format!("no objects passed to {cmd}")));
     }
@@ -290,8 +293,8 @@ pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure
         if i > 0 {
             out.push_str("---\n");
         }
-        let rows: Vec<(String, String)> = smpatch::fieldsets::owners(doc)
-            .map_err(|e| Failure::in_document(smpatch::Error::from(e), &name, i, docs.len()))?
+        let rows: Vec<(String, String)> = smpatch::fieldsets::owners(&doc.value)
+            .map_err(|e| Failure::in_object(smpatch::Error::from(e), &doc.origin))?
             .iter()
             .map(|(p, owners)| {
                 let who: Vec<String> = owners.iter().map(owner_text).collect();
@@ -300,12 +303,7 @@ pub(super) fn owners_cmd(a: &OwnersArgs, limits: &Limits) -> Result<i32, Failure
             .collect();
         if rows.is_empty() {
             // A header alone would look like a bug: say why it is empty.
-            let at = if docs.len() > 1 {
-                format!("{name}: document {} of {}", i + 1, docs.len())
-            } else {
-                name.clone()
-            };
-            eprintln!("{}", no_owners_note(&at));
+            eprintln!("{}", no_owners_note(&doc.origin.label()));
         }
         let width = rows
             .iter()

@@ -12,7 +12,8 @@ use smpatch_value::{Arena, Value};
 use std::path::{Path, PathBuf};
 
 /// Where an object came from: its file, its document and, for the items of
-/// a `kind: List` document, its item.
+/// a `kind: List` document, its item (for a List inside a List, the item of
+/// each List from the outside in).
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
     /// The file name as given (`-` for stdin).
@@ -21,14 +22,16 @@ pub(crate) struct Origin {
     pub document: usize,
     /// How many documents the file holds.
     pub documents: usize,
-    /// The item's index in the document's `items`, for `kind: List`.
-    pub item: Option<usize>,
+    /// The item's index in each enclosing `kind: List`'s `items`, outermost
+    /// first; empty for a document that is no list item.
+    pub items: Vec<usize>,
 }
 
 impl Origin {
     /// The object without a pointer, for errors located in something else
     /// (a JSON patch operation): `file`, `file: document N of M`, then
-    /// `: item K` for a list item.
+    /// `: item K` for a list item (`: item K/J` for item J of a List that
+    /// is item K).
     pub fn label(&self) -> String {
         let mut s = if self.documents <= 1 {
             self.file.clone()
@@ -38,8 +41,9 @@ impl Origin {
                 self.file, self.document, self.documents
             )
         };
-        if let Some(i) = self.item {
-            s.push_str(&format!(": item {i}"));
+        if !self.items.is_empty() {
+            let path: Vec<String> = self.items.iter().map(usize::to_string).collect();
+            s.push_str(&format!(": item {}", path.join("/")));
         }
         s
     }
@@ -47,13 +51,20 @@ impl Origin {
     /// The location of `pointer` (a JSON pointer inside the object) for an
     /// error message: the file (`-` for stdin), then the document number
     /// when the file holds several, then the pointer (list items are
-    /// located under `/items/N`), e.g. `deploy.yaml: /spec/replicas` or
-    /// `all.yaml: document 2 of 3: /spec/replicas`.
+    /// located under `/items/N`, nested ones under `/items/N/items/M`),
+    /// e.g. `deploy.yaml: /spec/replicas` or `all.yaml: document 2 of 3:
+    /// /spec/replicas`.
     pub fn locate(&self, pointer: &str) -> String {
-        let pointer = match self.item {
-            Some(i) => format!("/items/{i}{}", pointer.trim_end_matches('/')),
-            None if pointer.is_empty() => "/".to_owned(),
-            None => pointer.to_owned(),
+        let pointer = if self.items.is_empty() {
+            if pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                pointer.to_owned()
+            }
+        } else {
+            let mut p: String = self.items.iter().map(|i| format!("/items/{i}")).collect();
+            p.push_str(pointer.trim_end_matches('/'));
+            p
         };
         if self.documents <= 1 {
             format!("{}: {pointer}", self.file)
@@ -63,6 +74,13 @@ impl Origin {
                 self.file, self.document, self.documents
             )
         }
+    }
+
+    /// Item `k` of the `kind: List` this origin locates.
+    fn item(&self, k: usize) -> Origin {
+        let mut o = self.clone();
+        o.items.push(k);
+        o
     }
 }
 
@@ -137,28 +155,41 @@ pub(crate) fn read_objects<'a>(
                 continue;
             }
         };
-        let documents = docs.len();
-        for (i, doc) in docs.into_iter().enumerate() {
-            let origin = Origin {
-                file: name.clone(),
-                document: i + 1,
-                documents,
-                item: None,
-            };
-            match as_object(doc) {
-                Ok(v) => expand_list(v, origin, &mut objects, &mut failures),
-                Err(message) => {
-                    let at = if documents <= 1 {
-                        name.clone()
-                    } else {
-                        origin.locate("/")
-                    };
-                    failures.push(Failure::at(at, message));
-                }
+        objects_in(docs, &name, &mut objects, &mut failures);
+    }
+    (objects, failures)
+}
+
+/// The objects of `docs` (the documents of file `name`), every `kind:
+/// List` replaced by its items, with their origins; a document or list
+/// item that is not an object is a failure of its own, and the others are
+/// still returned (kubectl's reader collects such errors and carries on).
+pub(crate) fn objects_in<'a>(
+    docs: Vec<Value<'a>>,
+    name: &str,
+    objects: &mut Vec<Object<'a>>,
+    failures: &mut Vec<Failure>,
+) {
+    let documents = docs.len();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let origin = Origin {
+            file: name.to_owned(),
+            document: i + 1,
+            documents,
+            items: Vec::new(),
+        };
+        match as_object(doc) {
+            Ok(v) => expand_list(v, origin, objects, failures),
+            Err(message) => {
+                let at = if documents <= 1 {
+                    name.to_owned()
+                } else {
+                    origin.locate("/")
+                };
+                failures.push(Failure::at(at, message));
             }
         }
     }
-    (objects, failures)
 }
 
 /// `doc` when it is an object (`null`, an empty document, is `{}`);
@@ -174,90 +205,76 @@ pub(crate) fn as_object(doc: Value<'_>) -> Result<Value<'_>, String> {
     }
 }
 
-/// A document whose kind ends in `List` and that holds an `items` list
-/// stands for its items (kubectl decodes such documents as lists and
-/// flattens them); anything else is one object.
+/// `v` as the objects it stands for: itself, or, for a `kind: List`, its
+/// items, Lists inside Lists included. Nested Lists are expanded breadth
+/// first, in kubectl's order (its `FlattenListVisitor`): the items of
+/// `[A, List[B], C]` come as A, C, B. The walk is a loop over a queue, not
+/// a recursion, so nesting is bounded by the parser's `--max-depth` alone
+/// and cannot exhaust the stack.
 fn expand_list<'a>(
     v: Value<'a>,
     origin: Origin,
     objects: &mut Vec<Object<'a>>,
     failures: &mut Vec<Failure>,
 ) {
-    match list_items(v) {
-        Some(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let origin = Origin {
-                    item: Some(i),
-                    ..origin.clone()
-                };
-                if item.is_object() {
-                    objects.push(Object {
-                        value: *item,
-                        origin,
-                    });
-                } else {
-                    failures.push(Failure::at(
-                        origin.locate(""),
-                        format!(
-                            "a list item must be an object, found {} [invalid_document]",
-                            item.kind().name()
-                        ),
-                    ));
+    let mut queue = vec![(v, origin)];
+    let mut next = 0;
+    while let Some((v, origin)) = queue.get(next).cloned() {
+        next += 1;
+        match list_items(v) {
+            ListItems::NotAList => objects.push(Object { value: v, origin }),
+            ListItems::Items(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    let origin = origin.item(k);
+                    if item.is_object() {
+                        queue.push((*item, origin));
+                    } else {
+                        failures.push(Failure::at(
+                            origin.locate(""),
+                            format!(
+                                "a list item must be an object, found {} [invalid_document]",
+                                item.kind().name()
+                            ),
+                        ));
+                    }
                 }
             }
+            ListItems::Invalid(found) => failures.push(Failure::at(
+                origin.locate("/items"),
+                format!("the items of a List must be a list, found {found} [invalid_document]"),
+            )),
         }
-        None => objects.push(Object { value: v, origin }),
     }
 }
 
-/// The items of a document whose kind ends in `List` and that holds an
-/// `items` list (what `kubectl get -o yaml` prints for several objects);
-/// `None` for any other document.
-fn list_items<'a>(v: Value<'a>) -> Option<&'a [Value<'a>]> {
+/// What a document holds as a `kind: List`.
+enum ListItems<'a> {
+    /// Its kind does not end in `List`: one object.
+    NotAList,
+    /// The items (none for `items: null` or no `items`, as kubectl decodes
+    /// a `v1.List` without items: nothing to work on).
+    Items(&'a [Value<'a>]),
+    /// `items` is neither a list nor null: the name of what it is.
+    Invalid(&'static str),
+}
+
+/// The items of a document whose kind ends in `List` (what `kubectl get -o
+/// yaml` prints for several objects).
+fn list_items<'a>(v: Value<'a>) -> ListItems<'a> {
     let is_list = v
         .get("kind")
         .and_then(|k| k.as_str())
         .is_some_and(|k| k.ends_with("List"));
-    if is_list {
-        v.get("items").and_then(|i| i.as_array())
-    } else {
-        None
+    if !is_list {
+        return ListItems::NotAList;
     }
-}
-
-/// `docs` (the objects of file `name`) with every `kind: List` document
-/// replaced by its items, as kubectl reads them; an item that is not an
-/// object is a failure located at `/items/K`.
-pub(crate) fn flatten_lists<'a>(
-    docs: Vec<Value<'a>>,
-    name: &str,
-) -> Result<Vec<Value<'a>>, Failure> {
-    let count = docs.len();
-    let mut objects = Vec::with_capacity(count);
-    for (i, doc) in docs.into_iter().enumerate() {
-        let Some(items) = list_items(doc) else {
-            objects.push(doc);
-            continue;
-        };
-        for (k, item) in items.iter().enumerate() {
-            if !item.is_object() {
-                let at = if count > 1 {
-                    format!("{name}: document {} of {count}: /items/{k}", i + 1)
-                } else {
-                    format!("{name}: /items/{k}")
-                };
-                return Err(Failure::at(
-                    at,
-                    format!(
-                        "a list item must be an object, found {} [invalid_document]",
-                        item.kind().name()
-                    ),
-                ));
-            }
-            objects.push(*item);
-        }
+    match v.get("items") {
+        None | Some(Value::Null) => ListItems::Items(&[]),
+        Some(items) => match items.as_array() {
+            Some(items) => ListItems::Items(items),
+            None => ListItems::Invalid(items.kind().name()),
+        },
     }
-    Ok(objects)
 }
 
 /// Every document of a JSON or YAML stream; empty YAML documents are skipped.

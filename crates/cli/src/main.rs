@@ -454,18 +454,14 @@ impl Failure {
         )
     }
 
-    /// An error about document `index` of the `count` documents of `name`:
-    /// located by the file, then its number when the file holds several,
-    /// then the JSON pointer (`live.yaml: /spec/replicas`, `all.yaml:
-    /// document 2 of 3: /spec/replicas`).
-    fn in_document(e: Error, name: &str, index: usize, count: usize) -> Self {
+    /// An error about the object from `origin`: located by the file, then
+    /// its document number when the file holds several, then the JSON
+    /// pointer, under `/items/K` for a `kind: List` item (`live.yaml:
+    /// /spec/replicas`, `all.yaml: document 2 of 3: /spec/replicas`,
+    /// `list.yaml: /items/1/spec/replicas`), as `patch` locates them.
+    fn in_object(e: Error, origin: &input::Origin) -> Self {
         let f = Failure::from(e);
-        let location = if count <= 1 {
-            format!("{name}: {}", f.location)
-        } else {
-            format!("{name}: document {} of {count}: {}", index + 1, f.location)
-        };
-        Failure::at(location, f.message)
+        Failure::at(origin.locate(&f.location), f.message)
     }
 
     /// A parse error of `name`: located by line and column.
@@ -785,17 +781,28 @@ fn objects_of<'a>(docs: Vec<Value<'a>>, name: &str) -> Result<Vec<Value<'a>>, Fa
         .collect()
 }
 
-/// [`parse_stream`] with every `kind: List` document replaced by its items
-/// ([`input::flatten_lists`]): the objects of `apply`, `validate`, `fields`,
-/// `extract` and `owners`, read as kubectl reads `-f` (a `kubectl get -o
-/// yaml` of several objects is a `List`).
+/// The objects of a JSON or YAML stream with their origins, every `kind:
+/// List` replaced by its items ([`input::objects_in`]): the objects of
+/// `apply`, `validate`, `fields`, `extract` and `owners`, read as kubectl
+/// reads `-f` (a `kubectl get -o yaml` of several objects is a `List`).
+/// These commands stop at their first error: every document or list item
+/// that is not an object is reported, and the last one is the `Err`.
 fn parse_objects<'a>(
     arena: &'a Arena,
     bytes: &'a [u8],
     name: &str,
     limits: &Limits,
-) -> Result<Vec<Value<'a>>, Failure> {
-    input::flatten_lists(parse_stream(arena, bytes, name, limits)?, name)
+) -> Result<Vec<input::Object<'a>>, Failure> {
+    let docs = input::parse_documents(arena, bytes, name, limits)?;
+    let (mut objects, mut failures) = (Vec::new(), Vec::new());
+    input::objects_in(docs, name, &mut objects, &mut failures);
+    match failures.pop() {
+        None => Ok(objects),
+        Some(last) => {
+            failures.iter().for_each(Failure::report);
+            Err(last)
+        }
+    }
 }
 
 fn parse_one<'a>(
@@ -1208,25 +1215,57 @@ fn object_key(doc: &Value<'_>) -> ObjectKey {
 
 /// The live object `manifest` is applied to. A manifest without a namespace
 /// takes the one kubectl would use: the matching live object's (`default`
-/// preferred when several namespaces hold it).
-fn find_live<'a>(lives: &[Value<'a>], manifest: Value<'a>) -> Option<Value<'a>> {
-    let key = object_key(&manifest);
-    if let Some(l) = lives.iter().find(|l| object_key(l) == key) {
-        return Some(*l);
+/// preferred when several namespaces hold it). Two live objects that
+/// could both be the one (the same identity, which no cluster holds, or
+/// several namespaces other than `default` for a manifest without one) are
+/// an error naming both, rather than a silent pick.
+fn find_live<'a, 'b>(
+    lives: &'b [input::Object<'a>],
+    manifest: &input::Object<'a>,
+) -> Result<Option<&'b input::Object<'a>>, Failure> {
+    let key = object_key(&manifest.value);
+    let one = |found: Vec<&'b input::Object<'a>>, why: &str| {
+        match found.as_slice() {
+        [a, b, ..] => Err(Failure::at(
+            manifest.origin.locate(""),
+            format!(
+                "{} and {} are both {}/{}{why}: keep one in the live objects                  [invalid_document]",
+                a.origin.label(),
+                b.origin.label(),
+                key.1,
+                key.3,
+            ),
+        )),
+        found => Ok(found.first().copied()),
     }
-    if !key.2.is_empty() {
-        return None;
-    }
-    let same = |l: &&Value<'a>| {
-        let k = object_key(l);
-        (&k.0, &k.1, &k.3) == (&key.0, &key.1, &key.3)
     };
-    lives
+    let exact: Vec<_> = lives
         .iter()
-        .filter(same)
-        .find(|l| object_key(l).2 == "default")
-        .or_else(|| lives.iter().find(same))
+        .filter(|l| object_key(&l.value) == key)
+        .collect();
+    if !exact.is_empty() || !key.2.is_empty() {
+        return one(exact, "");
+    }
+    let same: Vec<_> = lives
+        .iter()
+        .filter(|l| {
+            let k = object_key(&l.value);
+            (&k.0, &k.1, &k.3) == (&key.0, &key.1, &key.3)
+        })
+        .collect();
+    let default: Vec<_> = same
+        .iter()
         .copied()
+        .filter(|l| object_key(&l.value).2 == "default")
+        .collect();
+    if !default.is_empty() {
+        return one(default, " in namespace default");
+    }
+    one(
+        same,
+        " in other namespaces than default (the manifest names none; add \
+         metadata.namespace to it)",
+    )
 }
 
 fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
@@ -1276,15 +1315,24 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
             ApplyType::Auto => ApplyPatchType::Auto,
         };
         let opts = opts.clone().patch_type(patch_type);
-        let live = find_live(&lives, *manifest);
-        let applied = apply_flow::run(&arena, *manifest, live, &refs, &ty, &opts).map_err(|e| {
-            if e.path().starts_with(apply_flow::LAST_APPLIED_POINTER) {
+        let live = find_live(&lives, manifest)?;
+        let applied = apply_flow::run(
+            &arena,
+            manifest.value,
+            live.map(|l| l.value),
+            &refs,
+            &ty,
+            &opts,
+        )
+        .map_err(|e| {
+            if let (Some(l), true) = (live, e.path().starts_with(apply_flow::LAST_APPLIED_POINTER))
+            {
                 Failure::at(
-                    format!("{live_name}: {LAST_APPLIED}"),
+                    format!("{}: {LAST_APPLIED}", l.origin.label()),
                     format!("{} [{}]", e.message(), e.name()),
                 )
             } else {
-                apply_merge_hint(Failure::in_document(e, &manifest_name, i, manifests.len()))
+                apply_merge_hint(Failure::in_object(e, &manifest.origin))
             }
         })?;
         // kubectl's warning and summary line, on stderr so that stdout stays
@@ -1303,11 +1351,18 @@ fn apply(a: &ApplyArgs, limits: &Limits) -> Result<i32, Failure> {
         }
         let _ = writeln!(std::io::stderr().lock(), "{note}");
         if a.show_patch {
+            // The manifest's own document (and List item), not the
+            // object's place among the flattened items.
+            let o = &manifest.origin;
+            let item = if o.items.is_empty() {
+                String::new()
+            } else {
+                let path: Vec<String> = o.items.iter().map(usize::to_string).collect();
+                format!(", item {}", path.join("/"))
+            };
             labels.push(format!(
-                "# three-way patch for {} ({manifest_name} document {} of {})\n",
-                applied.resource,
-                i + 1,
-                manifests.len()
+                "# three-way patch for {} ({manifest_name} document {} of {}{item})\n",
+                applied.resource, o.document, o.documents
             ));
             results.push(applied.patch);
         } else {

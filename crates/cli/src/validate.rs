@@ -132,16 +132,17 @@ pub(crate) fn validate(a: &ValidateArgs, limits: &Limits) -> Result<i32, Failure
     let mut text = String::new();
     let mut json_docs = Vec::new();
     for (i, doc) in docs.iter().enumerate() {
+        let doc = &doc.value;
         let k = key(doc);
         let old = olds
             .iter()
-            .find(|o| key(o) == k)
+            .find(|o| key(&o.value) == k)
             .or(if olds.len() == 1 && docs.len() == 1 {
                 olds.first()
             } else {
                 None
             })
-            .copied();
+            .map(|o| o.value);
         let in_doc = |e: smpatch::Error| {
             let f = Failure::from(e);
             Failure::at(format!("{name}#{i}: {}", f.location), f.message)
