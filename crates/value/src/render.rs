@@ -112,7 +112,9 @@ pub fn go_format_g(f: f64) -> String {
 }
 
 pub(crate) fn plain(sign: &str, digits: &str, exp: i32) -> String {
-    let mut out = String::from(sign);
+    // The longest plain text: 17 digits past `-0.000`, or 21 integer digits.
+    let mut out = String::with_capacity(24);
+    out.push_str(sign);
     if exp < 0 {
         out.push_str("0.");
         for _ in 0..(-exp - 1) {
@@ -141,14 +143,16 @@ fn format_exponent(sign: &str, digits: &str, exp: i32) -> String {
     if e < 10 {
         out.push('0');
     }
-    out.push_str(&e.to_string());
+    out.push_str(itoa::Buffer::new().format(e));
     out
 }
 
 /// `sign d[.ddd]e±`: scientific notation up to the exponent's digits, which
 /// callers write in their own width.
 pub(crate) fn mantissa_and_exp_sign(sign: &str, digits: &str, exp: i32) -> String {
-    let mut out = String::from(sign);
+    // Sign, 17 digits, the point, `e±` and three exponent digits.
+    let mut out = String::with_capacity(24);
+    out.push_str(sign);
     out.push_str(&digits[..1]);
     if digits.len() > 1 {
         out.push('.');

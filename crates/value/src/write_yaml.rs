@@ -176,9 +176,12 @@ fn write_yaml_draining(out: &mut String, v: &Value<'_>, drain: &mut Drain<'_>) {
 /// allows 1024 characters, and bytes never undercount characters.
 const MAX_IMPLICIT_KEY: usize = 1024;
 
-fn push_spaces(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push(' ');
+fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
 
@@ -504,6 +507,20 @@ mod tests {
                 parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
             assert!(back[0].deep_eq(&nested), "{yaml:?}");
         }
+    }
+
+    /// Indentation deeper than the writer's 64-space run (maps and lists
+    /// 75 levels deep): read back as written.
+    #[test]
+    fn deep_indentation_round_trips() {
+        let arena = Arena::new();
+        let doc = format!("{}\"x\"{}", "{\"a\":[{\"b\":".repeat(25), "}]}".repeat(25));
+        let v = parse_json(&arena, doc.as_bytes(), &ParseOptions::default()).unwrap();
+        let yaml = to_yaml_string(&v);
+        let widest = yaml.lines().map(|l| l.len() - l.trim_start().len()).max();
+        assert!(widest > Some(64), "{yaml}");
+        let back = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
+        assert!(v.deep_eq(&back[0]), "{yaml}");
     }
 
     /// Fuzz finding (json_roundtrip): keys longer than YAML's 1024-character
