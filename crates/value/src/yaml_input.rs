@@ -4,7 +4,7 @@
 //! saphyr-parser's plain-scalar scanner starts each scalar's text in a
 //! 32-byte `String` and, after the first character, reserves the input's
 //! `bufmaxlen` more (128 for `StrInput`): a `realloc` for every plain scalar,
-//! about 14 % of reading Kubernetes-shaped YAML (docs/BENCHMARKS.md,
+//! about 13 % of the instructions reading Kubernetes-shaped YAML (docs/BENCHMARKS.md,
 //! "yaml-speed"). Declaring 31 keeps that reservation inside the first 32
 //! bytes. `StrInput` holds the whole text, so its look-ahead is a no-op and
 //! the declared length only sets how many characters the scanner takes
