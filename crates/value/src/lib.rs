@@ -49,6 +49,7 @@ mod value;
 mod write_json;
 mod write_yaml;
 mod yaml;
+mod yaml_input;
 
 pub use arena::Arena;
 pub use error::{DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};

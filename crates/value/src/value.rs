@@ -126,7 +126,7 @@ impl<'a> Number<'a> {
 
     /// A number for an `i64`, written into the arena.
     pub fn from_i64(arena: &'a Arena, n: i64) -> Self {
-        let text = arena.alloc_str(&n.to_string());
+        let text = arena.alloc_str(itoa::Buffer::new().format(n));
         Number {
             text,
             kind: NumberKind::Int,

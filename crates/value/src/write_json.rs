@@ -607,11 +607,11 @@ pub(crate) fn go_format_float(f: f64) -> String {
     let sign = if neg { "-" } else { "" };
     let abs = f.abs();
     if !(1e-6..1e21).contains(&abs) {
-        let mut out = crate::render::mantissa_and_exp_sign(sign, &digits, exp);
-        out.push_str(&exp.unsigned_abs().to_string());
+        let mut out = crate::render::mantissa_and_exp_sign(sign, digits.as_str(), exp);
+        out.push_str(itoa::Buffer::new().format(exp.unsigned_abs()));
         out
     } else {
-        plain(sign, &digits, exp)
+        plain(sign, digits.as_str(), exp)
     }
 }
 

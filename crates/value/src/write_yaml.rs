@@ -176,9 +176,12 @@ fn write_yaml_draining(out: &mut String, v: &Value<'_>, drain: &mut Drain<'_>) {
 /// allows 1024 characters, and bytes never undercount characters.
 const MAX_IMPLICIT_KEY: usize = 1024;
 
-fn push_spaces(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push(' ');
+fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
 
@@ -280,13 +283,50 @@ enum Role {
     Value,
 }
 
+/// What [`string_style`] asks of a string's text, found in one pass over
+/// its bytes (the characters beyond ASCII are decoded only when present).
+#[derive(Default)]
+struct Scan {
+    /// A character that must be escaped ([`needs_escape`]).
+    escape: bool,
+    newline: bool,
+    /// `: ` somewhere.
+    colon_space: bool,
+    /// ` #` somewhere.
+    space_hash: bool,
+}
+
+impl Scan {
+    fn of(s: &str) -> Scan {
+        let b = s.as_bytes();
+        let mut scan = Scan::default();
+        let mut non_ascii = false;
+        for (i, &c) in b.iter().enumerate() {
+            match c {
+                b'\n' => scan.newline = true,
+                // ASCII's control characters other than the newline.
+                0..=0x1f | 0x7f => scan.escape = true,
+                b':' => scan.colon_space |= b.get(i + 1) == Some(&b' '),
+                b' ' => scan.space_hash |= b.get(i + 1) == Some(&b'#'),
+                0x80.. => non_ascii = true,
+                _ => {}
+            }
+        }
+        if non_ascii && !scan.escape {
+            scan.escape = s.chars().any(needs_escape);
+        }
+        scan
+    }
+}
+
 fn string_style(s: &str, role: Role) -> Style {
     let is_key = role == Role::Key;
     let allow_block = !is_key;
-    if s.is_empty() || s.chars().any(needs_escape) {
+    let scan = Scan::of(s);
+    if s.is_empty() || scan.escape {
         return Style::Double;
     }
-    if s.contains('\n') {
+    if scan.newline {
         // Block scalars need an indentation indicator when the first
         // non-empty line starts with a space; use double quotes instead.
         let first_content = s.split('\n').find(|l| !l.is_empty());
@@ -334,8 +374,8 @@ fn string_style(s: &str, role: Role) -> Style {
         )
         || last == b' '
         || last == b':'
-        || s.contains(": ")
-        || s.contains(" #")
+        || scan.colon_space
+        || scan.space_hash
         || s.starts_with("...")
         || s.starts_with("---")
     {
@@ -405,6 +445,34 @@ fn write_literal(out: &mut String, s: &str, indent: usize) {
 mod tests {
     use crate::{parse_json, parse_yaml, to_yaml_string, Arena, ParseOptions};
 
+    /// The one-pass scan finds what the separate searches found: pairs of
+    /// ASCII, control and non-ASCII characters (C1 controls, U+2028, BOM)
+    /// at every offset of short texts.
+    #[test]
+    fn scan_finds_what_separate_searches_find() {
+        let pieces = [
+            "a", " ", ":", "#", "\n", "\t", "\u{0}", "\u{7f}", "\u{80}", "\u{85}", "\u{9f}",
+            "\u{a0}", "é", "\u{2028}", "\u{2029}", "\u{feff}", "\u{fffe}", "\u{ffff}", "日", "🚀",
+        ];
+        let mut texts = vec![String::new()];
+        for a in pieces {
+            for b in pieces {
+                for c in ["", "x", ": ", " #", "a b"] {
+                    texts.push(format!("{a}{b}{c}"));
+                    texts.push(format!("{c}{a}{b}"));
+                    texts.push(format!("{a}{c}{b}"));
+                }
+            }
+        }
+        for t in &texts {
+            let scan = super::Scan::of(t);
+            assert_eq!(scan.escape, t.chars().any(super::needs_escape), "{t:?}");
+            assert_eq!(scan.newline, t.contains('\n'), "{t:?}");
+            assert_eq!(scan.colon_space, t.contains(": "), "{t:?}");
+            assert_eq!(scan.space_hash, t.contains(" #"), "{t:?}");
+        }
+    }
+
     /// Fuzz finding (yaml_parse): a root string whose literal-block line is
     /// `...` or `---` read back as a document marker.
     #[test]
@@ -439,6 +507,20 @@ mod tests {
                 parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
             assert!(back[0].deep_eq(&nested), "{yaml:?}");
         }
+    }
+
+    /// Indentation deeper than the writer's 64-space run (maps and lists
+    /// 75 levels deep): read back as written.
+    #[test]
+    fn deep_indentation_round_trips() {
+        let arena = Arena::new();
+        let doc = format!("{}\"x\"{}", "{\"a\":[{\"b\":".repeat(25), "}]}".repeat(25));
+        let v = parse_json(&arena, doc.as_bytes(), &ParseOptions::default()).unwrap();
+        let yaml = to_yaml_string(&v);
+        let widest = yaml.lines().map(|l| l.len() - l.trim_start().len()).max();
+        assert!(widest > Some(64), "{yaml}");
+        let back = parse_yaml(&arena, arena.alloc_str(&yaml), &ParseOptions::default()).unwrap();
+        assert!(v.deep_eq(&back[0]), "{yaml}");
     }
 
     /// Fuzz finding (json_roundtrip): keys longer than YAML's 1024-character

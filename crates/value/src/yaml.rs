@@ -290,7 +290,7 @@ pub fn parse_yaml<'a>(
         root: None,
         docs: Vec::new(),
     };
-    let mut parser = Parser::new_from_str(input);
+    let mut parser = Parser::new(crate::yaml_input::ShortLookahead::new(input));
     while let Some(ev) = parser.next_event() {
         match ev {
             Ok((ev, span)) => b.event(ev, span)?,
