@@ -25,9 +25,12 @@ mod clean;
 mod list;
 mod object;
 mod order;
+mod scalars;
 
 #[cfg(test)]
 pub(crate) use order::EAGER_FOLLOWS;
+#[cfg(test)]
+pub(crate) use scalars::SCALARS_GENERAL;
 
 /// Which of the two uses of the merge routine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

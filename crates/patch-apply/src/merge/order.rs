@@ -76,17 +76,9 @@ impl<'a> Merger<'a, '_> {
         // Identity rule for this pass: scalars are their own identity.
         let scalars = elements == Elements::Scalars;
         let spec = if scalars { KeySpec::Value } else { keys };
-        if scalars && keys.is_keyed() && !merged.is_empty() {
+        if let (true, Some(first)) = (scalars, merged.first()) {
             // A scalar list whose schema declares a merge key.
-            return Err(self.err(
-                w,
-                ErrorKind::ExpectedObject,
-                format!(
-                    "this list declares merge key {:?} but holds scalars: expected a map[string]interface {{}}, but received a {}",
-                    keys.describe(),
-                    merged[0].kind().name()
-                ),
-            ));
+            self.scalars_unkeyed(keys, *first, w)?;
         }
         let ids = self.merged_ids(&merged, spec, elements, w)?;
         let p_index = self.position_index(porder, spec, "order element", w)?;
@@ -471,12 +463,12 @@ impl<'a> Merger<'a, '_> {
         if !deferred_follows {
             follows(false)?;
         }
-        let (merged, r_prime, deferred) = match (live, plist) {
+        let (merged, r_prime, deferred, scalars) = match (live, plist) {
             (None, None) => return Ok(None),
-            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
+            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None, None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion.
-                (self.strip_list(p, wk)?, Cow::Borrowed(&[][..]), None)
+                (self.strip_list(p, wk)?, Cow::Borrowed(&[][..]), None, None)
             }
             (Some(l), Some(p)) => {
                 let r = match merge_plan {
@@ -492,12 +484,14 @@ impl<'a> Merger<'a, '_> {
                                 items: Cow::Owned(items),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
+                                scalars: None,
                             })
                         } else {
                             Ok(ListMerge {
                                 items: Cow::Owned(p.to_vec()),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
+                                scalars: None,
                             })
                         }
                     }
@@ -511,7 +505,7 @@ impl<'a> Merger<'a, '_> {
                         return Err(e);
                     }
                 };
-                (r.items.into_owned(), r.r_prime, r.deferred)
+                (r.items.into_owned(), r.r_prime, r.deferred, r.scalars)
             }
         };
         // A keyed merge whose own ordering was deferred: skip that ordering
@@ -536,6 +530,9 @@ impl<'a> Merger<'a, '_> {
             // A deferred keyed merge already found these two lists to hold
             // objects (`element_kind` of the same lists): skip the re-read.
             Some(Kind::Object)
+        } else if let Some(s) = &scalars {
+            // And a deferred primitive merge kept its answer.
+            s.kind
         } else {
             self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])], wk)?
         };
@@ -575,14 +572,24 @@ impl<'a> Merger<'a, '_> {
                 "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
             ));
         }
-        let merged = match deferred {
-            None => merged,
-            Some(d) => {
+        let merged = match (deferred, scalars) {
+            (Some(d), _) => {
                 // A keyed merge (so objects, and `keys` is its merge key)
                 // whose ordering could not be skipped: run it here, at the
                 // field's path as inside `merge_list`.
                 self.order_merge(merged, &d, keys, wf)?
             }
+            (None, Some(s)) => {
+                // A primitive merge (`keys` is its identity rule, already
+                // checked not to be a merge key): its own ordering is
+                // skipped when it cannot matter, else run here.
+                if let Some(ordered) = self.order_scalars(&merged, &s, order) {
+                    t.set(f, Value::array_from(self.arena, &ordered));
+                    return Ok(Some(f));
+                }
+                self.order_scalar_merge(&merged, &s)
+            }
+            (None, None) => merged,
         };
         let ordered = self.order(merged, order, &r_prime, keys, elements, wk)?;
         t.set(f, Value::array_from(self.arena, &ordered));
