@@ -475,16 +475,26 @@ impl<'a> Merger<'a, '_> {
         if kind != Some(Kind::Object) {
             // Scalars: a set.
             if del && self.mode == Mode::Apply {
-                let set: HashSet<Id<'a>> = patch
-                    .iter()
-                    .filter_map(|v| identity(*v, KeySpec::Value).ok())
-                    .collect();
+                if let Some(items) = self.delete_kept(live, patch) {
+                    return Ok(ListMerge {
+                        items: Cow::Owned(items),
+                        r_prime: Cow::Borrowed(live),
+                        deferred: None,
+                        scalars: None,
+                    });
+                }
+                // Each value hashed once ([`PosIndex`]), sized up front.
+                let mut set = PosIndex::with_capacity(patch.len());
+                for (j, v) in patch.iter().enumerate() {
+                    if let Ok(id) = identity(*v, KeySpec::Value) {
+                        set.insert_first_hashed(id_hash(&id), id, j);
+                    }
+                }
                 let items = live
                     .iter()
-                    .filter(|v| {
-                        identity(**v, KeySpec::Value)
-                            .map(|id| !set.contains(&id))
-                            .unwrap_or(true)
+                    .filter(|v| match identity(**v, KeySpec::Value) {
+                        Ok(id) => set.get_hashed(id_hash(&id), &id).is_none(),
+                        Err(_) => true,
                     })
                     .copied()
                     .collect();

@@ -48,6 +48,10 @@ pub(crate) struct Merger<'a, 'o> {
     opts: &'o ApplyOptions,
     mode: Mode,
     rules: Rules,
+    /// The primitive list a `$setElementOrder` pass just stored, with its
+    /// identity index, for the `$deleteFromPrimitiveList` of the same field
+    /// that follows ([`scalars::Ordered`]).
+    ordered: std::cell::RefCell<Option<scalars::Ordered<'a>>>,
 }
 
 impl<'a, 'o> Merger<'a, 'o> {
@@ -57,6 +61,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             opts,
             mode,
             rules: opts.rules(),
+            ordered: std::cell::RefCell::new(None),
         }
     }
 

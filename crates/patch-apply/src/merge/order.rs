@@ -4,7 +4,7 @@
 use super::list::{Carried, Deferred, ListMerge, Order, NO_POS};
 use super::object::{FieldOp, WorkObject};
 use super::{Merger, Mode};
-use crate::directives::{self};
+use crate::directives::{self, key_role, KeyRole};
 use crate::gosort::go_stable_sort;
 use crate::identity::{id_hash, identity, Id, KeySpec, PosIndex};
 use crate::rules::{self, brief};
@@ -23,8 +23,9 @@ thread_local! {
 
 /// One element of a list being ordered: its position in the order list and
 /// in the reference order (the reference's `normalizeElementOrder` sort), and whether it holds `$patch: delete`.
-pub(super) struct Placed<'a> {
-    pub(super) value: Value<'a>,
+/// `T` is the element (a value, or its position in a list of them).
+pub(super) struct Placed<T> {
+    pub(super) value: T,
     pub(super) ppos: Option<usize>,
     pub(super) rpos: Option<usize>,
     pub(super) delete: bool,
@@ -45,7 +46,7 @@ pub(super) fn place<'a>(
     ids: Vec<(Id<'a>, u64, bool)>,
     p: &PosIndex<'a>,
     rpos: impl Fn(u64, &Id<'a>) -> Option<usize>,
-) -> Vec<Placed<'a>> {
+) -> Vec<Placed<Value<'a>>> {
     merged
         .iter()
         .zip(ids)
@@ -256,12 +257,12 @@ impl<'a> Merger<'a, '_> {
     /// position are collected and sorted, and the rest are read once, in
     /// place. (On a one-element patch over a 256k list, `arrange` built and
     /// re-read a 32-byte record per element.)
-    pub(super) fn arrange_by_position(
+    pub(super) fn arrange_by_position<T: Copy>(
         &self,
-        merged: &[Value<'a>],
+        merged: &[T],
         pos: &[u32],
         live: usize,
-    ) -> Vec<Value<'a>> {
+    ) -> Vec<T> {
         debug_assert_eq!(merged.len(), pos.len());
         let unplaced_past_live = pos.get(live..).is_some_and(|p| p.contains(&NO_POS));
         if unplaced_past_live || u32::try_from(merged.len()).is_err() {
@@ -301,15 +302,15 @@ impl<'a> Merger<'a, '_> {
 
     /// The reference's `normalizeElementOrder` sorts (steps 1–3) on placed
     /// elements.
-    pub(super) fn arrange(
+    pub(super) fn arrange<T: Copy>(
         &self,
-        placed: impl ExactSizeIterator<Item = Placed<'a>>,
-    ) -> Vec<Value<'a>> {
+        placed: impl ExactSizeIterator<Item = Placed<T>>,
+    ) -> Vec<T> {
         // (ppos, rpos, value). Sized for the whole list: the unused part of
         // either vector is never touched.
         let len = placed.len();
-        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::with_capacity(len);
-        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::with_capacity(len);
+        let mut patch_items: Vec<(usize, Option<usize>, T)> = Vec::with_capacity(len);
+        let mut server: Vec<(Option<usize>, T)> = Vec::with_capacity(len);
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
         for x in placed {
@@ -583,10 +584,25 @@ impl<'a> Merger<'a, '_> {
                 // A primitive merge (`keys` is its identity rule, already
                 // checked not to be a merge key): its own ordering is
                 // skipped when it cannot matter, else run here.
-                if let Some(ordered) = self.order_scalars(&merged, &s, order) {
-                    t.set(f, Value::array_from(self.arena, &ordered));
-                    return Ok(Some(f));
-                }
+                let deletes_too = patch
+                    .members()
+                    .iter()
+                    .any(|m| key_role(m.key) == KeyRole::DeleteFromPrimitiveList(Some(f)));
+                let s = if deletes_too {
+                    match self.order_scalars_kept(&merged, s, order) {
+                        Ok(v) => {
+                            t.set(f, v);
+                            return Ok(Some(f));
+                        }
+                        Err(s) => s,
+                    }
+                } else {
+                    if let Some(ordered) = self.order_scalars(&merged, &s, order) {
+                        t.set(f, Value::array_from(self.arena, &ordered));
+                        return Ok(Some(f));
+                    }
+                    s
+                };
                 self.order_scalar_merge(&merged, &s)
             }
             (None, None) => merged,
@@ -617,11 +633,11 @@ fn keeps_merge_order(pos: &[u32], live: usize) -> bool {
 /// The placed elements of `merged` from known positions: `pos[i]` is the
 /// i-th element's position in the order list (`NO_POS`: none), and the
 /// first `live` elements stand in `R'` where they are.
-fn placed_by_position<'a, 'm>(
-    merged: &'m [Value<'a>],
+fn placed_by_position<'m, T: Copy>(
+    merged: &'m [T],
     pos: &'m [u32],
     live: usize,
-) -> impl ExactSizeIterator<Item = Placed<'a>> + 'm {
+) -> impl ExactSizeIterator<Item = Placed<T>> + 'm {
     merged
         .iter()
         .zip(pos)

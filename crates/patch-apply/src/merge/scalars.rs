@@ -13,7 +13,7 @@
 
 use super::list::{ListMerge, Order, NO_POS};
 use super::order::Elements;
-use super::Merger;
+use super::{Merger, Mode};
 use crate::identity::{id_hash, identity, KeySpec, PosIndex};
 use crate::{Error, ErrorKind};
 use smpatch_schema::Walk;
@@ -56,6 +56,22 @@ pub(super) struct ScalarMerge<'a> {
     /// answer, which the `$setElementOrder` pass asks again of the same
     /// lists).
     pub(super) kind: Option<Kind>,
+}
+
+/// A primitive list as a `$setElementOrder` pass stored it (`list`, in
+/// the arena), with its merge's identity index and each element's merged
+/// position, kept when the patch also deletes from that field: the
+/// deletion (which follows the merge, docs/QUIRKS.md#q13) then hashes only
+/// the values it deletes, instead of those and every element of the list
+/// again. A deletion from any other list (another address or length)
+/// leaves it unused.
+pub(super) struct Ordered<'a> {
+    list: &'a [Value<'a>],
+    index: PosIndex<'a>,
+    /// Per element of `list`: its merged position (an index position).
+    at: Vec<u32>,
+    /// Merged positions (entries of `index`).
+    merged_len: usize,
 }
 
 impl<'a> ScalarMerge<'a> {
@@ -212,10 +228,23 @@ impl<'a> Merger<'a, '_> {
         s: &ScalarMerge<'a>,
         order: &[Value<'a>],
     ) -> Option<Vec<Value<'a>>> {
+        let pos = self.order_positions(merged.len(), s, order)?;
+        Some(self.arrange_by_position(merged, &pos, s.live_len))
+    }
+
+    /// Per merged position (of `len`), the first position in `order`
+    /// holding the value, or [`NO_POS`]; `None` when an appended value has
+    /// none (see [`Merger::order_scalars`]).
+    fn order_positions(
+        &self,
+        len: usize,
+        s: &ScalarMerge<'a>,
+        order: &[Value<'a>],
+    ) -> Option<Vec<u32>> {
         if u32::try_from(order.len()).map_or(true, |n| n >= NO_POS) {
             return None;
         }
-        let mut pos = vec![NO_POS; merged.len()];
+        let mut pos = vec![NO_POS; len];
         for (k, v) in order.iter().enumerate() {
             let id = identity(*v, KeySpec::Value).ok()?;
             if let Some(at) = s.index.get_hashed(id_hash(&id), &id) {
@@ -228,7 +257,72 @@ impl<'a> Merger<'a, '_> {
         if pos[s.live_len..].contains(&NO_POS) {
             return None;
         }
-        Some(self.arrange_by_position(merged, &pos, s.live_len))
+        Some(pos)
+    }
+
+    /// [`Merger::order_scalars`] of a merge whose list the patch also
+    /// deletes from, as the list to store: it is kept with `s`'s index
+    /// ([`Ordered`]) for that deletion. `Err(s)` where `order_scalars`
+    /// answers `None`.
+    pub(super) fn order_scalars_kept(
+        &self,
+        merged: &[Value<'a>],
+        s: ScalarMerge<'a>,
+        order: &[Value<'a>],
+    ) -> Result<Value<'a>, ScalarMerge<'a>> {
+        if self.mode != Mode::Apply || general() {
+            return match self.order_scalars(merged, &s, order) {
+                Some(o) => Ok(Value::array_from(self.arena, &o)),
+                None => Err(s),
+            };
+        }
+        let Some(pos) = self.order_positions(merged.len(), &s, order) else {
+            return Err(s);
+        };
+        // Merged positions fit a `u32` ([`ScalarMerge::build`]).
+        let iota: Vec<u32> = (0..merged.len() as u32).collect();
+        let at = self.arrange_by_position(&iota, &pos, s.live_len);
+        let ordered: Vec<Value<'a>> = at.iter().map(|&i| merged[i as usize]).collect();
+        let v = Value::array_from(self.arena, &ordered);
+        if let Value::Array(list) = v {
+            *self.ordered.borrow_mut() = Some(Ordered {
+                list,
+                index: s.index,
+                at,
+                merged_len: merged.len(),
+            });
+        }
+        Ok(v)
+    }
+
+    /// A deletion from a primitive list (values `patch`) answered with the
+    /// index kept by [`Merger::order_scalars_kept`] when `live` is the list
+    /// it kept; `None` otherwise.
+    pub(super) fn delete_kept(
+        &self,
+        live: &'a [Value<'a>],
+        patch: &[Value<'a>],
+    ) -> Option<Vec<Value<'a>>> {
+        let mut kept = self.ordered.borrow_mut();
+        let o = kept.as_ref()?;
+        if live.is_empty() || !std::ptr::eq(o.list, live) {
+            return None;
+        }
+        let o = kept.take()?;
+        let mut gone = vec![false; o.merged_len];
+        for v in patch {
+            let id = identity(*v, KeySpec::Value).ok()?;
+            if let Some(at) = o.index.get_hashed(id_hash(&id), &id) {
+                gone[at] = true;
+            }
+        }
+        Some(
+            live.iter()
+                .zip(&o.at)
+                .filter(|(_, &at)| !gone[at as usize])
+                .map(|(v, _)| *v)
+                .collect(),
+        )
     }
 
     /// The merge's own ordering of `merged` (the content of `s`).
