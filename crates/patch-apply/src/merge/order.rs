@@ -588,21 +588,17 @@ impl<'a> Merger<'a, '_> {
                     .members()
                     .iter()
                     .any(|m| key_role(m.key) == KeyRole::DeleteFromPrimitiveList(Some(f)));
-                let s = if deletes_too {
-                    match self.order_scalars_kept(&merged, s, order) {
-                        Ok(v) => {
-                            t.set(f, v);
-                            return Ok(Some(f));
-                        }
-                        Err(s) => s,
-                    }
+                let mut s = s;
+                let ordered = if deletes_too {
+                    self.order_scalars_kept(&merged, &mut s, order)
                 } else {
-                    if let Some(ordered) = self.order_scalars(&merged, &s, order) {
-                        t.set(f, Value::array_from(self.arena, &ordered));
-                        return Ok(Some(f));
-                    }
-                    s
+                    self.order_scalars(&merged, &s, order)
+                        .map(|o| Value::array_from(self.arena, &o))
                 };
+                if let Some(v) = ordered {
+                    t.set(f, v);
+                    return Ok(Some(f));
+                }
                 self.order_scalar_merge(&merged, &s)
             }
             (None, None) => merged,

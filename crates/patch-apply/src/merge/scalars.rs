@@ -84,7 +84,7 @@ impl<'a> ScalarMerge<'a> {
         kind: Option<Kind>,
     ) -> Option<(Vec<Value<'a>>, Self)> {
         let total = live.len().checked_add(patch.len())?;
-        if u32::try_from(total).map_or(true, |t| t >= NO_POS) {
+        if u32::try_from(total).map_or(true, |t| t == NO_POS) {
             return None;
         }
         let mut index = PosIndex::with_capacity(total);
@@ -241,7 +241,7 @@ impl<'a> Merger<'a, '_> {
         s: &ScalarMerge<'a>,
         order: &[Value<'a>],
     ) -> Option<Vec<u32>> {
-        if u32::try_from(order.len()).map_or(true, |n| n >= NO_POS) {
+        if u32::try_from(order.len()).map_or(true, |n| n == NO_POS) {
             return None;
         }
         let mut pos = vec![NO_POS; len];
@@ -262,23 +262,19 @@ impl<'a> Merger<'a, '_> {
 
     /// [`Merger::order_scalars`] of a merge whose list the patch also
     /// deletes from, as the list to store: it is kept with `s`'s index
-    /// ([`Ordered`]) for that deletion. `Err(s)` where `order_scalars`
-    /// answers `None`.
+    /// (moved out of `s`, [`Ordered`]) for that deletion.
     pub(super) fn order_scalars_kept(
         &self,
         merged: &[Value<'a>],
-        s: ScalarMerge<'a>,
+        s: &mut ScalarMerge<'a>,
         order: &[Value<'a>],
-    ) -> Result<Value<'a>, ScalarMerge<'a>> {
+    ) -> Option<Value<'a>> {
         if self.mode != Mode::Apply || general() {
-            return match self.order_scalars(merged, &s, order) {
-                Some(o) => Ok(Value::array_from(self.arena, &o)),
-                None => Err(s),
-            };
+            return self
+                .order_scalars(merged, s, order)
+                .map(|o| Value::array_from(self.arena, &o));
         }
-        let Some(pos) = self.order_positions(merged.len(), &s, order) else {
-            return Err(s);
-        };
+        let pos = self.order_positions(merged.len(), s, order)?;
         // Merged positions fit a `u32` ([`ScalarMerge::build`]).
         let iota: Vec<u32> = (0..merged.len() as u32).collect();
         let at = self.arrange_by_position(&iota, &pos, s.live_len);
@@ -287,12 +283,12 @@ impl<'a> Merger<'a, '_> {
         if let Value::Array(list) = v {
             *self.ordered.borrow_mut() = Some(Ordered {
                 list,
-                index: s.index,
+                index: std::mem::replace(&mut s.index, PosIndex::with_capacity(0)),
                 at,
                 merged_len: merged.len(),
             });
         }
-        Ok(v)
+        Some(v)
     }
 
     /// A deletion from a primitive list (values `patch`) answered with the
