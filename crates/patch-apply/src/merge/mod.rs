@@ -2,7 +2,8 @@
 //! (the reference's `mergeMap` / `mergeSlice` in k8s.io/apimachinery
 //! `strategicpatch`), split by job: `object` (objects and their
 //! directives), `clean` (values about to be stored), `list` (merge lists),
-//! `order` (ordering and `$setElementOrder`). The rules and their errors live
+//! `order` (ordering and `$setElementOrder`), `scalars` (primitive merge
+//! lists and their orderings on one identity index). The rules and their errors live
 //! in `crate::rules`, the directive names in `crate::directives`.
 //!
 //! Every function takes the shared walk context ([`Walk`]): its document
