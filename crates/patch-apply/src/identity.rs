@@ -41,7 +41,7 @@ impl PartialEq for Id<'_> {
 /// [`Value::deep_eq`] for one key value, without its work stack for the
 /// usual scalar keys; two strings at the same address (a merged element's
 /// key and the patch key it came from) are equal without reading them.
-fn key_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
+pub(crate) fn key_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => {
             x.len() == y.len() && (std::ptr::eq(x.as_ptr(), y.as_ptr()) || x == y)

@@ -354,7 +354,8 @@ pub(crate) fn follows_order<'a>(
             continue;
         }
         let equal = match keys {
-            KeySpec::Value => pv.deep_eq(&order[si]),
+            // `deep_eq` without its work stack for scalars.
+            KeySpec::Value => crate::identity::key_eq(&pv, &order[si]),
             _ => {
                 let a = identity(pv, keys).map_err(|e| id_problem(e, &pv, "patch list element"))?;
                 let b = identity(order[si], keys)

@@ -1042,3 +1042,209 @@ mod carried {
         }
     }
 }
+
+// ----- primitive lists: one identity index against the general way ----------
+
+mod scalars {
+    //! Primitive merge lists are merged and ordered on one index
+    //! (`merge::scalars`); the general way (a distinctness set, then
+    //! `order` twice) stays for lists too long for `u32` positions. These
+    //! tests run every input both ways and require the same result or the
+    //! same error, in APPLY and COMPOSE, with and without `fix_quirks`.
+
+    use super::*;
+    use crate::merge::SCALARS_GENERAL;
+    use proptest::prelude::*;
+
+    fn outcome(original: &J, patch: &J, opts: &ApplyOptions, general: bool) -> Result<J, String> {
+        SCALARS_GENERAL.with(|c| c.set(general));
+        let r = run(original.clone(), patch.clone(), opts)
+            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
+        SCALARS_GENERAL.with(|c| c.set(false));
+        r
+    }
+
+    fn compose(a: &J, b: &J, opts: &ApplyOptions, general: bool) -> Result<J, String> {
+        SCALARS_GENERAL.with(|c| c.set(general));
+        let arena = Arena::new();
+        let x = from_serde(&arena, a, 100_000).unwrap();
+        let y = from_serde(&arena, b, 100_000).unwrap();
+        let r = compose_patches(&arena, x, y, cursor(), opts)
+            .map(|v| to_serde(&v).unwrap())
+            .map_err(|e| format!("{:?} at {}: {}", e.kind(), e.path(), e.message()));
+        SCALARS_GENERAL.with(|c| c.set(false));
+        r
+    }
+
+    /// The outcome (default options) after checking that both ways agree.
+    #[track_caller]
+    fn same_both_ways(original: &J, patch: &J) -> Result<J, String> {
+        for fix_quirks in [true, false] {
+            let opts = ApplyOptions {
+                fix_quirks,
+                ..ApplyOptions::default()
+            };
+            let general = outcome(original, patch, &opts, true);
+            let fast = outcome(original, patch, &opts, false);
+            assert_eq!(fast, general, "apply, fix_quirks {fix_quirks}");
+            let g = compose(original, patch, &opts, true);
+            let f = compose(original, patch, &opts, false);
+            assert_eq!(f, g, "compose, fix_quirks {fix_quirks}");
+            if !fix_quirks {
+                return fast;
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn duplicates_absent_values_and_repeated_order_entries() {
+        // Live duplicates collapse to their first position; the patch
+        // repeats a live and a new value; the order names a value twice
+        // (its first mention counts) and a value neither list holds.
+        let got = same_both_ways(
+            &json!({"tags": ["a", "b", "a", "c", "b"]}),
+            &json!({
+                "$setElementOrder/tags": ["d", "c", "x", "d", "a"],
+                "tags": ["d", "d", "a"],
+                "$deleteFromPrimitiveList/tags": ["z", "b"]
+            }),
+        );
+        assert_eq!(got, Ok(json!({"tags": ["d", "c", "a"]})));
+        // Without an order list: the merge's own ordering.
+        let got = same_both_ways(
+            &json!({"tags": ["a", "b", "a", "c"]}),
+            &json!({"tags": ["c", "e", "a", "e"]}),
+        );
+        assert_eq!(got, Ok(json!({"tags": ["b", "c", "e", "a"]})));
+        // Q3: an empty order list leaves the appended values unplaced,
+        // the general way's case.
+        let got = same_both_ways(
+            &json!({"tags": ["a", "b"]}),
+            &json!({"$setElementOrder/tags": [], "tags": ["c", "d"]}),
+        );
+        assert_eq!(got, Ok(json!({"tags": ["a", "b", "d", "c"]})));
+    }
+
+    #[test]
+    fn numbers_nulls_mixed_kinds_and_merge_keys() {
+        // `1` and `1.0` are different values (an integer, a float): mixed
+        // kinds by default, two values with `fix_quirks` (checked by
+        // `same_both_ways` in both modes).
+        let got = same_both_ways(
+            &json!({"nums": [1, 2, 3]}),
+            &json!({"$setElementOrder/nums": [3, 1.0, 2], "nums": [3, 1.0, 2]}),
+        );
+        assert!(got.is_err_and(|e| e.starts_with("MixedElementTypes")));
+        for patch in [
+            json!({"tags": [null]}),
+            json!({"$setElementOrder/tags": ["a"], "tags": ["a", 1]}),
+            json!({"$setElementOrder/tags": ["a", null], "tags": ["a"]}),
+            json!({"$setElementOrder/tags": [{"id": "a"}], "tags": ["a"]}),
+            json!({"$setElementOrder/tags": ["b", "a"], "tags": ["a", "b"]}),
+            // Scalars in a keyed list.
+            json!({"items": ["a"]}),
+            json!({"$setElementOrder/items": ["a"], "items": ["a"]}),
+            json!({"$setElementOrder/items": [{"id": "a"}], "items": ["a"]}),
+        ] {
+            let original = json!({"tags": ["a", "b"], "items": ["b"]});
+            // The agreement of both ways is the check.
+            let _ = same_both_ways(&original, &patch);
+        }
+    }
+
+    #[test]
+    fn long_lists_like_finalizers() {
+        // The `finalizers` shape of the benches: keep the odd values,
+        // reversed, delete the even ones, append a tenth.
+        let n = 300;
+        let name = |i: usize| json!(format!("example.com/f-{i}"));
+        let live: Vec<J> = (0..n).map(name).collect();
+        let kept: Vec<J> = (0..n).rev().filter(|i| i % 2 == 1).map(name).collect();
+        let added: Vec<J> = (n..n + n / 10).map(name).collect();
+        let order: Vec<J> = kept.iter().chain(&added).cloned().collect();
+        let dels: Vec<J> = (0..n).filter(|i| i % 2 == 0).map(name).collect();
+        let got = same_both_ways(
+            &json!({ "tags": live }),
+            &json!({
+                "$setElementOrder/tags": order,
+                "$deleteFromPrimitiveList/tags": dels,
+                "tags": added,
+            }),
+        );
+        assert_eq!(got, Ok(json!({ "tags": order })));
+    }
+
+    fn scalar() -> impl Strategy<Value = J> {
+        prop_oneof![
+            16 => prop::sample::select(vec!["a", "b", "c", "d", "e", "f", "g"]).prop_map(|s| json!(s)),
+            2 => prop::sample::select(vec![1, 2, 3]).prop_map(|n| json!(n)),
+            1 => Just(json!(1.0)),
+            1 => Just(json!(true)),
+            1 => Just(J::Null),
+            1 => Just(json!({"id": "a"})),
+        ]
+    }
+
+    fn list(max: usize) -> impl Strategy<Value = Vec<J>> {
+        prop::collection::vec(scalar(), 0..max)
+    }
+
+    fn case() -> impl Strategy<Value = (J, J)> {
+        (
+            prop::sample::select(vec![
+                "tags", "tags", "tags", "nums", "items", "flags", "args",
+            ]),
+            prop::option::of(list(10)),
+            prop::option::of(list(8)),
+            prop::option::of(list(10)),
+            prop::option::of(list(6)),
+            0u8..3,
+        )
+            .prop_map(|(field, live, patch, order, dels, kind)| {
+                // Mostly one kind per case (else every run stops at the
+                // element-kind check): 0 strings, 1 integers, 2 as drawn.
+                let one_kind = |l: Vec<J>| -> Vec<J> {
+                    match kind {
+                        0 => l.into_iter().filter(J::is_string).collect(),
+                        1 => l.into_iter().filter(J::is_i64).collect(),
+                        _ => l,
+                    }
+                };
+                let mut original = serde_json::Map::new();
+                if let Some(l) = live {
+                    original.insert(field.to_string(), J::Array(one_kind(l)));
+                }
+                let mut p = serde_json::Map::new();
+                // Often the patch follows the order list (else the order
+                // pass refuses it early).
+                let patch = match (&order, patch) {
+                    (Some(o), Some(_)) if kind != 2 => {
+                        Some(o.iter().step_by(2).cloned().collect::<Vec<J>>())
+                    }
+                    (_, pl) => pl,
+                };
+                if let Some(o) = order {
+                    p.insert(format!("$setElementOrder/{field}"), J::Array(one_kind(o)));
+                }
+                if let Some(pl) = patch {
+                    p.insert(field.to_string(), J::Array(one_kind(pl)));
+                }
+                if let Some(d) = dels {
+                    p.insert(
+                        format!("$deleteFromPrimitiveList/{field}"),
+                        J::Array(one_kind(d)),
+                    );
+                }
+                (J::Object(original), J::Object(p))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn one_index_changes_nothing((original, patch) in case()) {
+            let _ = same_both_ways(&original, &patch);
+        }
+    }
+}

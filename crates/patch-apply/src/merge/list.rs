@@ -4,6 +4,7 @@
 use super::clean::{Cleaned, Place};
 use super::object::FieldOp;
 use super::order::Elements;
+use super::scalars::ScalarMerge;
 use super::{Merger, Mode};
 use crate::directives::{self, PatchDirective};
 use crate::identity::{
@@ -27,6 +28,10 @@ pub(super) struct ListMerge<'a> {
     /// `items` is then the merged content in merge order (live, then
     /// appended), not yet put in the reference's merged-list order.
     pub(super) deferred: Option<Deferred<'a>>,
+    /// Set when the caller asked to defer the ordering of a primitive
+    /// list's merge: `items` is then its content in merge order
+    /// ([`ScalarMerge`]).
+    pub(super) scalars: Option<ScalarMerge<'a>>,
 }
 
 /// What the ordering of a keyed merge (the reference's merged-list order) needs, kept so that a following
@@ -448,6 +453,7 @@ impl<'a> Merger<'a, '_> {
                 items: Cow::Owned(Vec::new()),
                 r_prime: Cow::Borrowed(&[]),
                 deferred: None,
+                scalars: None,
             });
         }
         self.check_depth(w)?;
@@ -469,16 +475,26 @@ impl<'a> Merger<'a, '_> {
         if kind != Some(Kind::Object) {
             // Scalars: a set.
             if del && self.mode == Mode::Apply {
-                let set: HashSet<Id<'a>> = patch
-                    .iter()
-                    .filter_map(|v| identity(*v, KeySpec::Value).ok())
-                    .collect();
+                if let Some(items) = self.delete_kept(live, patch) {
+                    return Ok(ListMerge {
+                        items: Cow::Owned(items),
+                        r_prime: Cow::Borrowed(live),
+                        deferred: None,
+                        scalars: None,
+                    });
+                }
+                // Each value hashed once ([`PosIndex`]), sized up front.
+                let mut set = PosIndex::with_capacity(patch.len());
+                for (j, v) in patch.iter().enumerate() {
+                    if let Ok(id) = identity(*v, KeySpec::Value) {
+                        set.insert_first_hashed(id_hash(&id), id, j);
+                    }
+                }
                 let items = live
                     .iter()
-                    .filter(|v| {
-                        identity(**v, KeySpec::Value)
-                            .map(|id| !set.contains(&id))
-                            .unwrap_or(true)
+                    .filter(|v| match identity(**v, KeySpec::Value) {
+                        Ok(id) => set.get_hashed(id_hash(&id), &id).is_none(),
+                        Err(_) => true,
                     })
                     .copied()
                     .collect();
@@ -486,23 +502,10 @@ impl<'a> Merger<'a, '_> {
                     items: Cow::Owned(items),
                     r_prime: Cow::Borrowed(live),
                     deferred: None,
+                    scalars: None,
                 });
             }
-            let mut seen: HashSet<Id<'a>> = Default::default();
-            let mut merged = Vec::with_capacity(live.len() + patch.len());
-            for v in live.iter().chain(patch.iter()) {
-                if let Ok(id) = identity(*v, KeySpec::Value) {
-                    if seen.insert(id) {
-                        merged.push(*v);
-                    }
-                }
-            }
-            let items = self.order(merged, patch, live, keys, Elements::Scalars, w)?;
-            return Ok(ListMerge {
-                items: Cow::Owned(items),
-                r_prime: Cow::Borrowed(live),
-                deferred: None,
-            });
+            return self.merge_scalars(live, patch, keys, kind, order, w);
         }
         // Objects: a keyed list.
         if del && self.opts.fix_quirks {
@@ -575,6 +578,7 @@ impl<'a> Merger<'a, '_> {
                 items: Cow::Owned(items),
                 r_prime: live_after,
                 deferred: None,
+                scalars: None,
             });
         }
         // Then merge the rest in patch order.
@@ -757,6 +761,7 @@ impl<'a> Merger<'a, '_> {
                     items: Cow::Borrowed(o.apply(self.arena, &live_after)),
                     r_prime: live_after,
                     deferred: None,
+                    scalars: None,
                 });
             }
             // Materialize the merged list and `ppos` as the other pairings
@@ -828,6 +833,7 @@ impl<'a> Merger<'a, '_> {
                 items: Cow::Owned(merged),
                 r_prime,
                 deferred: Some(d),
+                scalars: None,
             });
         }
         let items = self.order_merge(merged, &d, keys, w)?;
@@ -835,6 +841,7 @@ impl<'a> Merger<'a, '_> {
             items: Cow::Owned(items),
             r_prime,
             deferred: None,
+            scalars: None,
         })
     }
 

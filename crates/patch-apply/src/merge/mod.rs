@@ -2,7 +2,8 @@
 //! (the reference's `mergeMap` / `mergeSlice` in k8s.io/apimachinery
 //! `strategicpatch`), split by job: `object` (objects and their
 //! directives), `clean` (values about to be stored), `list` (merge lists),
-//! `order` (ordering and `$setElementOrder`). The rules and their errors live
+//! `order` (ordering and `$setElementOrder`), `scalars` (primitive merge
+//! lists and their orderings on one identity index). The rules and their errors live
 //! in `crate::rules`, the directive names in `crate::directives`.
 //!
 //! Every function takes the shared walk context ([`Walk`]): its document
@@ -25,9 +26,12 @@ mod clean;
 mod list;
 mod object;
 mod order;
+mod scalars;
 
 #[cfg(test)]
 pub(crate) use order::EAGER_FOLLOWS;
+#[cfg(test)]
+pub(crate) use scalars::SCALARS_GENERAL;
 
 /// Which of the two uses of the merge routine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,10 @@ pub(crate) struct Merger<'a, 'o> {
     opts: &'o ApplyOptions,
     mode: Mode,
     rules: Rules,
+    /// The primitive list a `$setElementOrder` pass just stored, with its
+    /// identity index, for the `$deleteFromPrimitiveList` of the same field
+    /// that follows ([`scalars::Ordered`]).
+    ordered: std::cell::RefCell<Option<scalars::Ordered<'a>>>,
 }
 
 impl<'a, 'o> Merger<'a, 'o> {
@@ -54,6 +62,7 @@ impl<'a, 'o> Merger<'a, 'o> {
             opts,
             mode,
             rules: opts.rules(),
+            ordered: std::cell::RefCell::new(None),
         }
     }
 

@@ -4,7 +4,7 @@
 use super::list::{Carried, Deferred, ListMerge, Order, NO_POS};
 use super::object::{FieldOp, WorkObject};
 use super::{Merger, Mode};
-use crate::directives::{self};
+use crate::directives::{self, key_role, KeyRole};
 use crate::gosort::go_stable_sort;
 use crate::identity::{id_hash, identity, Id, KeySpec, PosIndex};
 use crate::rules::{self, brief};
@@ -23,8 +23,9 @@ thread_local! {
 
 /// One element of a list being ordered: its position in the order list and
 /// in the reference order (the reference's `normalizeElementOrder` sort), and whether it holds `$patch: delete`.
-pub(super) struct Placed<'a> {
-    pub(super) value: Value<'a>,
+/// `T` is the element (a value, or its position in a list of them).
+pub(super) struct Placed<T> {
+    pub(super) value: T,
     pub(super) ppos: Option<usize>,
     pub(super) rpos: Option<usize>,
     pub(super) delete: bool,
@@ -45,7 +46,7 @@ pub(super) fn place<'a>(
     ids: Vec<(Id<'a>, u64, bool)>,
     p: &PosIndex<'a>,
     rpos: impl Fn(u64, &Id<'a>) -> Option<usize>,
-) -> Vec<Placed<'a>> {
+) -> Vec<Placed<Value<'a>>> {
     merged
         .iter()
         .zip(ids)
@@ -76,17 +77,9 @@ impl<'a> Merger<'a, '_> {
         // Identity rule for this pass: scalars are their own identity.
         let scalars = elements == Elements::Scalars;
         let spec = if scalars { KeySpec::Value } else { keys };
-        if scalars && keys.is_keyed() && !merged.is_empty() {
+        if let (true, Some(first)) = (scalars, merged.first()) {
             // A scalar list whose schema declares a merge key.
-            return Err(self.err(
-                w,
-                ErrorKind::ExpectedObject,
-                format!(
-                    "this list declares merge key {:?} but holds scalars: expected a map[string]interface {{}}, but received a {}",
-                    keys.describe(),
-                    merged[0].kind().name()
-                ),
-            ));
+            self.scalars_unkeyed(keys, *first, w)?;
         }
         let ids = self.merged_ids(&merged, spec, elements, w)?;
         let p_index = self.position_index(porder, spec, "order element", w)?;
@@ -264,12 +257,12 @@ impl<'a> Merger<'a, '_> {
     /// position are collected and sorted, and the rest are read once, in
     /// place. (On a one-element patch over a 256k list, `arrange` built and
     /// re-read a 32-byte record per element.)
-    pub(super) fn arrange_by_position(
+    pub(super) fn arrange_by_position<T: Copy>(
         &self,
-        merged: &[Value<'a>],
+        merged: &[T],
         pos: &[u32],
         live: usize,
-    ) -> Vec<Value<'a>> {
+    ) -> Vec<T> {
         debug_assert_eq!(merged.len(), pos.len());
         let unplaced_past_live = pos.get(live..).is_some_and(|p| p.contains(&NO_POS));
         if unplaced_past_live || u32::try_from(merged.len()).is_err() {
@@ -309,15 +302,15 @@ impl<'a> Merger<'a, '_> {
 
     /// The reference's `normalizeElementOrder` sorts (steps 1–3) on placed
     /// elements.
-    pub(super) fn arrange(
+    pub(super) fn arrange<T: Copy>(
         &self,
-        placed: impl ExactSizeIterator<Item = Placed<'a>>,
-    ) -> Vec<Value<'a>> {
+        placed: impl ExactSizeIterator<Item = Placed<T>>,
+    ) -> Vec<T> {
         // (ppos, rpos, value). Sized for the whole list: the unused part of
         // either vector is never touched.
         let len = placed.len();
-        let mut patch_items: Vec<(usize, Option<usize>, Value<'a>)> = Vec::with_capacity(len);
-        let mut server: Vec<(Option<usize>, Value<'a>)> = Vec::with_capacity(len);
+        let mut patch_items: Vec<(usize, Option<usize>, T)> = Vec::with_capacity(len);
+        let mut server: Vec<(Option<usize>, T)> = Vec::with_capacity(len);
         let mut patch_deletes = Vec::new();
         let mut server_deletes = Vec::new();
         for x in placed {
@@ -471,9 +464,9 @@ impl<'a> Merger<'a, '_> {
         if !deferred_follows {
             follows(false)?;
         }
-        let (merged, r_prime, deferred) = match (live, plist) {
+        let (merged, r_prime, deferred, scalars) = match (live, plist) {
             (None, None) => return Ok(None),
-            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None),
+            (Some(l), None) => (l.to_vec(), Cow::Borrowed(l), None, None),
             (None, Some(p)) => {
                 // Q30 (always fixed in APPLY): cleaned like any insertion,
                 // but for a `null` merge key, the identity the order pairs by.
@@ -481,7 +474,7 @@ impl<'a> Merger<'a, '_> {
                     ListPlan::Merge(_) => self.strip_keyed_list(p, keys, wk)?,
                     _ => self.strip_list(p, wk)?,
                 };
-                (items, Cow::Borrowed(&[][..]), None)
+                (items, Cow::Borrowed(&[][..]), None, None)
             }
             (Some(l), Some(p)) => {
                 let r = match merge_plan {
@@ -497,12 +490,14 @@ impl<'a> Merger<'a, '_> {
                                 items: Cow::Owned(items),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
+                                scalars: None,
                             })
                         } else {
                             Ok(ListMerge {
                                 items: Cow::Owned(p.to_vec()),
                                 r_prime: Cow::Borrowed(l),
                                 deferred: None,
+                                scalars: None,
                             })
                         }
                     }
@@ -516,7 +511,7 @@ impl<'a> Merger<'a, '_> {
                         return Err(e);
                     }
                 };
-                (r.items.into_owned(), r.r_prime, r.deferred)
+                (r.items.into_owned(), r.r_prime, r.deferred, r.scalars)
             }
         };
         // A keyed merge whose own ordering was deferred: skip that ordering
@@ -541,6 +536,9 @@ impl<'a> Merger<'a, '_> {
             // A deferred keyed merge already found these two lists to hold
             // objects (`element_kind` of the same lists): skip the re-read.
             Some(Kind::Object)
+        } else if let Some(s) = &scalars {
+            // And a deferred primitive merge kept its answer.
+            s.kind
         } else {
             self.element_kind(&[live.unwrap_or(&[]), plist.unwrap_or(&[])], wk)?
         };
@@ -580,14 +578,35 @@ impl<'a> Merger<'a, '_> {
                 "cannot order a list of objects without a merge key; the schema declares no x-kubernetes-patch-merge-key for this list",
             ));
         }
-        let merged = match deferred {
-            None => merged,
-            Some(d) => {
+        let merged = match (deferred, scalars) {
+            (Some(d), _) => {
                 // A keyed merge (so objects, and `keys` is its merge key)
                 // whose ordering could not be skipped: run it here, at the
                 // field's path as inside `merge_list`.
                 self.order_merge(merged, &d, keys, wf)?
             }
+            (None, Some(s)) => {
+                // A primitive merge (`keys` is its identity rule, already
+                // checked not to be a merge key): its own ordering is
+                // skipped when it cannot matter, else run here.
+                let deletes_too = patch
+                    .members()
+                    .iter()
+                    .any(|m| key_role(m.key) == KeyRole::DeleteFromPrimitiveList(Some(f)));
+                let mut s = s;
+                let ordered = if deletes_too {
+                    self.order_scalars_kept(&merged, &mut s, order)
+                } else {
+                    self.order_scalars(&merged, &s, order)
+                        .map(|o| Value::array_from(self.arena, &o))
+                };
+                if let Some(v) = ordered {
+                    t.set(f, v);
+                    return Ok(Some(f));
+                }
+                self.order_scalar_merge(&merged, &s)
+            }
+            (None, None) => merged,
         };
         let ordered = self.order(merged, order, &r_prime, keys, elements, wk)?;
         t.set(f, Value::array_from(self.arena, &ordered));
@@ -615,11 +634,11 @@ fn keeps_merge_order(pos: &[u32], live: usize) -> bool {
 /// The placed elements of `merged` from known positions: `pos[i]` is the
 /// i-th element's position in the order list (`NO_POS`: none), and the
 /// first `live` elements stand in `R'` where they are.
-fn placed_by_position<'a, 'm>(
-    merged: &'m [Value<'a>],
+fn placed_by_position<'m, T: Copy>(
+    merged: &'m [T],
     pos: &'m [u32],
     live: usize,
-) -> impl ExactSizeIterator<Item = Placed<'a>> + 'm {
+) -> impl ExactSizeIterator<Item = Placed<T>> + 'm {
     merged
         .iter()
         .zip(pos)
