@@ -513,22 +513,7 @@ impl HashSeen {
         // Bucket `b` holds the hashes whose home slot is in the b-th of
         // `1 << PARTITION_BITS` equal slices of the table.
         let shift = self.shift + (bits - PARTITION_BITS);
-        let mut start = [0usize; 1 << PARTITION_BITS];
-        for &h in hashes {
-            start[(h >> shift) as usize] += 1;
-        }
-        let mut at = 0;
-        for s in start.iter_mut() {
-            let count = *s;
-            *s = at;
-            at += count;
-        }
-        let mut sorted = vec![0u64; hashes.len()];
-        for &h in hashes {
-            let b = (h >> shift) as usize;
-            sorted[start[b]] = h;
-            start[b] += 1;
-        }
+        let (sorted, _) = scatter_by_top_bits(hashes, shift);
         let mut fresh = true;
         for &h in &sorted {
             fresh &= self.insert(h);
@@ -546,6 +531,34 @@ impl HashSeen {
     }
 }
 
+/// `hashes` grouped by their bits above `shift` (bucket `b` holds the
+/// hashes whose `h >> shift` is `b`, in their order in `hashes`): one
+/// counting pass and one scatter pass. Also answers where each bucket ends
+/// in the result. [`HashSeen::insert_all`] and [`all_distinct`] bucket this
+/// way so that each bucket's table work stays in a small, cache-resident
+/// region.
+fn scatter_by_top_bits(hashes: &[u64], shift: u32) -> (Vec<u64>, Vec<usize>) {
+    let mut ends = vec![0usize; 1 << (64 - shift)];
+    for &h in hashes {
+        ends[(h >> shift) as usize] += 1;
+    }
+    let mut at = 0;
+    for s in ends.iter_mut() {
+        let count = *s;
+        *s = at;
+        at += count;
+    }
+    let mut sorted = vec![0u64; hashes.len()];
+    for &h in hashes {
+        let b = (h >> shift) as usize;
+        sorted[ends[b]] = h;
+        ends[b] += 1;
+    }
+    // `ends[b]` was bucket `b`'s start; each write moved it one on, so it is
+    // now the bucket's end.
+    (sorted, ends)
+}
+
 /// True when no two of `hashes` are equal: the distinctness check of a
 /// list's identities when no set of them is kept for look-ups afterwards
 /// (the scan pairing; the hint pairing keeps its [`HashSeen`]).
@@ -554,7 +567,9 @@ impl HashSeen {
 /// pass, one scatter pass), then each bucket (about a thousand hashes) is
 /// checked in a small table that stays in the L1 cache, cleared between
 /// buckets. Equal hashes share a bucket, so the answer is exact on the
-/// 64-bit hashes (where [`HashSeen`] compares 32-bit tags). What it saves
+/// 64-bit hashes (where [`HashSeen`] compares 32-bit tags). Lists shorter
+/// than `DISTINCT_BUCKETED_MIN` go through [`HashSeen`], whose rare false
+/// "not distinct" only sends the caller down its exact path. What it saves
 /// over [`HashSeen::insert_all`] is the table of two slots per hash
 /// (2 MB at 256k elements, zeroed and then written across, past the L2
 /// cache; docs/BENCHMARKS.md, "io-scale").
@@ -567,28 +582,11 @@ pub(crate) fn all_distinct(hashes: &[u64]) -> bool {
     let bits = (usize::BITS - 1 - n.leading_zeros())
         .saturating_sub(10)
         .clamp(1, 12);
-    let shift = 64 - bits;
-    let mut start = vec![0usize; 1 << bits];
-    for &h in hashes {
-        start[(h >> shift) as usize] += 1;
-    }
-    let mut at = 0;
-    for s in start.iter_mut() {
-        let count = *s;
-        *s = at;
-        at += count;
-    }
-    let mut sorted = vec![0u64; n];
-    for &h in hashes {
-        let b = (h >> shift) as usize;
-        sorted[start[b]] = h;
-        start[b] += 1;
-    }
-    // `start[b]` is now the end of bucket `b`.
+    let (sorted, ends) = scatter_by_top_bits(hashes, 64 - bits);
     let mut table: Vec<u64> = Vec::new();
     let mut zero = false;
     let mut from = 0;
-    for &end in &start {
+    for &end in &ends {
         let bucket = &sorted[from..end];
         from = end;
         if bucket.len() < 2 {

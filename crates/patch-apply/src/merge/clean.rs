@@ -156,11 +156,24 @@ impl<'a> Merger<'a, '_> {
         items: &'a [Value<'a>],
         w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
+        self.strip_list_with(items, w, |cleaned, _| cleaned)
+    }
+
+    /// [`strip_list`](Self::strip_list), with each kept element passed
+    /// through `keep(cleaned, sent)` (a keyed list puts back the `null`
+    /// merge keys cleaning took away).
+    pub(super) fn strip_list_with(
+        &self,
+        items: &'a [Value<'a>],
+        w: Walk<'_, '_>,
+        mut keep: impl FnMut(Value<'a>, Value<'a>) -> Value<'a>,
+    ) -> Result<Vec<Value<'a>>, Error> {
         let mut out = Vec::with_capacity(items.len());
-        for (i, v) in items.iter().enumerate() {
+        for (i, sent) in items.iter().enumerate() {
             let here = w.path().index(i);
-            if let Some(v) = self.clean_value(*v, Place::ListElement, w.step(&here, w.cursor()))? {
-                out.push(v);
+            let step = w.step(&here, w.cursor());
+            if let Some(v) = self.clean_value(*sent, Place::ListElement, step)? {
+                out.push(keep(v, *sent));
             }
         }
         Ok(out)

@@ -323,8 +323,8 @@ fn build_live_index<'a>(list: &[Value<'a>], keys: KeySpec<'_>, index: &mut PosIn
 /// The scan pairing: `first[r]` becomes the first position in `live` whose
 /// identity equals that of `rest[r]` (`usize::MAX`: none), read in one pass
 /// over `live`. True when every live element has an identity, none holds
-/// `$patch: delete` and (as far as [`HashSeen`] can tell) no two share
-/// one; false sends the orderings down their exact path.
+/// `$patch: delete` and no two share one (`identity::all_distinct`, on
+/// 64-bit hashes); false sends the orderings down their exact path.
 ///
 /// With `distinct` false (identities will not be carried anyway) the
 /// distinctness set is not built and the pass ends once every patch
@@ -855,18 +855,13 @@ impl<'a> Merger<'a, '_> {
         keys: KeySpec<'_>,
         w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
-        let mut out = Vec::with_capacity(items.len());
-        for (i, e) in items.iter().enumerate() {
-            let here = w.path().index(i);
-            if let Some(v) = self.clean_value(*e, Place::ListElement, w.step(&here, w.cursor()))? {
-                out.push(if self.mode == Mode::Apply {
-                    self.keep_null_keys(v, *e, keys)
-                } else {
-                    v
-                });
+        self.strip_list_with(items, w, |v, e| {
+            if self.mode == Mode::Apply {
+                self.keep_null_keys(v, e, keys)
+            } else {
+                v
             }
-        }
-        Ok(out)
+        })
     }
 
     /// `cleaned` (the cleaned `sent` element of a keyed list) with the merge
