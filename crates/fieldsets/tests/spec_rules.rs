@@ -454,6 +454,56 @@ fn sets_under_built_in_schemas() {
     ]);
 }
 
+/// A root `metadata` the schema declares a scalar or a list keeps its
+/// declared schema (review of round 8: it was forced to `ObjectMeta`, and
+/// `metadata: hello` failed as "expected a map"); an object or untyped one
+/// is `ObjectMeta`, as the API server types a custom resource's metadata.
+#[test]
+fn root_metadata_declared_scalar_or_list_is_kept() {
+    let ty = |meta: J| {
+        let doc = json!({"openapi": "3.0.0", "components": {"schemas": {"ex.Foo": {"type": "object",
+            "x-kubernetes-group-version-kind": [{"group": "ex.com", "version": "v1", "kind": "Bar"}],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                "metadata": meta, "n": {"type": "integer"}}}}}});
+        Schema::from_bytes(doc.to_string().as_bytes(), "inline").expect("schema")
+    };
+    let (string, list, open) = (
+        ty(json!({"type": "string"})),
+        ty(json!({"type": "array", "items": {"type": "string"}})),
+        ty(json!({"type": "object"})),
+    );
+    let t = "ex.com/v1/Bar";
+    let o = |meta: J| json!({"apiVersion": "ex.com/v1", "kind": "Bar", "metadata": meta, "n": 1});
+    check_all(vec![
+        // `metadata` itself is a server field, never recorded.
+        (
+            "a string metadata",
+            set_of(&string, t, o(json!("hello"))),
+            r#"{"f:n":{}}"#,
+        ),
+        (
+            "a string metadata is checked",
+            set_of(&string, t, o(json!({"name": "a"}))),
+            "ERR schema_mismatch|/metadata|expected a scalar, got",
+        ),
+        (
+            "a list metadata",
+            set_of(&list, t, o(json!(["a"]))),
+            r#"{"f:n":{}}"#,
+        ),
+        (
+            "a list metadata is checked",
+            set_of(&list, t, o(json!("a"))),
+            "ERR schema_mismatch|/metadata|expected a list, got",
+        ),
+        (
+            "an object metadata is ObjectMeta",
+            set_of(&open, t, o(json!({"name": "a", "finalizers": ["f"]}))),
+            r#"{"f:metadata":{"f:finalizers":{"v:\"f\"":{}}},"f:n":{}}"#,
+        ),
+    ]);
+}
+
 #[test]
 fn map_type_on_the_referencing_property_wins() {
     let doc = json!({"swagger": "2.0", "definitions": {
