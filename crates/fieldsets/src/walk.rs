@@ -12,7 +12,7 @@
 //! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
 use smpatch_schema::{
-    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, Strategy, TooDeep, Walk,
+    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, TooDeep, Walk,
 };
 use smpatch_value::{Path, Value};
 
@@ -174,7 +174,7 @@ pub(crate) fn resolve<'s>(
                 // list's items, a list definition behind a `$ref`) what
                 // the list's own schema declares.
                 let meta = match c.list_meta() {
-                    Some(own) if !declares_list(at.meta) => own,
+                    Some(own) if !at.meta.declares_list() => own,
                     _ => at.meta,
                 };
                 Ok(Atom::List {
@@ -186,12 +186,6 @@ pub(crate) fn resolve<'s>(
             _ => Err(mismatch("a list")),
         },
     }
-}
-
-/// Whether a property's metadata says how its list is merged: a list type,
-/// a merge key or the `merge` strategy (a set).
-fn declares_list(meta: &PatchMeta) -> bool {
-    meta.list_type.is_some() || meta.merge_key.is_some() || meta.strategy == Strategy::Merge
 }
 
 /// The schema of member `key` of an object at `cursor` (`open`: see

@@ -554,7 +554,13 @@ fn own_list_metadata_of_lists_that_are_not_properties() {
                 "slots": {"$ref": "#/definitions/com.example.v1.Slots"},
                 "atomicSlots": {"allOf": [{"$ref": "#/definitions/com.example.v1.Slots"}],
                     "x-kubernetes-list-type": "atomic"},
-                "mergeSet": {"$ref": "#/definitions/com.example.v1.MergeSet"}}},
+                "mergeSet": {"$ref": "#/definitions/com.example.v1.MergeSet"},
+                "mergeOverSlots": {"$ref": "#/definitions/com.example.v1.Slots",
+                    "x-kubernetes-patch-strategy": "merge"},
+                "mergeOverTags": {"$ref": "#/definitions/com.example.v1.Tags",
+                    "x-kubernetes-patch-strategy": "merge"}}},
+        "com.example.v1.Tags": {"type": "array", "x-kubernetes-list-type": "atomic",
+            "items": {"type": "string"}},
         "com.example.v1.Slots": keyed,
         "com.example.v1.MergeSet": {"type": "array", "x-kubernetes-patch-strategy": "merge",
             "items": {"type": "string"}}}});
@@ -613,6 +619,19 @@ fn own_list_metadata_of_lists_that_are_not_properties() {
             "a merge strategy without key behind a $ref: a set",
             set_of(&sc, t, r(json!({"mergeSet": ["q", "p"]}))),
             r#"{"f:mergeSet":{"v:\"p\"":{},"v:\"q\"":{}}}"#,
+        ),
+        // `PatchMeta::declares_list`: a property's `merge` strategy alone
+        // declares its list a set, over the definition's list metadata (the
+        // union pass pairs by the same rule).
+        (
+            "a property's merge strategy alone over an atomic definition: a set",
+            set_of(&sc, t, r(json!({"mergeOverTags": ["q", "p"]}))),
+            r#"{"f:mergeOverTags":{"v:\"p\"":{},"v:\"q\"":{}}}"#,
+        ),
+        (
+            "a property's merge strategy alone over a list-map definition: a set",
+            set_of(&sc, t, r(json!({"mergeOverSlots": ab}))),
+            "ERR invalid_list_item|/mergeOverSlots/0|associative list without keys has an element that's a map type",
         ),
     ]);
     // Extraction walks the same way: the manager's item of a map-value
