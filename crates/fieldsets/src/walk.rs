@@ -12,7 +12,7 @@
 //! `ListPlan::field_set`, server-side apply's rule in the schema crate.
 
 use smpatch_schema::{
-    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, Strategy, TooDeep, Walk,
+    grow_stack, Cursor, ListPlan, MapType, NodeKind, PatchMeta, ScalarType, TooDeep, Walk,
 };
 use smpatch_value::{Path, Value};
 
@@ -174,7 +174,7 @@ pub(crate) fn resolve<'s>(
                 // list's items, a list definition behind a `$ref`) what
                 // the list's own schema declares.
                 let meta = match c.list_meta() {
-                    Some(own) if !declares_list(at.meta) => own,
+                    Some(own) if !at.meta.declares_list() => own,
                     _ => at.meta,
                 };
                 Ok(Atom::List {
@@ -186,12 +186,6 @@ pub(crate) fn resolve<'s>(
             _ => Err(mismatch("a list")),
         },
     }
-}
-
-/// Whether a property's metadata says how its list is merged: a list type,
-/// a merge key or the `merge` strategy (a set).
-fn declares_list(meta: &PatchMeta) -> bool {
-    meta.list_type.is_some() || meta.merge_key.is_some() || meta.strategy == Strategy::Merge
 }
 
 /// The schema of member `key` of an object at `cursor` (`open`: see
@@ -256,15 +250,24 @@ const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 /// `name` with a `maxLength`), the API server types it as `ObjectMeta`
 /// (labels and annotations granular maps, finalizers a set,
 /// ownerReferences keyed by uid, managedFields atomic). So the top-level
-/// `metadata` of a typed object gets the embedded `ObjectMeta` unless its
-/// schema already is the built-in `ObjectMeta` or `ListMeta` (built-in
-/// types and their `*List` types keep theirs); an undeclared one gets it
-/// too, in `member_at`. Schema-less objects (no schema at all) stay
-/// deduced, as on the server.
+/// `metadata` of a typed object gets the embedded `ObjectMeta` when its
+/// schema is an object (a struct or a map) or untyped, unless it already
+/// is the built-in `ObjectMeta` or `ListMeta` (built-in types and their
+/// `*List` types keep theirs); an undeclared one gets it too, in
+/// `member_at`. A scalar or list `metadata` is kept as declared: the API
+/// server refuses a CRD whose root `metadata` is not an object, so only a
+/// document that is no CRD declares one, and its object is checked
+/// against what it declares (found by the review of round 8: `metadata:
+/// {type: string}` failed as "expected a map"). Schema-less objects (no
+/// schema at all) stay deduced, as on the server.
 fn crd_metadata<'s>(key: &str, found: Cursor<'s>, path: &Path<'_>) -> Option<Cursor<'s>> {
     if key != "metadata"
         || !at_root(path)
         || matches!(found.type_name(), Some(OBJECT_META | LIST_META))
+        || matches!(
+            found.kind(),
+            Some(NodeKind::Scalar { .. } | NodeKind::List { .. })
+        )
     {
         return None;
     }

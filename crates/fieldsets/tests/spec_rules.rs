@@ -454,6 +454,56 @@ fn sets_under_built_in_schemas() {
     ]);
 }
 
+/// A root `metadata` the schema declares a scalar or a list keeps its
+/// declared schema (review of round 8: it was forced to `ObjectMeta`, and
+/// `metadata: hello` failed as "expected a map"); an object or untyped one
+/// is `ObjectMeta`, as the API server types a custom resource's metadata.
+#[test]
+fn root_metadata_declared_scalar_or_list_is_kept() {
+    let ty = |meta: J| {
+        let doc = json!({"openapi": "3.0.0", "components": {"schemas": {"ex.Foo": {"type": "object",
+            "x-kubernetes-group-version-kind": [{"group": "ex.com", "version": "v1", "kind": "Bar"}],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                "metadata": meta, "n": {"type": "integer"}}}}}});
+        Schema::from_bytes(doc.to_string().as_bytes(), "inline").expect("schema")
+    };
+    let (string, list, open) = (
+        ty(json!({"type": "string"})),
+        ty(json!({"type": "array", "items": {"type": "string"}})),
+        ty(json!({"type": "object"})),
+    );
+    let t = "ex.com/v1/Bar";
+    let o = |meta: J| json!({"apiVersion": "ex.com/v1", "kind": "Bar", "metadata": meta, "n": 1});
+    check_all(vec![
+        // `metadata` itself is a server field, never recorded.
+        (
+            "a string metadata",
+            set_of(&string, t, o(json!("hello"))),
+            r#"{"f:n":{}}"#,
+        ),
+        (
+            "a string metadata is checked",
+            set_of(&string, t, o(json!({"name": "a"}))),
+            "ERR schema_mismatch|/metadata|expected a scalar, got",
+        ),
+        (
+            "a list metadata",
+            set_of(&list, t, o(json!(["a"]))),
+            r#"{"f:n":{}}"#,
+        ),
+        (
+            "a list metadata is checked",
+            set_of(&list, t, o(json!("a"))),
+            "ERR schema_mismatch|/metadata|expected a list, got",
+        ),
+        (
+            "an object metadata is ObjectMeta",
+            set_of(&open, t, o(json!({"name": "a", "finalizers": ["f"]}))),
+            r#"{"f:metadata":{"f:finalizers":{"v:\"f\"":{}}},"f:n":{}}"#,
+        ),
+    ]);
+}
+
 #[test]
 fn map_type_on_the_referencing_property_wins() {
     let doc = json!({"swagger": "2.0", "definitions": {
@@ -504,7 +554,13 @@ fn own_list_metadata_of_lists_that_are_not_properties() {
                 "slots": {"$ref": "#/definitions/com.example.v1.Slots"},
                 "atomicSlots": {"allOf": [{"$ref": "#/definitions/com.example.v1.Slots"}],
                     "x-kubernetes-list-type": "atomic"},
-                "mergeSet": {"$ref": "#/definitions/com.example.v1.MergeSet"}}},
+                "mergeSet": {"$ref": "#/definitions/com.example.v1.MergeSet"},
+                "mergeOverSlots": {"$ref": "#/definitions/com.example.v1.Slots",
+                    "x-kubernetes-patch-strategy": "merge"},
+                "mergeOverTags": {"$ref": "#/definitions/com.example.v1.Tags",
+                    "x-kubernetes-patch-strategy": "merge"}}},
+        "com.example.v1.Tags": {"type": "array", "x-kubernetes-list-type": "atomic",
+            "items": {"type": "string"}},
         "com.example.v1.Slots": keyed,
         "com.example.v1.MergeSet": {"type": "array", "x-kubernetes-patch-strategy": "merge",
             "items": {"type": "string"}}}});
@@ -563,6 +619,19 @@ fn own_list_metadata_of_lists_that_are_not_properties() {
             "a merge strategy without key behind a $ref: a set",
             set_of(&sc, t, r(json!({"mergeSet": ["q", "p"]}))),
             r#"{"f:mergeSet":{"v:\"p\"":{},"v:\"q\"":{}}}"#,
+        ),
+        // `PatchMeta::declares_list`: a property's `merge` strategy alone
+        // declares its list a set, over the definition's list metadata (the
+        // union pass pairs by the same rule).
+        (
+            "a property's merge strategy alone over an atomic definition: a set",
+            set_of(&sc, t, r(json!({"mergeOverTags": ["q", "p"]}))),
+            r#"{"f:mergeOverTags":{"v:\"p\"":{},"v:\"q\"":{}}}"#,
+        ),
+        (
+            "a property's merge strategy alone over a list-map definition: a set",
+            set_of(&sc, t, r(json!({"mergeOverSlots": ab}))),
+            "ERR invalid_list_item|/mergeOverSlots/0|associative list without keys has an element that's a map type",
         ),
     ]);
     // Extraction walks the same way: the manager's item of a map-value

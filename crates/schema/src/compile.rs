@@ -477,10 +477,7 @@ impl<'b, 'd, D: Doc<'d>> Compiler<'b, 'd, D> {
                     // refused here as on a property (whose own schema is
                     // this one when it is inline: it reports them first).
                     let own = self.read_meta(s, path)?;
-                    list_meta = (own.merge_key.is_some()
-                        || own.list_type.is_some()
-                        || own.strategy == Strategy::Merge)
-                        .then(|| Box::new(own));
+                    list_meta = own.declares_list().then(|| Box::new(own));
                     NodeKind::List { items }
                 }
                 Some("string" | "integer" | "number" | "boolean") => self.scalar(s),

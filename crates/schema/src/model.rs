@@ -101,6 +101,30 @@ impl PatchMeta {
     pub fn merge_key(&self) -> Option<&str> {
         self.merge_key.as_deref()
     }
+
+    /// Whether this metadata says how a list is merged: a list type
+    /// (`x-kubernetes-list-type`), a merge key, or the `merge` patch
+    /// strategy on its own. The last counts because the API server's
+    /// schema conversion (structured-merge-diff) reads a list with
+    /// `x-kubernetes-patch-strategy: merge` and no list type as associative:
+    /// keyed by the merge key if there is one, else a set. So a property
+    /// that declares any of these decides its list's plan
+    /// ([`ListPlan::field_set`](crate::ListPlan::field_set)) and pairing
+    /// ([`KeySpec::pairing`](crate::KeySpec::pairing)) over what a list
+    /// definition behind its `$ref` declares ([`Cursor::list_meta`]), in the
+    /// field sets and the union pass alike; a list schema declaring any of
+    /// them has a [`Node::list_meta`].
+    ///
+    /// ```
+    /// use smpatch_schema::{PatchMeta, Strategy};
+    /// let set = PatchMeta { strategy: Strategy::Merge, ..PatchMeta::EMPTY };
+    /// assert!(set.declares_list());
+    /// let replace = PatchMeta { strategy: Strategy::Replace, ..PatchMeta::EMPTY };
+    /// assert!(!replace.declares_list() && !PatchMeta::EMPTY.declares_list());
+    /// ```
+    pub fn declares_list(&self) -> bool {
+        self.list_type.is_some() || self.merge_key.is_some() || self.strategy == Strategy::Merge
+    }
 }
 
 /// One member of a union (KEP-1027).

@@ -153,10 +153,12 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 let Some(c) = cursor.list_items() else {
                     return Ok(None);
                 };
-                // A property's metadata, else (a map's values, a list's
-                // items, a list definition behind a `$ref`) the list's own.
+                // A property's metadata when it declares the list's
+                // (`PatchMeta::declares_list`: the field sets' rule too),
+                // else (a map's values, a list's items, a list definition
+                // behind a `$ref`) the list's own.
                 let pairs_by = match cursor.list_meta() {
-                    Some(own) if meta.list_type.is_none() && meta.merge_key.is_none() => own,
+                    Some(own) if !meta.declares_list() => own,
                     _ => meta,
                 };
                 let old_elems = OldElems::new(

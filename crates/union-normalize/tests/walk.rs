@@ -233,3 +233,46 @@ fn several_unions_in_one_object_in_both_formats() {
         ]
     );
 }
+
+/// A property that declares only `x-kubernetes-patch-strategy: merge` over
+/// a list-map definition behind a `$ref` declares its list a set
+/// (`PatchMeta::declares_list`, the field sets' rule too): elements pair
+/// as in a positional list (an equal old element, else the same index),
+/// not by the definition's keys (review of round 8: the two crates
+/// disagreed here).
+#[test]
+fn a_merge_strategy_alone_on_a_ref_declares_the_list() {
+    let doc = r##"{"swagger": "2.0", "definitions": {
+      "Host": {"type": "object", "properties": {
+        "viaRef": {"$ref": "#/definitions/UList"},
+        "mergeOnly": {"$ref": "#/definitions/UList", "x-kubernetes-patch-strategy": "merge"}}},
+      "UList": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "items": {"$ref": "#/definitions/U"}},
+      "U": {"type": "object", "properties": {"name": {"type": "string"},
+        "t": {"type": "string", "x-kubernetes-unions": {"fieldMembers": {"A": {"name": "a"}, "B": {"name": "b"}, "": null}}},
+        "a": {"type": "integer"}, "b": {"type": "integer"}}}}}"##;
+    let s = Schema::from_bytes(doc.as_bytes(), "merge-only.json").unwrap();
+    let cleared = |field: &str| {
+        let arena = Arena::new();
+        let old = format!(
+            r#"{{"{field}": [{{"name": "x", "t": "A", "a": 1}}, {{"name": "y", "t": "B", "b": 1}}]}}"#
+        );
+        let new = format!(
+            r#"{{"{field}": [{{"name": "y", "t": "B", "b": 1, "a": 2}}, {{"name": "x", "t": "B", "a": 1, "b": 2}}]}}"#
+        );
+        let (o, n) = (p(&arena, &old), p(&arena, &new));
+        normalize(
+            &arena,
+            Some(o),
+            n,
+            s.cursor("Host").unwrap(),
+            &Options::default(),
+        )
+        .unwrap()
+        .cleared
+    };
+    // The definition's keys: "x" changed from A to B.
+    assert_eq!(cleared("viaRef"), ["/viaRef/1/a"]);
+    // A set: the new "y" pairs with the old element at index 0 (A).
+    assert_eq!(cleared("mergeOnly"), ["/mergeOnly/0/a"]);
+}
