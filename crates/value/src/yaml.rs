@@ -8,13 +8,14 @@
 //! expanded tree is never handed an exponential one.
 
 use crate::error::{open_path, DuplicateKeys, ParseError, ParseErrorKind, ParseOptions};
+use crate::hashing::HashMap;
 use crate::parse_json::{first_duplicate, last_wins};
 use crate::path::{pointer_of, Step};
 use crate::write_json::go_format_float;
 use crate::{Arena, Member, Number, Object, Value};
-use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 /// What a plain YAML scalar resolves to (go-yaml v2 rules, YAML 1.1-ish).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -231,6 +232,20 @@ fn decode_binary(text: &str) -> Option<String> {
     }
 }
 
+/// The name of a YAML core-schema tag, `int` for both `!!int` and the
+/// verbatim `!<tag:yaml.org,2002:int>` (go-yaml v2 shortens the long form
+/// before it looks at a tag); `None` for any other tag (`!foo`,
+/// `!<!!int>`), which makes a string.
+fn core_tag(t: &Tag) -> Option<&str> {
+    if t.is_yaml_core_schema() || t.handle == "!!" {
+        Some(&t.suffix)
+    } else if t.handle.is_empty() {
+        t.suffix.strip_prefix("tag:yaml.org,2002:")
+    } else {
+        None
+    }
+}
+
 /// Reads a YAML stream into one value per document.
 ///
 /// Plain scalars resolve as kubectl resolves them (see
@@ -240,7 +255,8 @@ fn decode_binary(text: &str) -> Option<String> {
 /// and `1000`). Quoted and block scalars are strings unless tagged `!!int`,
 /// `!!float`, `!!bool` or `!!null` (text of another type under such a tag,
 /// `!!int x`, is an error; an integer may be a `!!float`); `!!str` and any custom tag (`!foo 12` →
-/// `"12"`) make a string. Non-string keys become strings (`1: x` → `"1"`);
+/// `"12"`) make a string. A verbatim core tag (`!<tag:yaml.org,2002:int>`)
+/// is read as its `!!` form. Non-string keys become strings (`1: x` → `"1"`);
 /// `null` and unsigned keys beyond `i64` are errors, as in kubectl; float keys
 /// are written as float32 (`3.14159265358979: x` → `"3.1415927"`, `.inf: x`
 /// → `".inf"`). `.inf` and `.nan` values are errors (JSON cannot hold them).
@@ -285,7 +301,7 @@ pub fn parse_yaml<'a>(
         members: Vec::new(),
         key_offsets: Vec::new(),
         frames: Vec::new(),
-        anchors: HashMap::new(),
+        anchors: HashMap::default(),
         expanded: 0,
         root: None,
         docs: Vec::new(),
@@ -351,7 +367,15 @@ struct Frame<'a> {
     key: Option<Key<'a>>,
     /// Character index of `key` (turned into a byte offset only on error).
     key_at: usize,
-    merged: Vec<Member<'a>>,
+    /// The members `<<` keys assigned and no later key replaced, in order;
+    /// a replaced one is left as `None`.
+    merged: Vec<Option<Member<'a>>>,
+    /// Where each live key of `merged` is, and which `<<` of this mapping
+    /// (counted from 1) assigned it: one lookup per key keeps a mapping
+    /// with many merged and explicit keys linear.
+    merged_at: HashMap<&'a str, (usize, u32)>,
+    /// The `<<` keys of this mapping so far.
+    merges: u32,
 }
 
 struct Builder<'a, 'o> {
@@ -425,11 +449,11 @@ impl<'a> Builder<'a, '_> {
                     ));
                 }
                 // Tags as kubectl reads them: core `!!int`/`!!float`/`!!bool`/
-                // `!!null` resolve the text even when quoted, every other tag
+                // `!!null` (or their verbatim `!<tag:yaml.org,2002:int>`
+                // forms) resolve the text even when quoted, every other tag
                 // (`!!str`, custom `!foo`) makes a string.
-                let binary = tag.as_deref().is_some_and(|t| {
-                    (t.is_yaml_core_schema() || t.handle == "!!") && t.suffix == "binary"
-                });
+                let core = tag.as_deref().and_then(core_tag);
+                let binary = core == Some("binary");
                 let text = if binary {
                     match decode_binary(&text) {
                         Some(d) => Cow::Owned(d),
@@ -444,22 +468,13 @@ impl<'a> Builder<'a, '_> {
                 } else {
                     text
                 };
-                let resolved = match tag.as_deref() {
+                let resolved = match (tag.is_some(), core) {
                     _ if binary => Resolved::Str,
                     // `!!merge <<` is the merge key too (go-yaml v2's isMerge).
-                    Some(t)
-                        if (t.is_yaml_core_schema() || t.handle == "!!")
-                            && t.suffix == "merge"
-                            && text == "<<" =>
-                    {
-                        Resolved::Merge
-                    }
-                    None if style == ScalarStyle::Plain => resolve_plain(&text),
-                    None => Resolved::Str,
-                    Some(t)
-                        if (t.is_yaml_core_schema() || t.handle == "!!")
-                            && matches!(t.suffix.as_str(), "int" | "float" | "bool" | "null") =>
-                    {
+                    (_, Some("merge")) if text == "<<" => Resolved::Merge,
+                    (false, _) if style == ScalarStyle::Plain => resolve_plain(&text),
+                    (false, _) => Resolved::Str,
+                    (_, Some(want @ ("int" | "float" | "bool" | "null"))) => {
                         // go-yaml v2 refuses text that resolves to another
                         // type (`!!int x`); an integer passes as a float.
                         let r = resolve_plain(&text);
@@ -470,7 +485,6 @@ impl<'a> Builder<'a, '_> {
                             Resolved::Float(_) => "float",
                             Resolved::Str | Resolved::Merge => "str",
                         };
-                        let want = t.suffix.as_str();
                         if found != want && !(want == "float" && found == "int") {
                             return Err(self.err(
                                 ParseErrorKind::Yaml,
@@ -480,7 +494,7 @@ impl<'a> Builder<'a, '_> {
                         }
                         r
                     }
-                    Some(_) => Resolved::Str,
+                    (true, _) => Resolved::Str,
                 };
                 let s: &'a str = match text {
                     Cow::Borrowed(s) => s,
@@ -545,6 +559,8 @@ impl<'a> Builder<'a, '_> {
                     key: None,
                     key_at: 0,
                     merged: Vec::new(),
+                    merged_at: HashMap::default(),
+                    merges: 0,
                 });
             }
             Event::SequenceEnd => {
@@ -555,8 +571,8 @@ impl<'a> Builder<'a, '_> {
                 }
             }
             Event::MappingEnd => {
-                if let Some(f) = self.frames.pop() {
-                    let v = self.close_map(&f, &span)?;
+                if let Some(mut f) = self.frames.pop() {
+                    let v = self.close_map(&mut f, &span)?;
                     self.finish(f, v, &span)?;
                 }
             }
@@ -576,7 +592,7 @@ impl<'a> Builder<'a, '_> {
         self.emit(sized, span)
     }
 
-    fn close_map(&mut self, f: &Frame<'a>, span: &Span) -> Result<Value<'a>, ParseError> {
+    fn close_map(&mut self, f: &mut Frame<'a>, span: &Span) -> Result<Value<'a>, ParseError> {
         let ms = &self.members[f.start..];
         let mut out: Cow<'_, [Member<'a>]> = Cow::Borrowed(ms);
         if let Some(d) = first_duplicate(ms) {
@@ -606,15 +622,16 @@ impl<'a> Builder<'a, '_> {
             // later assignment wins. `f.merged` holds only the merged keys
             // no later explicit key replaced (see `emit`), so a merged key
             // that is also explicit came after it and wins.
+            let mut merged = std::mem::take(&mut f.merged);
             let mut all = out.into_owned();
-            let mut rest = Vec::with_capacity(f.merged.len());
-            for m in &f.merged {
-                match all.iter_mut().find(|e| e.key == m.key) {
-                    Some(e) => e.value = m.value,
-                    None => rest.push(*m),
+            for e in &mut all {
+                if let Some(&(i, _)) = f.merged_at.get(e.key) {
+                    if let Some(m) = merged.get_mut(i).and_then(Option::take) {
+                        e.value = m.value;
+                    }
                 }
             }
-            all.extend(rest);
+            all.extend(merged.into_iter().flatten());
             out = Cow::Owned(all);
         }
         let members = self.arena.alloc_slice_copy(&out);
@@ -654,39 +671,53 @@ impl<'a> Builder<'a, '_> {
                     value: s.value,
                 });
                 // An explicit key after a `<<` replaces what it merged.
-                f.merged.retain(|m| m.key != key);
+                if let Some((i, _)) = f.merged_at.remove(key) {
+                    if let Some(slot) = f.merged.get_mut(i) {
+                        *slot = None;
+                    }
+                }
             }
             Some(Key::Merge) | None => {
                 let sources: &[Value<'a>] = match s.value {
                     Value::Array(items) => items,
                     _ => std::slice::from_ref(&s.value),
                 };
-                let mut merged: Vec<Member<'a>> = Vec::new();
-                for src in sources {
-                    match src {
-                        // Among the sources of one `<<` the first one wins.
-                        Value::Object(o) => {
-                            for m in o.members() {
-                                if !merged.iter().any(|e| e.key == m.key) {
-                                    merged.push(*m);
-                                }
-                            }
-                        }
-                        _ => {
-                            return Err(self.err(
-                                ParseErrorKind::Yaml,
-                                span,
-                                "a `<<` merge key needs a mapping or a list of mappings".into(),
-                            ))
-                        }
-                    }
+                if !sources.iter().all(|v| matches!(v, Value::Object(_))) {
+                    return Err(self.err(
+                        ParseErrorKind::Yaml,
+                        span,
+                        "a `<<` merge key needs a mapping or a list of mappings".into(),
+                    ));
                 }
-                if let Some(f) = self.frames.last_mut() {
-                    // A later `<<` replaces what earlier ones merged.
-                    for m in merged {
-                        f.merged.retain(|e| e.key != m.key);
-                        f.merged.push(m);
+                let Some(f) = self.frames.last_mut() else {
+                    return Ok(());
+                };
+                f.merges = f.merges.saturating_add(1);
+                let this = f.merges;
+                for m in sources
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .flat_map(|o| o.members())
+                {
+                    let at = (f.merged.len(), this);
+                    match f.merged_at.entry(m.key) {
+                        Entry::Vacant(e) => {
+                            e.insert(at);
+                        }
+                        Entry::Occupied(mut e) => {
+                            let (i, by) = *e.get();
+                            // Among the sources of one `<<` the first one wins.
+                            if by == this {
+                                continue;
+                            }
+                            // A later `<<` replaces what earlier ones merged.
+                            if let Some(slot) = f.merged.get_mut(i) {
+                                *slot = None;
+                            }
+                            e.insert(at);
+                        }
                     }
+                    f.merged.push(Some(*m));
                 }
             }
         }

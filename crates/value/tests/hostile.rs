@@ -92,6 +92,89 @@ fn yaml_dup_keys_10k() -> Vec<u8> {
         .into_bytes()
 }
 
+/// Keys of the wide `<<` merge cases: enough that a per-key scan of the
+/// mapping (quadratic) would take minutes in a debug build.
+const WIDE: usize = 50_000;
+
+/// `NAME: &NAME` then the mapping `k{i}: VALUE` for `i` in `from..to`
+/// (`VALUE` the number `i` when `value` is `None`).
+fn yaml_anchor(name: &str, from: usize, to: usize, value: Option<&str>) -> String {
+    let mut s = format!("{name}: &{name}\n");
+    for i in from..to {
+        match value {
+            Some(v) => s.push_str(&format!("  k{i}: {v}\n")),
+            None => s.push_str(&format!("  k{i}: {i}\n")),
+        }
+    }
+    s
+}
+
+/// Explicit keys `k0`, `k2`, … of `m`, each `x`.
+fn even_explicit_keys() -> String {
+    (0..WIDE)
+        .step_by(2)
+        .map(|i| format!("  k{i}: x\n"))
+        .collect()
+}
+
+fn yaml_merge_wide() -> Vec<u8> {
+    let mut s = yaml_anchor("b", 0, WIDE, None);
+    s.push_str("m: {<<: *b}\n");
+    s.into_bytes()
+}
+
+fn yaml_merge_wide_then_explicit() -> Vec<u8> {
+    let mut s = yaml_anchor("b", 0, WIDE, None);
+    s.push_str("m:\n  <<: *b\n");
+    s.push_str(&even_explicit_keys());
+    s.into_bytes()
+}
+
+fn yaml_explicit_then_merge_wide() -> Vec<u8> {
+    let mut s = yaml_anchor("b", 0, WIDE, None);
+    s.push_str("m:\n");
+    s.push_str(&even_explicit_keys());
+    s.push_str("  <<: *b\n");
+    s.into_bytes()
+}
+
+fn yaml_merge_wide_sources() -> Vec<u8> {
+    let mut s = yaml_anchor("b", 0, WIDE, None);
+    s.push_str(&yaml_anchor("c", WIDE / 2, WIDE + WIDE / 2, Some("c")));
+    s.push_str("m:\n  <<: [*b, *c]\np:\n  <<: *b\n  <<: *c\n");
+    s.into_bytes()
+}
+
+/// Whether the member at `i` of `m` is `k{key}` with the number `key` (or
+/// the string `text`).
+fn member_is(m: &[smpatch_value::Member<'_>], i: usize, key: usize, text: Option<&str>) -> bool {
+    let Some(e) = m.get(i) else {
+        return false;
+    };
+    let value_ok = match text {
+        Some(t) => e.value.as_str() == Some(t),
+        None => e.value.as_number().and_then(|n| n.as_i64()) == Some(key as i64),
+    };
+    e.key == format!("k{key}") && value_ok
+}
+
+fn members_of<'a>(docs: &[Value<'a>], key: &str) -> &'a [smpatch_value::Member<'a>] {
+    docs.first()
+        .and_then(|d| d.get(key))
+        .and_then(|v| v.as_object())
+        .map_or(&[], |o| o.members())
+}
+
+/// `m` holds the even keys first (explicit, with `even`), then the odd ones
+/// (merged).
+fn evens_then_odds(docs: &[Value<'_>], even: Option<&str>) -> bool {
+    let m = members_of(docs, "m");
+    let half = WIDE / 2;
+    m.len() == WIDE
+        && (0..half).all(|i| member_is(m, i, 2 * i, even))
+        && (0..half).all(|i| member_is(m, half + i, 2 * i + 1, None))
+}
+
 fn big_number() -> Vec<u8> {
     let mut s = String::from("[1");
     s.push_str(&"7".repeat(100_000));
@@ -275,6 +358,47 @@ fn cases() -> Vec<Case> {
             input: yaml_dup_keys_10k,
             opts: last_wins,
             expect: Ok(|v| to_json_string(&v[0]) == r#"{"a":9999}"#),
+        },
+        Case {
+            name: "`<<` of an anchor of 50,000 keys (yaml)",
+            format: Yaml,
+            input: yaml_merge_wide,
+            opts: defaults,
+            expect: Ok(|v| {
+                let m = members_of(v, "m");
+                m.len() == WIDE && (0..WIDE).all(|i| member_is(m, i, i, None))
+            }),
+        },
+        Case {
+            name: "25,000 explicit keys after a `<<` of 50,000 keys replace them (yaml)",
+            format: Yaml,
+            input: yaml_merge_wide_then_explicit,
+            opts: defaults,
+            expect: Ok(|v| evens_then_odds(v, Some("x"))),
+        },
+        Case {
+            name: "a `<<` of 50,000 keys after 25,000 explicit keys replaces them (yaml)",
+            format: Yaml,
+            input: yaml_explicit_then_merge_wide,
+            opts: defaults,
+            expect: Ok(|v| evens_then_odds(v, None)),
+        },
+        Case {
+            name: "`<<` lists and repeated `<<` of 50,000 overlapping keys (yaml)",
+            format: Yaml,
+            input: yaml_merge_wide_sources,
+            opts: defaults,
+            expect: Ok(|v| {
+                // Among one `<<` list's sources the first wins; a later
+                // `<<` replaces an earlier one's keys (moved to the end).
+                let (half, m, p) = (WIDE / 2, members_of(v, "m"), members_of(v, "p"));
+                m.len() == WIDE + half
+                    && (0..WIDE).all(|i| member_is(m, i, i, None))
+                    && (WIDE..WIDE + half).all(|i| member_is(m, i, i, Some("c")))
+                    && p.len() == WIDE + half
+                    && (0..half).all(|i| member_is(p, i, i, None))
+                    && (half..WIDE + half).all(|i| member_is(p, i, i, Some("c")))
+            }),
         },
         Case {
             name: "invalid UTF-8 in a string",
