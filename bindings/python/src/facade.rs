@@ -595,8 +595,12 @@ pub(crate) fn run(
 }
 
 /// The owners table of a live object (`owners`): compact JSON bytes.
-pub(crate) fn owners(object: &[u8]) -> Result<Vec<u8>, Error> {
-    smpatch::owners_bytes(object)
+/// `max_depth`: the call's option (`None`: the default 256).
+pub(crate) fn owners(object: &[u8], max_depth: Option<usize>) -> Result<Vec<u8>, Error> {
+    match max_depth {
+        Some(d) => smpatch::owners_bytes_with(object, d),
+        None => smpatch::owners_bytes(object),
+    }
 }
 
 /// Bench support: seconds per call of the Rust facade's apply on the same

@@ -618,15 +618,21 @@ engine_functions! {
 /// `smpatch owners` prints it: a list of `{"path": "f:spec.f:replicas",
 /// "owners": [{"manager", "operation", "subresource" (when set),
 /// "apiVersion"}]}` dicts sorted by path, or compact JSON `bytes` with
-/// `as_bytes=True`. Needs no schema. Documents as for `apply`; deeper than
-/// 256 levels raises kind `too_deep`, a malformed entry kind
-/// `malformed_managed_fields` naming it.
+/// `as_bytes=True`. Needs no schema. Documents as for `apply`; nested
+/// deeper than `max_depth` levels (default 256, as the batch op `owners`)
+/// raises kind `too_deep` naming the first node past the limit, a malformed
+/// entry kind `malformed_managed_fields` naming it.
 #[pyfunction]
-#[pyo3(signature = (obj, *, as_bytes = false))]
-fn owners(py: Python<'_>, obj: &Bound<'_, PyAny>, as_bytes: bool) -> PyResult<Py<PyAny>> {
-    let bytes = document_bytes(obj, "object", None).map_err(|e| convert_error(py, e))?;
+#[pyo3(signature = (obj, *, as_bytes = false, max_depth = None))]
+fn owners(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    as_bytes: bool,
+    max_depth: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let bytes = document_bytes(obj, "object", max_depth).map_err(|e| convert_error(py, e))?;
     let table = py
-        .detach(|| facade::owners(&bytes))
+        .detach(|| facade::owners(&bytes, max_depth))
         .map_err(|e| raise(py, e))?;
     Ok(if as_bytes {
         PyBytes::new(py, &table).into_any().unbind()

@@ -221,3 +221,28 @@ def test_owners_errors():
     with pytest.raises(smpatch.Error) as info:
         smpatch.owners(deep)
     assert info.value.kind == "too_deep"
+
+
+def test_owners_max_depth():
+    # As the batch op `owners` and the other functions: a lower limit
+    # raises too_deep at the first node past it, a higher one lets a
+    # document deeper than the default 256 through.
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}}
+    before = copy.deepcopy(live)
+    for doc in (live, json.dumps(live), "kind: ConfigMap\nmetadata: {name: c}\n"):
+        with pytest.raises(smpatch.Error) as info:
+            smpatch.owners(doc, max_depth=1)
+        assert (info.value.kind, info.value.path) == ("too_deep", "/metadata")
+    assert smpatch.owners(live, max_depth=2) == []
+    assert live == before
+    deep: dict = {}
+    node = deep
+    for _ in range(300):
+        node["a"] = {}
+        node = node["a"]
+    assert smpatch.owners(deep, max_depth=400) == []
+    assert smpatch.owners(json.dumps(deep), max_depth=400, as_bytes=True) == b"[]"
+    with pytest.raises(smpatch.Error) as info:
+        smpatch.owners(deep, max_depth=299)
+    assert info.value.kind == "too_deep"
+    assert info.value.path == "/a" * 299

@@ -249,11 +249,89 @@ pub fn owners_json(object: &serde_json::Value) -> Result<serde_json::Value, Erro
 /// );
 /// ```
 pub fn owners_bytes(object: &[u8]) -> Result<Vec<u8>, Error> {
+    owners_bytes_with(object, FieldsOptions::default().max_depth)
+}
+
+/// [`owners_bytes`] with a depth limit other than the default 256 (the
+/// `max_depth` of the batch op `owners` and of Python's `owners`): an
+/// object nested deeper than `max_depth` levels is `too_deep`, naming the
+/// first node past the limit.
+///
+/// ```
+/// let live = br#"{"metadata":{"labels":{"a":"b"}}}"#;
+/// assert!(smpatch::owners_bytes_with(live, 3).is_ok());
+/// let e = smpatch::owners_bytes_with(live, 2).unwrap_err();
+/// assert_eq!((e.name(), e.path()), ("too_deep", "/metadata/labels"));
+/// ```
+pub fn owners_bytes_with(object: &[u8], max_depth: usize) -> Result<Vec<u8>, Error> {
     let arena = Arena::new();
     let input = JsonOrYaml(object);
-    let o = input.read(&arena, &Op::Fields(FieldsOptions::default()), "object")?;
-    let table = owners_table(&arena, o)?;
+    let op = Op::Fields(FieldsOptions {
+        max_depth,
+        ..FieldsOptions::default()
+    });
+    let o = input.read(&arena, &op, "object")?;
+    let table = owners_checked(&arena, o, max_depth)?;
     Ok(smpatch_value::to_json_string(&table).into_bytes())
+}
+
+/// [`owners_table`] of an object nested at most `max_depth` levels deep
+/// (the parser only raises its limit, never lowers it, and the owners walk
+/// reads managedFields alone, so a lower limit is checked here): deeper is
+/// `too_deep` at the first container past the limit, in document order, as
+/// the `fields` and `extract` walks name it.
+pub(crate) fn owners_checked<'a>(
+    arena: &'a Arena,
+    object: Value<'_>,
+    max_depth: usize,
+) -> Result<Value<'a>, Error> {
+    if object.depth() > max_depth {
+        let pointer = past_depth(object, max_depth).unwrap_or_default();
+        return Err(Error::facade(
+            crate::FacadeKind::TooDeep,
+            pointer,
+            format!("the object nests deeper than max_depth {max_depth} here"),
+        ));
+    }
+    owners_table(arena, object)
+}
+
+/// The pointer of the first container (document order) more than
+/// `max_depth` levels deep in `root` (a flat container is 1 level, as
+/// [`Value::depth`] counts), found without recursion; `None` when there is
+/// none.
+fn past_depth(root: Value<'_>, max_depth: usize) -> Option<String> {
+    let mut tokens: Vec<String> = Vec::new();
+    let mut work: Vec<(Value<'_>, usize, String)> = vec![(root, 1, String::new())];
+    while let Some((v, level, token)) = work.pop() {
+        if level > 1 {
+            tokens.truncate(level - 2);
+            tokens.push(token);
+        }
+        let before = work.len();
+        match v {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    work.push((*item, level + 1, i.to_string()));
+                }
+            }
+            Value::Object(o) => {
+                for m in o.members() {
+                    work.push((m.value, level + 1, m.key.to_owned()));
+                }
+            }
+            _ => continue,
+        }
+        if level > max_depth {
+            let mut pointer = String::new();
+            for t in &tokens {
+                smpatch_value::push_pointer_token(&mut pointer, t);
+            }
+            return Some(pointer);
+        }
+        work[before..].reverse();
+    }
+    None
 }
 
 /// The owners table of [`owners_bytes`] as a value in `arena` (the batch
@@ -289,7 +367,8 @@ pub(crate) fn owners_table<'a>(arena: &'a Arena, object: Value<'_>) -> Result<Va
 }
 
 /// Batch op `owners`: `{"object": …, "options": {"max_depth": N}}` → the
-/// owners table (no schema read). Runs as the parse of an [`Op::Fields`].
+/// owners table (no schema: a `"schema"` member is refused). Runs as the
+/// parse of an [`Op::Fields`].
 pub(crate) fn batch_owners(request: Value<'_>) -> Result<Op, Error> {
     let o = options_object(request, &["max_depth"])?;
     let mut opts = FieldsOptions::default();

@@ -100,8 +100,8 @@ pub mod ops;
 mod unions;
 
 pub use error::{Error, ErrorKind, FacadeKind};
-pub use fields::owners_bytes;
 pub use fields::{extract_bytes, extract_json, fields_bytes, fields_json, owners_json};
+pub use fields::{owners_bytes, owners_bytes_with};
 pub use input::{check_object, looks_like_json, parse_document};
 /// Field sets and apply configurations (KEP-2155): the `smpatch-fieldsets` crate.
 pub use smpatch_fieldsets as fieldsets;

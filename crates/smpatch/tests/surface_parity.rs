@@ -326,3 +326,85 @@ fn owners_op_answers_the_owners_table() {
         ("invalid_request".into(), "/manager".into())
     );
 }
+
+/// `compose` takes the options of Python's `compose` (`fix_quirks`,
+/// `compound_keys`, `max_depth`); the ignore options of the create ops
+/// would change nothing and are refused at their path.
+#[test]
+fn compose_refuses_the_ignore_options() {
+    for option in ["ignore_deletions", "ignore_changes_and_additions"] {
+        let (kind, path) = error(&format!(
+            r#"{{"id":2,"op":"compose","first":{{"a":1}},"second":{{"a":null,"b":2}},"schema":{{"none":true}},"options":{{"{option}":true}}}}"#
+        ));
+        assert_eq!(
+            (kind.as_str(), path.as_str()),
+            ("invalid_request", format!("/options/{option}").as_str())
+        );
+    }
+    let v = answer(
+        r#"{"id":3,"op":"compose","first":{"a":1},"second":{"a":null,"b":2},"schema":{"none":true},"options":{"fix_quirks":true,"compound_keys":false,"max_depth":8}}"#,
+    );
+    assert_eq!(v["ok"], serde_json::json!({"a": null, "b": 2}), "{v}");
+    let v = answer(r#"{"id":4,"op":"compose","first":{},"second":{},"options":{"bogus":1}}"#);
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("fix_quirks, compound_keys, max_depth") && !message.contains("ignore"),
+        "{v}"
+    );
+}
+
+/// `owners` reads no schema: a `"schema"` member is refused before any
+/// file is read or type named.
+#[test]
+fn owners_refuses_a_schema() {
+    for schema in [
+        r#"{"file":"/nonexistent"}"#,
+        r#"{"builtin":"v1/Nope"}"#,
+        r#"{"none":true}"#,
+    ] {
+        assert_eq!(
+            error(&format!(
+                r#"{{"id":1,"op":"owners","object":{{"a":1}},"schema":{schema}}}"#
+            )),
+            ("invalid_request".into(), "/schema".into()),
+            "{schema}"
+        );
+    }
+}
+
+/// `owners`' `too_deep` names the first node past the limit, as `fields`
+/// and `extract` do; the library's `owners_bytes_with` the same pointer
+/// without the request's `/object`.
+#[test]
+fn owners_too_deep_names_the_deep_node() {
+    let cm = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}"#;
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":1,"op":"owners","object":{cm},"options":{{"max_depth":1}}}}"#
+        )),
+        ("too_deep".into(), "/object/metadata".into())
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{"id":2,"op":"fields","object":{cm},"options":{{"max_depth":1}}}}"#
+        )),
+        ("too_deep".into(), "/object/metadata".into())
+    );
+    assert_eq!(
+        error(
+            r#"{"id":3,"op":"owners","object":{"x":1,"a":[{},{"b":{"c/d":[[]]}}]},"options":{"max_depth":4}}"#
+        ),
+        ("too_deep".into(), "/object/a/1/b/c~1d".into())
+    );
+    assert_eq!(
+        answer(r#"{"id":4,"op":"owners","object":{"a":[{"b":{}}]},"options":{"max_depth":4}}"#)
+            ["ok"],
+        serde_json::json!([])
+    );
+    let e = smpatch::owners_bytes_with(br#"{"a":{"b":{}}}"#, 2).unwrap_err();
+    assert_eq!((e.name(), e.path()), ("too_deep", "/a/b"));
+    assert!(smpatch::owners_bytes_with(br#"{"a":{"b":{}}}"#, 3).is_ok());
+    let yaml = b"metadata:\n  labels: {a: b}\n";
+    let e = smpatch::owners_bytes_with(yaml, 2).unwrap_err();
+    assert_eq!((e.name(), e.path()), ("too_deep", "/metadata/labels"));
+}

@@ -1,7 +1,9 @@
 //! The per-op dispatch: the op name, the [`Op`] it builds from the request,
 //! the members it reads, and the run through [`crate::ops`].
 
-use super::options::{apply_options, create3_options, create_options, union_options};
+use super::options::{
+    apply_options, compose_options, create3_options, create_options, union_options,
+};
 use super::request::{check_members, document, invalid, invalid_at, schema_choice, SchemaChoice};
 use super::SchemaCache;
 use crate::apply_flow::ApplyPatchType;
@@ -86,7 +88,7 @@ impl OpName {
                 }
             }
             OpName::Conflicts => Op::Conflicts(create_options(options)?),
-            OpName::Compose => Op::Compose(create_options(options)?),
+            OpName::Compose => Op::Compose(compose_options(options)?),
             OpName::Normalize | OpName::Validate => {
                 if !has_document(request, "new") {
                     let name = if self == OpName::Validate {
@@ -158,35 +160,26 @@ pub(super) fn run<'a>(
         }
     }
     check_members(request, &op, name.extra_members())?;
-    let choice = schema_choice(cache, request.get("schema"))?;
+    if name == OpName::Owners && request.get("schema").is_some() {
+        // The protocol's rule: a member that would change nothing is refused.
+        return Err(invalid_at(
+            "/schema",
+            "the owners op reads managedFields alone and takes no schema; leave \"schema\" out",
+        ));
+    }
     let parse = parse_options(op.max_depth());
+    if name == OpName::Owners {
+        let object = document(arena, request, "object", op.empty(), &parse)?;
+        return crate::fields::owners_checked(arena, object, op.max_depth())
+            .map(Outcome::Document)
+            .map_err(|e| e.with_prefix("/object"));
+    }
+    let choice = schema_choice(cache, request.get("schema"))?;
     let docs = op
         .roles()
         .iter()
         .map(|role| document(arena, request, role, op.empty(), &parse))
         .collect::<Result<Vec<_>, _>>()?;
-    if name == OpName::Owners {
-        // Who owns what is read from managedFields alone: no schema.
-        let [object] = docs.as_slice() else {
-            return Err(invalid("the owners op needs \"object\""));
-        };
-        // The parser never lowers its limit and the owners walk reads
-        // managedFields only: a limit below the default is checked here.
-        let depth = object.depth();
-        if depth > op.max_depth() {
-            return Err(Error::facade(
-                crate::FacadeKind::TooDeep,
-                "/object",
-                format!(
-                    "the object nests {depth} levels deep, more than max_depth {}",
-                    op.max_depth()
-                ),
-            ));
-        }
-        return crate::fields::owners_table(arena, *object)
-            .map(Outcome::Document)
-            .map_err(|e| e.with_prefix("/object"));
-    }
     let op = op.with_patch_type(patch_type, &docs);
     let embedded;
     let (schemas, ty): (Vec<&Schema>, TypeRef) = match &choice {

@@ -44,7 +44,10 @@
 //! deep) answers `invalid_request` with its `"id"` when that can be read on
 //! its own and `"id": null` otherwise; a line longer than
 //! [`BatchState::max_line_bytes`] answers `too_large` without being read
-//! whole. Request members the op does not read are `invalid_request`.
+//! whole. Request members and options the op does not read are
+//! `invalid_request` (they would change nothing): `compose` takes
+//! `fix_quirks`, `compound_keys` and `max_depth` only, `owners` no
+//! `schema`.
 //! Adding an op: a [`crate::ops::Op`] variant (see [`crate::ops`]), then an
 //! `OpName` variant in `dispatch.rs` with its name, the `Op` it builds and
 //! any extra request members it reads.

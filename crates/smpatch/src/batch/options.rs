@@ -85,6 +85,19 @@ pub(super) fn create_options(options: Option<Value<'_>>) -> Result<CreateOptions
     Ok(o)
 }
 
+/// The options of `compose` (Python's `compose`): `fix_quirks`,
+/// `compound_keys` and `max_depth`. The ignore options of the create ops
+/// filter a diff; composing two patches has none to filter, so they are
+/// refused (they would change nothing).
+pub(super) fn compose_options(options: Option<Value<'_>>) -> Result<CreateOptions, Error> {
+    let mut o = CreateOptions::default();
+    set_options(options, COMPOSE_OPTIONS, |key, v| match key {
+        "ignore_changes_and_additions" | "ignore_deletions" => None,
+        _ => set_create_option(&mut o, key, v),
+    })?;
+    Ok(o)
+}
+
 fn set_options(
     options: Option<Value<'_>>,
     known: &[&str],
@@ -181,6 +194,7 @@ const CREATE_OPTIONS: &[&str] = &[
     "ignore_deletions",
     "max_depth",
 ];
+const COMPOSE_OPTIONS: &[&str] = &["fix_quirks", "compound_keys", "max_depth"];
 const CREATE3_OPTIONS: &[&str] = &[
     "fix_quirks",
     "compound_keys",
