@@ -228,20 +228,7 @@ fn validate<'a>(
         _ => return Err(invalid("the validate op needs \"new\"")),
     };
     let found = crate::validate_unions(old, new, cursor, options)?;
-    let items: Vec<Value<'a>> = found
-        .iter()
-        .map(|v| {
-            Value::object_from(
-                arena,
-                &[
-                    ("path", Value::String(arena.alloc_str(&v.path))),
-                    ("rule", Value::String(v.rule.name())),
-                    ("message", Value::String(arena.alloc_str(&v.message))),
-                ],
-            )
-        })
-        .collect();
-    Ok(Outcome::Document(Value::array_from(arena, &items)))
+    Ok(Outcome::Document(super::respond::violations(arena, &found)))
 }
 
 /// An `unknown_type` error in the protocol's words: the request's

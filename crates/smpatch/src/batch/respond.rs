@@ -31,23 +31,29 @@ pub(super) fn error(arena: &Arena, id: Value<'_>, e: &Error) -> String {
         ("message", Value::String(arena.alloc_str(e.message()))),
     ];
     if e.kind() == crate::ErrorKind::Facade(FacadeKind::Validation) {
-        let items: Vec<Value<'_>> = e
-            .violations()
-            .iter()
-            .map(|v| {
-                Value::object_from(
-                    arena,
-                    &[
-                        ("path", Value::String(arena.alloc_str(&v.path))),
-                        ("rule", Value::String(v.rule.name())),
-                        ("message", Value::String(arena.alloc_str(&v.message))),
-                    ],
-                )
-            })
-            .collect();
-        members.push(("violations", Value::array_from(arena, &items)));
+        members.push(("violations", violations(arena, e.violations())));
     }
     let error = Value::object_from(arena, &members);
     let response = Value::object_from(arena, &[("id", id), ("error", error)]);
     to_json_string(&response)
+}
+
+/// Union violations as the protocol writes them: `[{"path", "rule",
+/// "message"}]`, in the order found (a `validation` error's `violations`,
+/// the `validate` op's answer).
+pub(super) fn violations<'a>(arena: &'a Arena, found: &[crate::Violation]) -> Value<'a> {
+    let items: Vec<Value<'a>> = found
+        .iter()
+        .map(|v| {
+            Value::object_from(
+                arena,
+                &[
+                    ("path", Value::String(arena.alloc_str(&v.path))),
+                    ("rule", Value::String(v.rule.name())),
+                    ("message", Value::String(arena.alloc_str(&v.message))),
+                ],
+            )
+        })
+        .collect();
+    Value::array_from(arena, &items)
 }
