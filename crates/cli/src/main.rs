@@ -1224,12 +1224,12 @@ fn find_live<'a, 'b>(
     manifest: &input::Object<'a>,
 ) -> Result<Option<&'b input::Object<'a>>, Failure> {
     let key = object_key(&manifest.value);
-    let one = |found: Vec<&'b input::Object<'a>>, why: &str| {
-        match found.as_slice() {
+    let one = |found: Vec<&'b input::Object<'a>>, why: &str| match found.as_slice() {
         [a, b, ..] => Err(Failure::at(
             manifest.origin.locate(""),
             format!(
-                "{} and {} are both {}/{}{why}: keep one in the live objects                  [invalid_document]",
+                "{} and {} are both {}/{}{why}: keep one in the live objects \
+                 [invalid_document]",
                 a.origin.label(),
                 b.origin.label(),
                 key.1,
@@ -1237,7 +1237,6 @@ fn find_live<'a, 'b>(
             ),
         )),
         found => Ok(found.first().copied()),
-    }
     };
     let exact: Vec<_> = lives
         .iter()

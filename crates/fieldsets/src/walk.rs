@@ -170,13 +170,7 @@ pub(crate) fn resolve<'s>(
         Some(NodeKind::List { .. }) => match value {
             Value::Array(_) | Value::Null => {
                 let elem = c.list_items().unwrap_or(Cursor::UNKNOWN);
-                // A property's list metadata, else (a map's values, a
-                // list's items, a list definition behind a `$ref`) what
-                // the list's own schema declares.
-                let meta = match c.list_meta() {
-                    Some(own) if !at.meta.declares_list() => own,
-                    _ => at.meta,
-                };
+                let meta = c.list_meta_or(at.meta);
                 Ok(Atom::List {
                     elem,
                     plan: ListPlan::field_set(meta),

@@ -944,7 +944,7 @@ impl<'a> Differ<'a> {
                 });
             let differs = |a: &Elem<'a>, b: &Elem<'a>| !same_str(text(a), text(b));
             for (mi, &(me, m_key)) in m_e.iter().enumerate() {
-                let m_text = || m_key.value.as_str().unwrap_or("");
+                let m_text = || text(&m_e[mi]);
                 let (oi, ci) = (pairs.m_o[mi], pairs.m_c[mi]);
                 if !pairs.verified
                     && (oi != UNPAIRED && differs(&o_e[oi as usize], &m_e[mi])

@@ -445,6 +445,21 @@ impl<'s> Cursor<'s> {
         self.node()?.list_meta.as_deref()
     }
 
+    /// For a list cursor: the list metadata that rules it, `declared` (a
+    /// property's) when it [declares the list's](PatchMeta::declares_list),
+    /// else the list's own ([`Cursor::list_meta`]; a map's values, a list's
+    /// items, a list definition behind a `$ref`), else `declared`. The field
+    /// sets and the union pass both pair list elements by it.
+    pub fn list_meta_or<'m>(&self, declared: &'m PatchMeta) -> &'m PatchMeta
+    where
+        's: 'm,
+    {
+        match self.list_meta() {
+            Some(own) if !declared.declares_list() => own,
+            _ => declared,
+        }
+    }
+
     /// For a list cursor: the element schema.
     pub fn list_items(&self) -> Option<Cursor<'s>> {
         match self.kind() {

@@ -153,14 +153,7 @@ impl<'a, 'o, V: Visitor<'a, 'o>> Walker<'a, '_, V> {
                 let Some(c) = cursor.list_items() else {
                     return Ok(None);
                 };
-                // A property's metadata when it declares the list's
-                // (`PatchMeta::declares_list`: the field sets' rule too),
-                // else (a map's values, a list's items, a list definition
-                // behind a `$ref`) the list's own.
-                let pairs_by = match cursor.list_meta() {
-                    Some(own) if !meta.declares_list() => own,
-                    _ => meta,
-                };
+                let pairs_by = cursor.list_meta_or(meta);
                 let old_elems = OldElems::new(
                     old.and_then(|o| o.as_array()),
                     KeySpec::pairing(pairs_by),

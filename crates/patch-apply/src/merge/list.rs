@@ -855,13 +855,10 @@ impl<'a> Merger<'a, '_> {
         keys: KeySpec<'_>,
         w: Walk<'_, '_>,
     ) -> Result<Vec<Value<'a>>, Error> {
-        self.strip_list_with(items, w, |v, e| {
-            if self.mode == Mode::Apply {
-                self.keep_null_keys(v, e, keys)
-            } else {
-                v
-            }
-        })
+        if self.mode != Mode::Apply {
+            return self.strip_list(items, w);
+        }
+        self.strip_list_with(items, w, |v, e| self.keep_null_keys(v, e, keys))
     }
 
     /// `cleaned` (the cleaned `sent` element of a keyed list) with the merge
